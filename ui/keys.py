@@ -1,0 +1,18 @@
+"""Session-state keys, in one place so pages and widgets never disagree on a name.
+
+Widgets build per-item keys with the helpers below rather than ad-hoc f-strings.
+"""
+from __future__ import annotations
+
+ATTEMPT_TOKEN = "attempt_token"          # also the ?attempt= query parameter
+INSTRUCTOR_OK = "instructor_signed_in"
+GUESS_PREFIX = "guess::"                 # reader guesses on simulation pages
+PLAYED_PREFIX = "played::"               # which sim tabs have been played
+
+
+def guess_key(name: str) -> str:
+    return f"{GUESS_PREFIX}{name}"
+
+
+def played_key(name: str) -> str:
+    return f"{PLAYED_PREFIX}{name}"
