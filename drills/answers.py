@@ -1,0 +1,105 @@
+"""Checks on what a candidate types, before anything reaches the store.
+
+Each check returns a clean value or raises InputError with a message fit to show beside the widget.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+MAX_ABS_NUMBER = 1e12
+MAX_NOTES = 4000
+MAX_HANDLE = 40
+MAX_COHORT = 24
+MAX_REASON = 1000
+HANDLE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]*$")
+COHORT_RE = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+class InputError(ValueError):
+    """Bad input; the message is written for the person who typed it."""
+
+
+def _finite(value: object, what: str) -> float:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise InputError(f"Enter {what}.")
+    try:
+        number = float(value)  # accepts numbers and numeric strings
+    except (TypeError, ValueError):
+        raise InputError(f"{what.capitalize()} must be a number.") from None
+    if math.isnan(number) or math.isinf(number):
+        raise InputError(f"{what.capitalize()} must be a finite number.")
+    if abs(number) > MAX_ABS_NUMBER:
+        raise InputError(f"{what.capitalize()} is too large (keep it within ±{MAX_ABS_NUMBER:,.0f}).")
+    return number
+
+
+@dataclass(frozen=True)
+class NumericEntry:
+    value: float
+    low: float | None
+    high: float | None
+
+
+def numeric_entry(value: object, low: object = None, high: object = None) -> NumericEntry:
+    guess = _finite(value, "your best guess")
+    has_low = low not in (None, "")
+    has_high = high not in (None, "")
+    if has_low != has_high:
+        raise InputError("Give both ends of the 80% range, or neither.")
+    if not has_low:
+        return NumericEntry(guess, None, None)
+    lo = _finite(low, "the low end of the range")
+    hi = _finite(high, "the high end of the range")
+    if lo > hi:
+        raise InputError("The low end of the range is above the high end.")
+    if not lo <= guess <= hi:
+        raise InputError("Your best guess should sit inside your 80% range.")
+    return NumericEntry(guess, lo, hi)
+
+
+def notes_entry(text: object) -> str:
+    cleaned = str(text or "").strip()
+    if not cleaned:
+        raise InputError("Write something before locking in (or use 'skip to the answer').")
+    if len(cleaned) > MAX_NOTES:
+        raise InputError(f"Keep notes under {MAX_NOTES:,} characters (this is {len(cleaned):,}).")
+    return cleaned
+
+
+def choice_entry(choice: object, options: list[str]) -> str:
+    if choice not in options:
+        raise InputError("Pick one of the options.")
+    return str(choice)
+
+
+def handle_entry(text: object) -> str:
+    cleaned = str(text or "").strip()
+    if not cleaned:
+        raise InputError("Enter a handle so your attempt can be found again.")
+    if len(cleaned) > MAX_HANDLE:
+        raise InputError(f"Keep the handle under {MAX_HANDLE} characters.")
+    if not HANDLE_RE.match(cleaned):
+        raise InputError("Use letters, digits, spaces, dots, dashes or underscores in the handle.")
+    return cleaned
+
+
+def cohort_entry(text: object) -> str:
+    cleaned = str(text or "").strip()
+    if not cleaned:
+        return ""
+    if len(cleaned) > MAX_COHORT:
+        raise InputError(f"Keep the cohort code under {MAX_COHORT} characters.")
+    if not COHORT_RE.match(cleaned):
+        raise InputError("A cohort code uses letters, digits, dashes or underscores only.")
+    return cleaned
+
+
+def reason_entry(text: object, *, required: bool = True) -> str:
+    cleaned = str(text or "").strip()
+    if required and not cleaned:
+        raise InputError("A comment is required.")
+    if len(cleaned) > MAX_REASON:
+        raise InputError(f"Keep the comment under {MAX_REASON:,} characters (this is {len(cleaned):,}).")
+    return cleaned

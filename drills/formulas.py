@@ -1,0 +1,81 @@
+"""Safe evaluation of drill formulas and of the {name} placeholders in drill text.
+
+Expressions go through simpleeval (never eval); text is formatted from one value map.
+"""
+from __future__ import annotations
+
+import math
+import string
+from collections.abc import Mapping
+
+from simpleeval import SimpleEval
+
+def _comb(n: float, k: float) -> int:
+    """Binomial coefficient that accepts whole-valued floats (givens are floats)."""
+    if not (float(n).is_integer() and float(k).is_integer()):
+        raise ValueError("comb needs whole numbers")
+    return math.comb(int(n), int(k))
+
+
+FUNCTIONS = {
+    "min": min, "max": max, "abs": abs, "round": round,
+    "ceil": math.ceil, "floor": math.floor, "sqrt": math.sqrt, "comb": _comb, "log": math.log,
+}
+
+
+class FormulaError(ValueError):
+    """An expression or placeholder that cannot be evaluated; the message names what is missing."""
+
+
+def evaluate(expr: str, names: Mapping[str, float]) -> float:
+    evaluator = SimpleEval(names=dict(names), functions=FUNCTIONS)
+    try:
+        value = evaluator.eval(expr)
+    except Exception as exc:  # simpleeval raises several types; report them uniformly
+        raise FormulaError(f"cannot evaluate {expr!r}: {exc}") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise FormulaError(f"{expr!r} did not give a number")
+    value = float(value)
+    if not math.isfinite(value):
+        raise FormulaError(f"{expr!r} is not finite")
+    return value
+
+
+_FORMATTER = string.Formatter()
+
+
+def placeholders(text: str) -> list[str]:
+    """The names a text refers to, in order."""
+    try:
+        return [field.split(".")[0].split("[")[0] for _, field, _, _ in _FORMATTER.parse(text) if field]
+    except ValueError as exc:
+        raise FormulaError(f"bad placeholder syntax: {exc}") from None
+
+
+def render(text: str, values: Mapping[str, float]) -> str:
+    """Fill {name} and {name:spec} from values; a bare {name} gets a friendly default format."""
+    out = []
+    try:
+        for literal, field, spec, conversion in _FORMATTER.parse(text):
+            out.append(literal)
+            if field is None:
+                continue
+            if field not in values:
+                raise FormulaError(f"text refers to unknown name {{{field}}}")
+            out.append(format_number(values[field], spec or None))
+    except ValueError as exc:
+        raise FormulaError(f"bad placeholder: {exc}") from None
+    return "".join(out)
+
+
+def format_number(value: float, spec: str | None = None) -> str:
+    if spec:
+        return format(value, spec)
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    magnitude = abs(value)
+    if magnitude >= 100:
+        return f"{value:,.0f}"
+    if magnitude >= 1:
+        return f"{value:,.2f}".rstrip("0").rstrip(".")
+    return f"{value:.3g}"

@@ -1,0 +1,244 @@
+"""The drill content schema: frozen pydantic models that every YAML drill must satisfy.
+
+Numbers live once, as givens; answers are expressions over them, reveal text names them.
+"""
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+NAME_PATTERN = r"^[a-z][a-z0-9_]{0,47}$"
+Name = Annotated[str, Field(pattern=NAME_PATTERN, description="Identifier: lower case, digits, underscores.")]
+
+# Canonical order of reveal sections inside a part; content must keep it.
+SECTION_ORDER = ("why", "worked", "detect", "contain", "degrade", "recover", "prevent", "tradeoff")
+SECTION_TITLES = {
+    "why": "Why nothing stopped it",
+    "worked": "The worked numbers",
+    "detect": "Detect",
+    "contain": "Contain",
+    "degrade": "Degrade",
+    "recover": "Recover",
+    "prevent": "Prevent",
+    "tradeoff": "The trade-off",
+}
+Stage = Literal["why", "worked", "detect", "contain", "degrade", "recover", "prevent", "tradeoff"]
+Level = Literal["strong", "ok", "weak"]
+LEVELS: tuple[Level, ...] = ("strong", "ok", "weak")
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Given(_Frozen):
+    """A number the scenario states, written once and referred to by name everywhere else."""
+
+    name: Name = Field(description="How expressions and reveal text refer to this number.")
+    value: float = Field(description="The number itself, in `unit`.")
+    unit: str = Field(description="Unit shown beside the number, e.g. 'jobs/s'.")
+    note: str = Field(default="", description="Where the number comes from in the scenario.")
+
+
+class Derived(_Frozen):
+    """A quantity computed from givens (and earlier derived values) for use in reveal text."""
+
+    name: Name = Field(description="How later expressions and reveal text refer to this value.")
+    expr: str = Field(description="A simpleeval expression over givens and earlier derived names.")
+    unit: str = Field(description="Unit of the result.")
+
+
+class Tolerance(_Frozen):
+    """How close a numeric guess must be: full marks inside it, half inside twice it."""
+
+    kind: Literal["relative", "absolute"] = Field(description="relative: a fraction of the truth; absolute: in the unit.")
+    value: float = Field(gt=0, description="0.1 means 10% when relative; 5 means +/-5 units when absolute.")
+
+
+class _QuestionBase(_Frozen):
+    id: Name = Field(description="Unique within the drill; also the answer's name in reveal text.")
+    prompt: str = Field(min_length=1, description="The question as the candidate reads it (markdown).")
+    skills: tuple[Name, ...] = Field(default=(), description="Rubric skill ids this question evidences.")
+
+
+class NumericQuestion(_QuestionBase):
+    """A number the candidate commits to, with an optional 80% range for calibration."""
+
+    kind: Literal["numeric"] = Field(description="Discriminator.")
+    unit: str = Field(description="Unit shown beside the input.")
+    answer: str | None = Field(default=None, description="simpleeval expression over givens and derived values.")
+    sim: str | None = Field(default=None, description="A sims.presets id; the truth is that simulation's result.")
+    tolerance: Tolerance = Field(description="Grading tolerance.")
+    decimals: int = Field(default=2, ge=0, le=6, description="Decimals when the truth is shown.")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> NumericQuestion:
+        if (self.answer is None) == (self.sim is None):
+            raise ValueError("give exactly one of 'answer' (an expression) or 'sim' (a preset id)")
+        return self
+
+
+class Option(_Frozen):
+    id: Name = Field(description="Option id, unique within the question.")
+    text: str = Field(min_length=1, description="What the candidate reads.")
+
+
+class ChoiceQuestion(_QuestionBase):
+    """One option out of several; graded exactly."""
+
+    kind: Literal["choice"] = Field(description="Discriminator.")
+    options: tuple[Option, ...] = Field(min_length=2, description="The options, in display order.")
+    answer: Name = Field(description="The id of the right option.")
+    explain: str = Field(default="", description="Why the right option is right, shown after reveal.")
+
+    @model_validator(mode="after")
+    def _answer_is_an_option(self) -> ChoiceQuestion:
+        ids = [o.id for o in self.options]
+        if len(set(ids)) != len(ids):
+            raise ValueError("option ids must be unique")
+        if self.answer not in ids:
+            raise ValueError(f"answer {self.answer!r} is not one of the options {ids}")
+        return self
+
+
+class NotesQuestion(_QuestionBase):
+    """Free text, self-assessed against what a strong answer covers."""
+
+    kind: Literal["notes"] = Field(description="Discriminator.")
+    strong_answer: str = Field(min_length=1, description="What a strong answer covers; shown after reveal.")
+
+
+Question = Annotated[Union[NumericQuestion, ChoiceQuestion, NotesQuestion], Field(discriminator="kind")]
+
+
+class RevealSection(_Frozen):
+    """One step of the worked answer, opened by its own button."""
+
+    stage: Stage = Field(description="Which step of the answer this is; sections keep the canonical order.")
+    text: str = Field(min_length=1, description="Markdown; {name} or {name:,.0f} inserts a given, derived value or answer.")
+
+
+def _check_section_order(sections: tuple[RevealSection, ...]) -> None:
+    positions = [SECTION_ORDER.index(s.stage) for s in sections]
+    if positions != sorted(positions) or len(set(positions)) != len(positions):
+        stages = [s.stage for s in sections]
+        raise ValueError(f"reveal sections {stages} must be unique and in the order {list(SECTION_ORDER)}")
+
+
+class FollowUp(_Frozen):
+    """The interviewer's follow-up: its own questions and its own answer."""
+
+    prompt: str = Field(min_length=1, description="The follow-up as asked (markdown).")
+    questions: tuple[Question, ...] = Field(default=(), description="Lock-ins for the follow-up.")
+    answer: str = Field(min_length=1, description="The worked answer (markdown, may use {names}).")
+
+
+class Part(_Frozen):
+    """A step of the drill: the prompt, the board, the baseline, a break, the close."""
+
+    id: Name = Field(description="Unique within the drill; used in URLs and the store.")
+    title: str = Field(min_length=1, description="Shown in the stepper and on results.")
+    kind: Literal["prompt", "board", "baseline", "break", "closing"] = Field(description="What sort of step this is.")
+    minutes: float = Field(ge=0, le=60, description="Suggested pacing for this part.")
+    body: str = Field(default="", description="Markdown shown on arrival (the scenario).")
+    questions: tuple[Question, ...] = Field(default=(), description="'Before you read on' lock-ins.")
+    reveal: tuple[RevealSection, ...] = Field(default=(), description="The worked answer, step by step.")
+    followup: FollowUp | None = Field(default=None, description="Optional follow-up question.")
+
+    @model_validator(mode="after")
+    def _order(self) -> Part:
+        _check_section_order(self.reveal)
+        return self
+
+
+class Skill(_Frozen):
+    """A rubric row: what strong, OK and weak look like for one skill."""
+
+    id: Name = Field(description="Skill id referred to by questions.")
+    name: str = Field(min_length=1, description="Shown in the rubric.")
+    strong: str = Field(min_length=1, description="What a strong answer shows.")
+    ok: str = Field(min_length=1, description="What an OK answer shows.")
+    weak: str = Field(min_length=1, description="What a weak answer looks like.")
+
+
+class Verdict(_Frozen):
+    """How rubric levels turn into the closing verdict."""
+
+    strong_needed: int = Field(ge=1, description="Strong skills needed for the pass message.")
+    pass_message: str = Field(min_length=1, description="Shown when enough skills are strong.")
+    short_message: str = Field(min_length=1, description="Shown when fewer are strong.")
+    watch_skills: tuple[Name, ...] = Field(default=(), description="Skills whose weakness earns a warning.")
+    watch_message: str = Field(default="", description="The warning when a watched skill is weak.")
+
+
+class Drill(_Frozen):
+    """One drill file."""
+
+    id: Name = Field(description="Unique across drills; must match the file name.")
+    title: str = Field(min_length=1, description="Catalogue title.")
+    summary: str = Field(min_length=1, description="One or two sentences for the catalogue.")
+    time_box_min: float = Field(gt=0, le=240, description="The time box in minutes.")
+    covers: tuple[str, ...] = Field(default=(), description="Topics the drill practises.")
+    givens: tuple[Given, ...] = Field(description="Every number the scenario states.")
+    derived: tuple[Derived, ...] = Field(default=(), description="Helper quantities computed from givens.")
+    parts: tuple[Part, ...] = Field(min_length=1, description="The drill's steps in order.")
+    rubric: tuple[Skill, ...] = Field(min_length=1, description="Self-scoring rubric.")
+    verdict: Verdict = Field(description="Verdict rules over the rubric.")
+
+    @model_validator(mode="after")
+    def _references(self) -> Drill:
+        names = [g.name for g in self.givens] + [d.name for d in self.derived]
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise ValueError(f"names defined twice: {sorted(dup)}")
+        part_ids = [p.id for p in self.parts]
+        if len(set(part_ids)) != len(part_ids):
+            raise ValueError("part ids must be unique")
+        q_ids = [q.id for q in self.all_questions()]
+        dup_q = {q for q in q_ids if q_ids.count(q) > 1}
+        if dup_q:
+            raise ValueError(f"question ids used twice: {sorted(dup_q)}")
+        clash = set(q_ids) & set(names)
+        if clash:
+            raise ValueError(f"question ids clash with givens/derived: {sorted(clash)}")
+        skill_ids = {s.id for s in self.rubric}
+        for q in self.all_questions():
+            unknown = set(q.skills) - skill_ids
+            if unknown:
+                raise ValueError(f"question {q.id!r} names unknown skills {sorted(unknown)}")
+        unknown_watch = set(self.verdict.watch_skills) - skill_ids
+        if unknown_watch:
+            raise ValueError(f"verdict watches unknown skills {sorted(unknown_watch)}")
+        if self.verdict.strong_needed > len(self.rubric):
+            raise ValueError("verdict.strong_needed is more than the number of skills")
+        pacing = sum(p.minutes for p in self.parts)
+        if pacing > self.time_box_min + 1e-9:
+            raise ValueError(f"parts' minutes add up to {pacing:g}, more than the {self.time_box_min:g}-minute time box")
+        return self
+
+    def all_questions(self) -> list[NumericQuestion | ChoiceQuestion | NotesQuestion]:
+        out: list = []
+        for part in self.parts:
+            out.extend(part.questions)
+            if part.followup:
+                out.extend(part.followup.questions)
+        return out
+
+    def part(self, part_id: str) -> Part:
+        for p in self.parts:
+            if p.id == part_id:
+                return p
+        raise KeyError(part_id)
+
+    def question(self, question_id: str):
+        for q in self.all_questions():
+            if q.id == question_id:
+                return q
+        raise KeyError(question_id)
+
+    def skill(self, skill_id: str) -> Skill:
+        for s in self.rubric:
+            if s.id == skill_id:
+                return s
+        raise KeyError(skill_id)

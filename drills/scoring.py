@@ -1,0 +1,187 @@
+"""Grading: numeric guesses by tolerance, choices exactly, notes by self-assessment.
+
+Also calibration of the 80% ranges, the rubric's current levels and the verdict. Pure functions.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from drills.loader import LoadedDrill
+from drills.schema import ChoiceQuestion, Drill, NotesQuestion, NumericQuestion, Tolerance
+from drills.store import LockedAnswer, RubricScore
+
+NOTE_SCORES = {"full": 1.0, "partial": 0.5, "missed": 0.0}
+CLAIMED_COVERAGE = 0.8
+
+
+def tolerance_band(truth: float, tolerance: Tolerance) -> float:
+    if tolerance.kind == "relative":
+        return tolerance.value * abs(truth) if truth else tolerance.value
+    return tolerance.value
+
+
+def grade_numeric(guess: float, truth: float, tolerance: Tolerance) -> float:
+    """1 inside the tolerance, 0.5 inside twice it, else 0."""
+    band = tolerance_band(truth, tolerance)
+    miss = abs(guess - truth)
+    if miss <= band * (1 + 1e-9):
+        return 1.0
+    if miss <= 2 * band * (1 + 1e-9):
+        return 0.5
+    return 0.0
+
+
+def relative_error(guess: float, truth: float) -> float | None:
+    return None if truth == 0 else (guess - truth) / abs(truth)
+
+
+@dataclass(frozen=True)
+class QuestionResult:
+    question_id: str
+    part_id: str
+    kind: str
+    prompt: str
+    answer: LockedAnswer | None
+    truth: float | str | None      # number, right option id, or None for notes
+    score: float | None            # None: not answered yet, or notes not yet self-rated
+    in_range: bool | None          # numeric with a range only
+    rel_error: float | None
+
+
+def _part_of(drill: Drill) -> dict[str, str]:
+    out = {}
+    for part in drill.parts:
+        for q in part.questions:
+            out[q.id] = part.id
+        if part.followup:
+            for q in part.followup.questions:
+                out[q.id] = part.id
+    return out
+
+
+def grade_question(loaded: LoadedDrill, question, answer: LockedAnswer | None, *,
+                   sim_values: Mapping[str, float], note_rating: str | None,
+                   part_id: str) -> QuestionResult:
+    truth: float | str | None = None
+    score: float | None = None
+    in_range: bool | None = None
+    rel: float | None = None
+    if isinstance(question, NumericQuestion):
+        truth = loaded.truth(question.id, sim_values)
+    elif isinstance(question, ChoiceQuestion):
+        truth = question.answer
+    if answer is not None:
+        if answer.skipped:
+            score = 0.0
+        elif isinstance(question, NumericQuestion):
+            score = grade_numeric(answer.value, truth, question.tolerance)
+            rel = relative_error(answer.value, truth)
+            if answer.low is not None:
+                in_range = answer.low <= truth <= answer.high
+        elif isinstance(question, ChoiceQuestion):
+            score = 1.0 if answer.choice == question.answer else 0.0
+        elif isinstance(question, NotesQuestion):
+            score = NOTE_SCORES.get(note_rating) if note_rating else None
+    return QuestionResult(question.id, part_id, question.kind, question.prompt, answer, truth, score, in_range, rel)
+
+
+def grade_attempt(loaded: LoadedDrill, answers: Mapping[str, LockedAnswer], *,
+                  sim_values: Mapping[str, float] | None = None,
+                  note_ratings: Mapping[str, str] | None = None) -> list[QuestionResult]:
+    parts = _part_of(loaded.drill)
+    return [
+        grade_question(loaded, q, answers.get(q.id), sim_values=sim_values or {},
+                       note_rating=(note_ratings or {}).get(q.id), part_id=parts[q.id])
+        for q in loaded.drill.all_questions()
+    ]
+
+
+@dataclass(frozen=True)
+class Calibration:
+    ranges: int       # numeric answers that gave an 80% range
+    hits: int         # of those, how many contained the truth
+
+    @property
+    def hit_rate(self) -> float | None:
+        return self.hits / self.ranges if self.ranges else None
+
+    @property
+    def verdict(self) -> str:
+        rate = self.hit_rate
+        if rate is None:
+            return "No ranges given, so there is nothing to calibrate yet."
+        if rate < CLAIMED_COVERAGE - 0.15:
+            return "Your ranges are too narrow: the truth fell outside them more often than you claimed."
+        if rate > CLAIMED_COVERAGE + 0.15 and self.ranges >= 3:
+            return "Your ranges are wider than they need to be: you could claim more precision."
+        return "Your ranges held about as often as you claimed. Well calibrated."
+
+
+def calibration(results: Sequence[QuestionResult]) -> Calibration:
+    with_range = [r for r in results if r.in_range is not None]
+    return Calibration(len(with_range), sum(1 for r in with_range if r.in_range))
+
+
+@dataclass(frozen=True)
+class Totals:
+    earned: float
+    possible: int
+    answered: int
+    unrated_notes: int
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.earned / self.possible if self.possible else 0.0
+
+
+def totals(results: Sequence[QuestionResult]) -> Totals:
+    scored = [r for r in results if r.score is not None]
+    return Totals(
+        earned=sum(r.score for r in scored),
+        possible=len(results),
+        answered=sum(1 for r in results if r.answer is not None),
+        unrated_notes=sum(1 for r in results if r.kind == "notes" and r.answer is not None and r.score is None),
+    )
+
+
+def current_levels(history: Sequence[RubricScore]) -> dict[str, RubricScore]:
+    """Per skill, the score that counts: the latest instructor score if any, else the latest self score."""
+    latest_self: dict[str, RubricScore] = {}
+    latest_instructor: dict[str, RubricScore] = {}
+    for row in history:  # history is in time order, so later rows overwrite
+        (latest_instructor if row.scorer == "instructor" else latest_self)[row.skill_id] = row
+    return {**latest_self, **latest_instructor}
+
+
+@dataclass(frozen=True)
+class VerdictResult:
+    strong: int
+    needed: int
+    passed: bool
+    message: str
+    warnings: tuple[str, ...]
+    complete: bool
+
+
+def verdict(drill: Drill, levels: Mapping[str, RubricScore]) -> VerdictResult:
+    strong = sum(1 for s in drill.rubric if s.id in levels and levels[s.id].level == "strong")
+    needed = drill.verdict.strong_needed
+    passed = strong >= needed
+    warnings = tuple(
+        f"{drill.skill(skill_id).name}: {drill.verdict.watch_message}"
+        for skill_id in drill.verdict.watch_skills
+        if skill_id in levels and levels[skill_id].level == "weak"
+    )
+    return VerdictResult(strong, needed, passed,
+                         drill.verdict.pass_message if passed else drill.verdict.short_message,
+                         warnings, complete=all(s.id in levels for s in drill.rubric))
+
+
+def sim_truths(loaded: LoadedDrill, seed: int, evaluate_preset) -> dict[str, float]:
+    """Run each simulation-backed question's preset with the attempt's seed."""
+    return {
+        q.id: evaluate_preset(q.sim, seed)
+        for q in loaded.drill.all_questions()
+        if isinstance(q, NumericQuestion) and q.sim is not None
+    }

@@ -1,0 +1,402 @@
+"""The attempt store: candidates, attempts and everything they lock in, kept in DuckDB.
+
+Rows are never updated in place: a change of mind is a new row, and the latest one wins.
+Times are UNIX seconds (DOUBLE) so that clocks are easy to inject and compare.
+"""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+DEFAULT_DB = Path(__file__).resolve().parent.parent / "data" / "faultlines.duckdb"
+DB_ENV = "FAULTLINES_DB"
+
+
+def database_path() -> str:
+    """The one setting for where the store lives: FAULTLINES_DB, else data/faultlines.duckdb."""
+    return os.environ.get(DB_ENV) or str(DEFAULT_DB)
+
+
+# Numbered migrations, applied in order at start-up; never edit one that has shipped.
+MIGRATIONS: tuple[tuple[int, str], ...] = (
+    (1, """
+    CREATE SEQUENCE IF NOT EXISTS seq_ids START 1;
+    CREATE TABLE candidates (
+        id BIGINT PRIMARY KEY DEFAULT nextval('seq_ids'),
+        handle VARCHAR NOT NULL,
+        cohort VARCHAR NOT NULL DEFAULT '',
+        created_at DOUBLE NOT NULL,
+        UNIQUE (handle, cohort)
+    );
+    CREATE TABLE attempts (
+        id BIGINT PRIMARY KEY DEFAULT nextval('seq_ids'),
+        token VARCHAR NOT NULL UNIQUE,
+        candidate_id BIGINT NOT NULL REFERENCES candidates (id),
+        drill_id VARCHAR NOT NULL,
+        seed BIGINT NOT NULL,
+        time_box_s DOUBLE NOT NULL,
+        started_at DOUBLE NOT NULL
+    );
+    CREATE TABLE answers (
+        attempt_id BIGINT NOT NULL REFERENCES attempts (id),
+        question_id VARCHAR NOT NULL,
+        part_id VARCHAR NOT NULL,
+        kind VARCHAR NOT NULL,
+        value DOUBLE,
+        low DOUBLE,
+        high DOUBLE,
+        choice VARCHAR,
+        notes VARCHAR,
+        skipped BOOLEAN NOT NULL DEFAULT FALSE,
+        locked_at DOUBLE NOT NULL,
+        PRIMARY KEY (attempt_id, question_id)
+    );
+    CREATE TABLE reveals (
+        attempt_id BIGINT NOT NULL REFERENCES attempts (id),
+        part_id VARCHAR NOT NULL,
+        section VARCHAR NOT NULL,
+        revealed_at DOUBLE NOT NULL,
+        PRIMARY KEY (attempt_id, part_id, section)
+    );
+    CREATE TABLE rubric_scores (
+        id BIGINT PRIMARY KEY DEFAULT nextval('seq_ids'),
+        attempt_id BIGINT NOT NULL REFERENCES attempts (id),
+        skill_id VARCHAR NOT NULL,
+        level VARCHAR NOT NULL CHECK (level IN ('strong', 'ok', 'weak')),
+        scorer VARCHAR NOT NULL CHECK (scorer IN ('self', 'instructor')),
+        scorer_name VARCHAR NOT NULL,
+        reason VARCHAR NOT NULL DEFAULT '',
+        scored_at DOUBLE NOT NULL
+    );
+    CREATE TABLE note_ratings (
+        id BIGINT PRIMARY KEY DEFAULT nextval('seq_ids'),
+        attempt_id BIGINT NOT NULL REFERENCES attempts (id),
+        question_id VARCHAR NOT NULL,
+        rating VARCHAR NOT NULL CHECK (rating IN ('full', 'partial', 'missed')),
+        rated_at DOUBLE NOT NULL
+    );
+    CREATE TABLE time_grants (
+        id BIGINT PRIMARY KEY DEFAULT nextval('seq_ids'),
+        attempt_id BIGINT NOT NULL REFERENCES attempts (id),
+        seconds DOUBLE NOT NULL,
+        granted_by VARCHAR NOT NULL,
+        reason VARCHAR NOT NULL DEFAULT '',
+        granted_at DOUBLE NOT NULL
+    );
+    CREATE TABLE attempt_events (
+        id BIGINT PRIMARY KEY DEFAULT nextval('seq_ids'),
+        attempt_id BIGINT NOT NULL REFERENCES attempts (id),
+        at DOUBLE NOT NULL,
+        kind VARCHAR NOT NULL,
+        part_id VARCHAR,
+        detail VARCHAR NOT NULL DEFAULT '{}'
+    );
+    CREATE INDEX idx_events_attempt ON attempt_events (attempt_id);
+    CREATE INDEX idx_scores_attempt ON rubric_scores (attempt_id);
+    """),
+)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    id: int
+    handle: str
+    cohort: str
+
+
+@dataclass(frozen=True)
+class Attempt:
+    id: int
+    token: str
+    candidate_id: int
+    handle: str
+    cohort: str
+    drill_id: str
+    seed: int
+    time_box_s: float
+    started_at: float
+    extra_s: float
+    finished_at: float | None
+
+
+@dataclass(frozen=True)
+class LockedAnswer:
+    attempt_id: int
+    question_id: str
+    part_id: str
+    kind: str
+    value: float | None
+    low: float | None
+    high: float | None
+    choice: str | None
+    notes: str | None
+    skipped: bool
+    locked_at: float
+
+
+@dataclass(frozen=True)
+class RubricScore:
+    skill_id: str
+    level: str
+    scorer: str
+    scorer_name: str
+    reason: str
+    scored_at: float
+
+
+@dataclass(frozen=True)
+class Event:
+    at: float
+    kind: str
+    part_id: str | None
+    detail: Mapping[str, object]
+
+
+_ANSWER_COLUMNS = "attempt_id, question_id, part_id, kind, value, low, high, choice, notes, skipped, locked_at"
+_ATTEMPT_SELECT = """
+    SELECT a.id, a.token, a.candidate_id, c.handle, c.cohort, a.drill_id, a.seed, a.time_box_s, a.started_at,
+           COALESCE((SELECT SUM(g.seconds) FROM time_grants g WHERE g.attempt_id = a.id), 0),
+           (SELECT MIN(e.at) FROM attempt_events e WHERE e.attempt_id = a.id AND e.kind = 'finished')
+    FROM attempts a JOIN candidates c ON c.id = a.candidate_id
+"""
+
+
+class AttemptStore:
+    """One DuckDB connection per process; each thread reads through its own cursor.
+
+    Writes take a process-wide lock so concurrent lock-ins never race inside DuckDB's
+    optimistic transactions; every write is committed before the method returns.
+    """
+
+    def __init__(self, path: str | os.PathLike | None = None, *, clock: Callable[[], float] = time.time):
+        target = str(path) if path is not None else database_path()
+        if target != ":memory:":
+            Path(target).parent.mkdir(parents=True, exist_ok=True)
+        self.path = target
+        self.clock = clock
+        self._conn = duckdb.connect(target)
+        self._local = threading.local()
+        self._write_lock = threading.Lock()
+        self._migrate()
+
+    # -- plumbing -----------------------------------------------------------------
+    def _cursor(self) -> duckdb.DuckDBPyConnection:
+        cur = getattr(self._local, "cursor", None)
+        if cur is None:
+            cur = self._conn.cursor()
+            self._local.cursor = cur
+        return cur
+
+    def _migrate(self) -> None:
+        with self._write_lock:
+            cur = self._cursor()
+            cur.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at DOUBLE NOT NULL)")
+            done = {row[0] for row in cur.execute("SELECT version FROM schema_migrations").fetchall()}
+            for version, sql in MIGRATIONS:
+                if version in done:
+                    continue
+                cur.execute("BEGIN TRANSACTION")
+                try:
+                    cur.execute(sql)
+                    cur.execute("INSERT INTO schema_migrations VALUES (?, ?)", [version, self.clock()])
+                    cur.execute("COMMIT")
+                except Exception:
+                    cur.execute("ROLLBACK")
+                    raise
+
+    def schema_version(self) -> int:
+        return self._cursor().execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").fetchone()[0]
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def query(self, sql: str, params: Iterable | None = None):
+        """Read-only SQL for reports (instructor aggregates); returns a DuckDB relation result."""
+        return self._cursor().execute(sql, list(params or []))
+
+    # -- candidates and attempts ---------------------------------------------------
+    def ensure_candidate(self, handle: str, cohort: str = "") -> Candidate:
+        with self._write_lock:
+            cur = self._cursor()
+            cur.execute(
+                "INSERT INTO candidates (handle, cohort, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                [handle, cohort, self.clock()],
+            )
+            row = cur.execute("SELECT id, handle, cohort FROM candidates WHERE handle = ? AND cohort = ?",
+                              [handle, cohort]).fetchone()
+        return Candidate(*row)
+
+    def start_attempt(self, drill_id: str, handle: str, cohort: str, time_box_s: float,
+                      *, seed: int | None = None) -> Attempt:
+        candidate = self.ensure_candidate(handle, cohort)
+        token = secrets.token_urlsafe(18)
+        seed = seed if seed is not None else secrets.randbelow(2**31)
+        now = self.clock()
+        with self._write_lock:
+            cur = self._cursor()
+            row = cur.execute(
+                "INSERT INTO attempts (token, candidate_id, drill_id, seed, time_box_s, started_at) "
+                "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+                [token, candidate.id, drill_id, seed, time_box_s, now],
+            ).fetchone()
+            cur.execute("INSERT INTO attempt_events (attempt_id, at, kind, detail) VALUES (?, ?, 'started', '{}')",
+                        [row[0], now])
+        return self.attempt_by_token(token)
+
+    def attempt_by_token(self, token: str) -> Attempt | None:
+        if not token or len(token) > 64:
+            return None
+        row = self._cursor().execute(_ATTEMPT_SELECT + " WHERE a.token = ?", [token]).fetchone()
+        return Attempt(*row) if row else None
+
+    def attempt_by_id(self, attempt_id: int) -> Attempt | None:
+        row = self._cursor().execute(_ATTEMPT_SELECT + " WHERE a.id = ?", [attempt_id]).fetchone()
+        return Attempt(*row) if row else None
+
+    def attempts(self, *, drill_id: str | None = None, cohort: str | None = None,
+                 since: float | None = None, until: float | None = None) -> list[Attempt]:
+        clauses, params = [], []
+        for clause, value in (("a.drill_id = ?", drill_id), ("c.cohort = ?", cohort),
+                              ("a.started_at >= ?", since), ("a.started_at < ?", until)):
+            if value is not None:
+                clauses.append(clause)
+                params.append(value)
+        where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
+        rows = self._cursor().execute(_ATTEMPT_SELECT + where + " ORDER BY a.started_at", params).fetchall()
+        return [Attempt(*r) for r in rows]
+
+    # -- lock-ins --------------------------------------------------------------------
+    def lock_answer(self, attempt_id: int, question_id: str, part_id: str, kind: str, *,
+                    value: float | None = None, low: float | None = None, high: float | None = None,
+                    choice: str | None = None, notes: str | None = None,
+                    skipped: bool = False) -> tuple[LockedAnswer, bool]:
+        """Commit one answer. Returns (the stored answer, whether this call created it).
+
+        Locking the same question again returns the first answer unchanged.
+        """
+        now = self.clock()
+        with self._write_lock:
+            cur = self._cursor()
+            created = cur.execute(
+                f"INSERT INTO answers ({_ANSWER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT DO NOTHING RETURNING attempt_id",
+                [attempt_id, question_id, part_id, kind, value, low, high, choice, notes, skipped, now],
+            ).fetchone() is not None
+            if created:
+                cur.execute(
+                    "INSERT INTO attempt_events (attempt_id, at, kind, part_id, detail) VALUES (?, ?, ?, ?, ?)",
+                    [attempt_id, now, "skipped" if skipped else "locked", part_id,
+                     json.dumps({"question": question_id})],
+                )
+            row = cur.execute(f"SELECT {_ANSWER_COLUMNS} FROM answers WHERE attempt_id = ? AND question_id = ?",
+                              [attempt_id, question_id]).fetchone()
+        return LockedAnswer(*row), created
+
+    def answers(self, attempt_id: int) -> dict[str, LockedAnswer]:
+        rows = self._cursor().execute(
+            f"SELECT {_ANSWER_COLUMNS} FROM answers WHERE attempt_id = ? ORDER BY locked_at", [attempt_id]
+        ).fetchall()
+        return {r[1]: LockedAnswer(*r) for r in rows}
+
+    # -- reveals, ratings, rubric ----------------------------------------------------
+    def record_reveal(self, attempt_id: int, part_id: str, section: str) -> bool:
+        now = self.clock()
+        with self._write_lock:
+            cur = self._cursor()
+            created = cur.execute(
+                "INSERT INTO reveals VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING attempt_id",
+                [attempt_id, part_id, section, now],
+            ).fetchone() is not None
+            if created:
+                cur.execute(
+                    "INSERT INTO attempt_events (attempt_id, at, kind, part_id, detail) VALUES (?, ?, 'revealed', ?, ?)",
+                    [attempt_id, now, part_id, json.dumps({"section": section})],
+                )
+        return created
+
+    def reveals(self, attempt_id: int) -> dict[tuple[str, str], float]:
+        rows = self._cursor().execute(
+            "SELECT part_id, section, revealed_at FROM reveals WHERE attempt_id = ?", [attempt_id]
+        ).fetchall()
+        return {(p, s): at for p, s, at in rows}
+
+    def rate_note(self, attempt_id: int, question_id: str, rating: str) -> None:
+        with self._write_lock:
+            self._cursor().execute(
+                "INSERT INTO note_ratings (attempt_id, question_id, rating, rated_at) VALUES (?, ?, ?, ?)",
+                [attempt_id, question_id, rating, self.clock()],
+            )
+
+    def note_ratings(self, attempt_id: int) -> dict[str, str]:
+        rows = self._cursor().execute(
+            "SELECT question_id, rating FROM note_ratings WHERE attempt_id = ? ORDER BY rated_at, id", [attempt_id]
+        ).fetchall()
+        return dict(rows)  # later rows overwrite earlier ones: the latest rating wins
+
+    def add_rubric_score(self, attempt_id: int, skill_id: str, level: str, *, scorer: str = "self",
+                         scorer_name: str = "", reason: str = "") -> None:
+        now = self.clock()
+        with self._write_lock:
+            cur = self._cursor()
+            cur.execute(
+                "INSERT INTO rubric_scores (attempt_id, skill_id, level, scorer, scorer_name, reason, scored_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [attempt_id, skill_id, level, scorer, scorer_name, reason, now],
+            )
+            cur.execute(
+                "INSERT INTO attempt_events (attempt_id, at, kind, detail) VALUES (?, ?, 'scored', ?)",
+                [attempt_id, now, json.dumps({"skill": skill_id, "level": level, "scorer": scorer})],
+            )
+
+    def rubric_history(self, attempt_id: int) -> list[RubricScore]:
+        rows = self._cursor().execute(
+            "SELECT skill_id, level, scorer, scorer_name, reason, scored_at FROM rubric_scores "
+            "WHERE attempt_id = ? ORDER BY scored_at, id", [attempt_id]
+        ).fetchall()
+        return [RubricScore(*r) for r in rows]
+
+    # -- time and events -------------------------------------------------------------
+    def grant_time(self, attempt_id: int, seconds: float, *, granted_by: str, reason: str = "") -> None:
+        now = self.clock()
+        with self._write_lock:
+            cur = self._cursor()
+            cur.execute(
+                "INSERT INTO time_grants (attempt_id, seconds, granted_by, reason, granted_at) VALUES (?, ?, ?, ?, ?)",
+                [attempt_id, seconds, granted_by, reason, now],
+            )
+            cur.execute(
+                "INSERT INTO attempt_events (attempt_id, at, kind, detail) VALUES (?, ?, 'extra_time', ?)",
+                [attempt_id, now, json.dumps({"seconds": seconds, "by": granted_by})],
+            )
+
+    def log_event(self, attempt_id: int, kind: str, part_id: str | None = None,
+                  detail: Mapping[str, object] | None = None) -> None:
+        with self._write_lock:
+            self._cursor().execute(
+                "INSERT INTO attempt_events (attempt_id, at, kind, part_id, detail) VALUES (?, ?, ?, ?, ?)",
+                [attempt_id, self.clock(), kind, part_id, json.dumps(dict(detail or {}))],
+            )
+
+    def events(self, attempt_id: int) -> list[Event]:
+        rows = self._cursor().execute(
+            "SELECT at, kind, part_id, detail FROM attempt_events WHERE attempt_id = ? ORDER BY at, id", [attempt_id]
+        ).fetchall()
+        return [Event(at, kind, part, json.loads(detail)) for at, kind, part, detail in rows]
+
+    def finish(self, attempt_id: int) -> None:
+        """Mark the attempt finished once; a second call changes nothing."""
+        with self._write_lock:
+            cur = self._cursor()
+            done = cur.execute("SELECT 1 FROM attempt_events WHERE attempt_id = ? AND kind = 'finished'",
+                               [attempt_id]).fetchone()
+            if not done:
+                cur.execute("INSERT INTO attempt_events (attempt_id, at, kind, detail) VALUES (?, ?, 'finished', '{}')",
+                            [attempt_id, self.clock()])
