@@ -1,0 +1,85 @@
+"""DuckDB plumbing for the lab: one connection per process, a cursor per thread, short transactions.
+
+Also opens a database file that another process may hold, by waiting for its turn.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TypeVar
+
+import duckdb
+
+T = TypeVar("T")
+
+# What DuckDB raises when two transactions touch the same row or key; the loser may retry.
+CONFLICTS = (duckdb.TransactionException, duckdb.ConstraintException)
+CONFLICT_RETRIES = 50
+
+
+class Database:
+    """Owns the process's connection to one DuckDB database; hands each thread its own cursor."""
+
+    def __init__(self, path: str = ":memory:", *, connection: duckdb.DuckDBPyConnection | None = None):
+        self.path = path
+        self._con = connection if connection is not None else duckdb.connect(path)
+        self._local = threading.local()
+        self._lock = threading.Lock()
+
+    @classmethod
+    def open_when_free(cls, path: str, *, attempts: int = 2_000, pause_s: float = 0.005) -> "Database":
+        """Open a file another process may hold: DuckDB lets one read-write process in at a time."""
+        for _ in range(attempts):
+            try:
+                return cls(path)
+            except duckdb.IOException as exc:
+                if "lock" not in str(exc).lower():
+                    raise
+                time.sleep(pause_s)
+        raise TimeoutError(f"could not open {path} after {attempts} attempts")
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        cur = getattr(self._local, "cursor", None)
+        if cur is None:
+            with self._lock:  # creating cursors from many threads at once is not documented as safe
+                cur = self._con.cursor()
+            self._local.cursor = cur
+        return cur
+
+    def close(self) -> None:
+        self._con.close()
+
+    def __enter__(self) -> "Database":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@contextmanager
+def transaction(cur: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
+    """BEGIN ... COMMIT, rolled back on any error (including a conflict found at COMMIT)."""
+    cur.execute("BEGIN TRANSACTION")
+    try:
+        yield cur
+        cur.execute("COMMIT")
+    except BaseException:
+        try:
+            cur.execute("ROLLBACK")
+        except duckdb.Error:
+            pass  # a failed COMMIT has already ended the transaction
+        raise
+
+
+def retry_on_conflict(work: Callable[[], T], *, retries: int = CONFLICT_RETRIES) -> T:
+    """Run ``work`` (one whole transaction) again while it loses a write-write conflict."""
+    for attempt in range(retries):
+        try:
+            return work()
+        except CONFLICTS:
+            if attempt == retries - 1:
+                raise
+            time.sleep(0.0005 * (attempt + 1))
+    raise AssertionError("unreachable")

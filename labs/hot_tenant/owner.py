@@ -1,0 +1,164 @@
+"""Strictly ordered tenant stream behind one fenced owner: a lease with an epoch, gap-free sequences.
+
+Each append (a batch of any size) is one transaction that checks the epoch and takes the next numbers.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from labs.hot_tenant.db import Database, retry_on_conflict, transaction
+
+MAX_BATCH = 10_000
+
+SCHEMA = (
+    # Creation guard: the primary key makes two racing "first owner" transactions collide.
+    "CREATE TABLE IF NOT EXISTS ordered_streams (tenant_id VARCHAR PRIMARY KEY)",
+    # One row per stream holding the lease and the sequence head. Deliberately no primary key:
+    # DuckDB 2.0.1 does not report a write-write conflict when a transaction updates a row of a
+    # primary-keyed table that another transaction changed and committed after it began (a lost
+    # update); on a table without an index it raises "Conflict on update", which is what fences.
+    """CREATE TABLE IF NOT EXISTS stream_owner (
+        tenant_id VARCHAR NOT NULL,
+        owner_id VARCHAR,
+        epoch BIGINT NOT NULL,
+        last_seq BIGINT NOT NULL,
+        lease_until DOUBLE NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS stream_events (
+        tenant_id VARCHAR NOT NULL,
+        seq BIGINT NOT NULL,
+        epoch BIGINT NOT NULL,
+        owner_id VARCHAR NOT NULL,
+        payload VARCHAR NOT NULL,
+        PRIMARY KEY (tenant_id, seq))""",
+)
+
+
+@dataclass(frozen=True)
+class Lease:
+    """Proof of ownership an owner carries into every append."""
+
+    tenant_id: str
+    owner_id: str
+    epoch: int
+    until: float
+
+
+@dataclass(frozen=True)
+class StreamEvent:
+    seq: int
+    epoch: int
+    owner_id: str
+    payload: str
+
+
+@dataclass(frozen=True)
+class StreamHead:
+    owner_id: str | None
+    epoch: int
+    last_seq: int
+    lease_until: float
+
+
+class StaleOwner(RuntimeError):
+    """The lease's epoch is no longer the stream's: someone newer owns it; nothing was written."""
+
+    def __init__(self, lease: Lease, current_epoch: int, current_owner: str | None):
+        super().__init__(f"{lease.owner_id} holds epoch {lease.epoch} but the stream is at epoch "
+                         f"{current_epoch} (owner {current_owner}); append refused")
+        self.lease, self.current_epoch, self.current_owner = lease, current_epoch, current_owner
+
+
+class LeaseHeld(RuntimeError):
+    """Another owner's lease is still live and no takeover was asked for."""
+
+
+class OrderedStream:
+    """Ordered per-tenant streams in DuckDB; ``clock`` returns seconds (inject one in tests)."""
+
+    def __init__(self, path: str = ":memory:", *, db: Database | None = None,
+                 clock: Callable[[], float] = time.time):
+        self.db = db if db is not None else Database(path)
+        self.clock = clock
+        cur = self.db.cursor()
+        for statement in SCHEMA:
+            cur.execute(statement)
+
+    def _ensure_stream(self, tenant_id: str) -> None:
+        def create() -> None:
+            with transaction(self.db.cursor()) as cur:
+                made = cur.execute("INSERT INTO ordered_streams VALUES (?) ON CONFLICT DO NOTHING RETURNING tenant_id",
+                                   [tenant_id]).fetchall()
+                if made:
+                    cur.execute("INSERT INTO stream_owner VALUES (?, NULL, 0, 0, 0.0)", [tenant_id])
+        retry_on_conflict(create)
+
+    def head(self, tenant_id: str) -> StreamHead:
+        row = self.db.cursor().execute(
+            "SELECT owner_id, epoch, last_seq, lease_until FROM stream_owner WHERE tenant_id = ?",
+            [tenant_id]).fetchone()
+        return StreamHead(*row) if row else StreamHead(None, 0, 0, 0.0)
+
+    def acquire(self, tenant_id: str, owner_id: str, *, ttl_s: float = 10.0, takeover: bool = False) -> Lease:
+        """Take (or renew) ownership. A new owner gets the next epoch, which fences every older one.
+
+        Without ``takeover`` a live lease of another owner raises ``LeaseHeld``; with it the
+        caller (say, a failover controller that has declared the owner dead) takes it anyway.
+        """
+        if not owner_id:
+            raise ValueError("owner_id must not be empty")
+        self._ensure_stream(tenant_id)
+
+        def attempt() -> Lease:
+            now = self.clock()
+            with transaction(self.db.cursor()) as cur:
+                current, epoch, until = cur.execute(
+                    "SELECT owner_id, epoch, lease_until FROM stream_owner WHERE tenant_id = ?",
+                    [tenant_id]).fetchone()
+                renewing = current == owner_id and epoch > 0
+                if not renewing and current is not None and until > now and not takeover:
+                    raise LeaseHeld(f"{current} holds the lease on {tenant_id} for {until - now:.1f}s more")
+                new_epoch = epoch if renewing else epoch + 1
+                cur.execute("UPDATE stream_owner SET owner_id = ?, epoch = ?, lease_until = ? "
+                            "WHERE tenant_id = ? AND epoch = ?",
+                            [owner_id, new_epoch, now + ttl_s, tenant_id, epoch])
+                return Lease(tenant_id, owner_id, new_epoch, now + ttl_s)
+        return retry_on_conflict(attempt)
+
+    def append(self, lease: Lease, payloads: Sequence[str]) -> list[int]:
+        """Append a batch in one transaction; returns its sequence numbers, or raises ``StaleOwner``.
+
+        The epoch check and the sequence bump are one UPDATE on the stream's row, so a takeover
+        committed first makes it match nothing, and a takeover racing it conflicts on that row.
+        """
+        payloads = list(payloads)
+        if not 1 <= len(payloads) <= MAX_BATCH:
+            raise ValueError(f"a batch holds 1 to {MAX_BATCH} events, got {len(payloads)}")
+
+        def attempt() -> list[int]:
+            with transaction(self.db.cursor()) as cur:
+                bumped = cur.execute(
+                    "UPDATE stream_owner SET last_seq = last_seq + ? "
+                    "WHERE tenant_id = ? AND epoch = ? AND owner_id = ? RETURNING last_seq",
+                    [len(payloads), lease.tenant_id, lease.epoch, lease.owner_id]).fetchall()
+                if not bumped:
+                    raise self._stale(lease)
+                first = bumped[0][0] - len(payloads) + 1
+                cur.execute(
+                    "INSERT INTO stream_events (tenant_id, seq, epoch, owner_id, payload) "
+                    "SELECT ?, ? + ordinal - 1, ?, ?, payload FROM unnest(?::VARCHAR[]) WITH ORDINALITY AS b(payload, ordinal)",
+                    [lease.tenant_id, first, lease.epoch, lease.owner_id, payloads])
+                return list(range(first, first + len(payloads)))
+
+        return retry_on_conflict(attempt)
+
+    def _stale(self, lease: Lease) -> StaleOwner:
+        head = self.head(lease.tenant_id)
+        return StaleOwner(lease, head.epoch, head.owner_id)
+
+    def read(self, tenant_id: str, after_seq: int = 0, limit: int = 1_000) -> list[StreamEvent]:
+        rows = self.db.cursor().execute(
+            "SELECT seq, epoch, owner_id, payload FROM stream_events WHERE tenant_id = ? AND seq > ? "
+            "ORDER BY seq LIMIT ?", [tenant_id, after_seq, limit]).fetchall()
+        return [StreamEvent(*row) for row in rows]
