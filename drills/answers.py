@@ -24,8 +24,10 @@ class InputError(ValueError):
 def _finite(value: object, what: str) -> float:
     if value is None or (isinstance(value, str) and not value.strip()):
         raise InputError(f"Enter {what}.")
+    if isinstance(value, str):
+        value = value.strip().replace(",", "").replace("_", "").replace(" ", "")
     try:
-        number = float(value)  # accepts numbers and numeric strings
+        number = float(value)  # accepts numbers and numeric strings like "1,200"
     except (TypeError, ValueError):
         raise InputError(f"{what.capitalize()} must be a number.") from None
     if math.isnan(number) or math.isinf(number):
@@ -44,8 +46,8 @@ class NumericEntry:
 
 def numeric_entry(value: object, low: object = None, high: object = None) -> NumericEntry:
     guess = _finite(value, "your best guess")
-    has_low = low not in (None, "")
-    has_high = high not in (None, "")
+    has_low = low is not None and str(low).strip() != ""
+    has_high = high is not None and str(high).strip() != ""
     if has_low != has_high:
         raise InputError("Give both ends of the 80% range, or neither.")
     if not has_low:

@@ -94,7 +94,7 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
     CREATE TABLE attempt_events (
         id BIGINT PRIMARY KEY DEFAULT nextval('seq_ids'),
         attempt_id BIGINT NOT NULL REFERENCES attempts (id),
-        at DOUBLE NOT NULL,
+        happened_at DOUBLE NOT NULL,
         kind VARCHAR NOT NULL,
         part_id VARCHAR,
         detail VARCHAR NOT NULL DEFAULT '{}'
@@ -164,7 +164,7 @@ _ANSWER_COLUMNS = "attempt_id, question_id, part_id, kind, value, low, high, cho
 _ATTEMPT_SELECT = """
     SELECT a.id, a.token, a.candidate_id, c.handle, c.cohort, a.drill_id, a.seed, a.time_box_s, a.started_at,
            COALESCE((SELECT SUM(g.seconds) FROM time_grants g WHERE g.attempt_id = a.id), 0),
-           (SELECT MIN(e.at) FROM attempt_events e WHERE e.attempt_id = a.id AND e.kind = 'finished')
+           (SELECT MIN(e.happened_at) FROM attempt_events e WHERE e.attempt_id = a.id AND e.kind = 'finished')
     FROM attempts a JOIN candidates c ON c.id = a.candidate_id
 """
 
@@ -247,7 +247,7 @@ class AttemptStore:
                 "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
                 [token, candidate.id, drill_id, seed, time_box_s, now],
             ).fetchone()
-            cur.execute("INSERT INTO attempt_events (attempt_id, at, kind, detail) VALUES (?, ?, 'started', '{}')",
+            cur.execute("INSERT INTO attempt_events (attempt_id, happened_at, kind, detail) VALUES (?, ?, 'started', '{}')",
                         [row[0], now])
         return self.attempt_by_token(token)
 
@@ -292,7 +292,7 @@ class AttemptStore:
             ).fetchone() is not None
             if created:
                 cur.execute(
-                    "INSERT INTO attempt_events (attempt_id, at, kind, part_id, detail) VALUES (?, ?, ?, ?, ?)",
+                    "INSERT INTO attempt_events (attempt_id, happened_at, kind, part_id, detail) VALUES (?, ?, ?, ?, ?)",
                     [attempt_id, now, "skipped" if skipped else "locked", part_id,
                      json.dumps({"question": question_id})],
                 )
@@ -317,7 +317,7 @@ class AttemptStore:
             ).fetchone() is not None
             if created:
                 cur.execute(
-                    "INSERT INTO attempt_events (attempt_id, at, kind, part_id, detail) VALUES (?, ?, 'revealed', ?, ?)",
+                    "INSERT INTO attempt_events (attempt_id, happened_at, kind, part_id, detail) VALUES (?, ?, 'revealed', ?, ?)",
                     [attempt_id, now, part_id, json.dumps({"section": section})],
                 )
         return created
@@ -352,7 +352,7 @@ class AttemptStore:
                 [attempt_id, skill_id, level, scorer, scorer_name, reason, now],
             )
             cur.execute(
-                "INSERT INTO attempt_events (attempt_id, at, kind, detail) VALUES (?, ?, 'scored', ?)",
+                "INSERT INTO attempt_events (attempt_id, happened_at, kind, detail) VALUES (?, ?, 'scored', ?)",
                 [attempt_id, now, json.dumps({"skill": skill_id, "level": level, "scorer": scorer})],
             )
 
@@ -373,7 +373,7 @@ class AttemptStore:
                 [attempt_id, seconds, granted_by, reason, now],
             )
             cur.execute(
-                "INSERT INTO attempt_events (attempt_id, at, kind, detail) VALUES (?, ?, 'extra_time', ?)",
+                "INSERT INTO attempt_events (attempt_id, happened_at, kind, detail) VALUES (?, ?, 'extra_time', ?)",
                 [attempt_id, now, json.dumps({"seconds": seconds, "by": granted_by})],
             )
 
@@ -381,13 +381,13 @@ class AttemptStore:
                   detail: Mapping[str, object] | None = None) -> None:
         with self._write_lock:
             self._cursor().execute(
-                "INSERT INTO attempt_events (attempt_id, at, kind, part_id, detail) VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO attempt_events (attempt_id, happened_at, kind, part_id, detail) VALUES (?, ?, ?, ?, ?)",
                 [attempt_id, self.clock(), kind, part_id, json.dumps(dict(detail or {}))],
             )
 
     def events(self, attempt_id: int) -> list[Event]:
         rows = self._cursor().execute(
-            "SELECT at, kind, part_id, detail FROM attempt_events WHERE attempt_id = ? ORDER BY at, id", [attempt_id]
+            "SELECT happened_at, kind, part_id, detail FROM attempt_events WHERE attempt_id = ? ORDER BY happened_at, id", [attempt_id]
         ).fetchall()
         return [Event(at, kind, part, json.loads(detail)) for at, kind, part, detail in rows]
 
@@ -398,5 +398,5 @@ class AttemptStore:
             done = cur.execute("SELECT 1 FROM attempt_events WHERE attempt_id = ? AND kind = 'finished'",
                                [attempt_id]).fetchone()
             if not done:
-                cur.execute("INSERT INTO attempt_events (attempt_id, at, kind, detail) VALUES (?, ?, 'finished', '{}')",
+                cur.execute("INSERT INTO attempt_events (attempt_id, happened_at, kind, detail) VALUES (?, ?, 'finished', '{}')",
                             [attempt_id, self.clock()])

@@ -4,7 +4,10 @@ Widgets build per-item keys with the helpers below rather than ad-hoc f-strings.
 """
 from __future__ import annotations
 
-ATTEMPT_TOKEN = "attempt_token"          # also the ?attempt= query parameter
+ATTEMPT_TOKEN = "attempt"                # also the ?attempt= query parameter
+PART = "part"                            # ?part= query parameter: where the candidate is
+PART_SELECT = "part_select"              # the drill page's part picker widget
+MY_ATTEMPTS = "my_attempts"              # tokens started or resumed in this browser session
 INSTRUCTOR_OK = "instructor_signed_in"
 GUESS_PREFIX = "guess::"                 # reader guesses on simulation pages
 PLAYED_PREFIX = "played::"               # which sim tabs have been played

@@ -1,0 +1,82 @@
+"""The drill: one part at a time, lock-ins before reveals, then the rubric.
+
+Where the candidate is lives in the URL (?attempt=…&part=…) so a reload lands in the same place.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import keys
+from ui.attempt_view import AttemptView
+from ui.context import current_attempt, get_store
+from ui.lockin import flash
+from ui.reveal import render_part
+from ui.rubric import render_self_score
+
+SCORE_STEP = "score"
+
+found = current_attempt()
+if found is None:
+    st.title("No drill in progress")
+    st.info("Start a drill from the catalogue, or paste your attempt link there to resume.")
+    st.page_link("pages/home.py", label="Go to the catalogue", icon="🏠")
+    st.stop()
+
+attempt, loaded = found
+store = get_store()
+drill = loaded.drill
+steps = [p.id for p in drill.parts] + [SCORE_STEP]
+titles = {p.id: p.title for p in drill.parts} | {SCORE_STEP: "Score yourself"}
+
+requested = st.query_params.get(keys.PART)
+opened = [e.part_id for e in store.events(attempt.id) if e.kind == "opened"]
+current = requested if requested in steps else (opened[-1] if opened else steps[0])
+if keys.PART_SELECT not in st.session_state or st.session_state[keys.PART_SELECT] not in steps:
+    st.session_state[keys.PART_SELECT] = current
+current = st.session_state[keys.PART_SELECT]
+st.query_params[keys.PART] = current
+if not opened or opened[-1] != current:
+    store.log_event(attempt.id, "opened", current)
+
+
+def go_to(step: str) -> None:
+    st.session_state[keys.PART_SELECT] = step
+
+
+view = AttemptView.load(store, attempt, loaded)
+flash()
+
+
+def step_label(step: str) -> str:
+    number = steps.index(step) + 1
+    if step == SCORE_STEP:
+        return f"{number}. {titles[step]}"
+    part = drill.part(step)
+    done = view.all_answered(part.questions) and (not part.reveal or view.revealed(step, part.reveal[-1].stage))
+    return f"{number}. {titles[step]}" + (" ✓" if done and (part.questions or part.reveal) else "")
+
+
+st.caption(drill.title)
+st.selectbox("Part", steps, format_func=step_label, key=keys.PART_SELECT)
+st.title(titles[current])
+if attempt.finished_at is not None:
+    st.info("This attempt is finished. You can read every part; your results are on the results page.")
+    st.page_link("pages/results.py", label="See results", icon="📊", query_params={keys.ATTEMPT_TOKEN: attempt.token})
+
+if current == SCORE_STEP:
+    complete = render_self_score(view)
+    st.divider()
+    if st.button("Finish and see results", type="primary", disabled=attempt.finished_at is not None):
+        store.finish(attempt.id)
+        st.switch_page("pages/results.py", query_params={keys.ATTEMPT_TOKEN: attempt.token})
+    if not complete:
+        st.caption("You can finish without scoring every skill, but the verdict needs them all.")
+else:
+    render_part(view, drill.part(current))
+
+index = steps.index(current)
+cols = st.columns([1, 1, 4])
+if index > 0:
+    cols[0].button("← Previous", on_click=go_to, args=(steps[index - 1],), use_container_width=True)
+if index < len(steps) - 1:
+    cols[1].button("Next →", on_click=go_to, args=(steps[index + 1],), use_container_width=True, type="primary")

@@ -1,0 +1,86 @@
+"""Home: the drill catalogue, starting an attempt, and resuming one by its token.
+
+Thin page: checks come from drills.answers, writes go through the attempt store.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from drills import answers as checks
+from drills.timebox import clock_for, format_duration
+from ui import keys
+from ui.context import get_catalogue, get_store, now, remember_attempt
+
+st.title("Fault Lines")
+st.markdown(
+    "Practise system-design failure drills against the clock. Lock in your numbers before each "
+    "answer opens, then see how far off you were. Simulations and labs in the sidebar let you "
+    "check a hunch by running the system."
+)
+
+catalogue = get_catalogue()
+store = get_store()
+
+for error in catalogue.errors:
+    st.error(f"A drill could not be loaded: {error}", icon="🧩")
+
+st.header("Drills")
+if not catalogue.drills:
+    st.info("No drills are installed yet. Add a YAML file under `drills/content/`.")
+
+for drill_id, loaded in catalogue.drills.items():
+    drill = loaded.drill
+    with st.container(border=True):
+        st.subheader(drill.title)
+        questions = drill.all_questions()
+        st.caption(f"⏱ {drill.time_box_min:g} minutes · {len(drill.parts)} parts · {len(questions)} questions "
+                   f"· {len(drill.rubric)} rubric skills")
+        st.markdown(drill.summary)
+        if drill.covers:
+            st.markdown("**Covers:** " + " · ".join(drill.covers))
+        with st.form(f"start::{drill_id}", enter_to_submit=True):
+            cols = st.columns([2, 1, 1])
+            handle = cols[0].text_input("Your handle", key=f"handle::{drill_id}", max_chars=200,
+                                        placeholder="e.g. ada")
+            cohort = cols[1].text_input("Cohort code (optional)", key=f"cohort::{drill_id}", max_chars=200)
+            cols[2].markdown("&nbsp;")
+            start = cols[2].form_submit_button("Start the clock", type="primary", use_container_width=True)
+        if start:
+            try:
+                clean_handle = checks.handle_entry(handle)
+                clean_cohort = checks.cohort_entry(cohort)
+            except checks.InputError as problem:
+                st.error(str(problem), icon="⚠️")
+            else:
+                attempt = store.start_attempt(drill_id, clean_handle, clean_cohort, drill.time_box_min * 60)
+                remember_attempt(attempt.token)
+                st.switch_page("pages/drill.py", query_params={keys.ATTEMPT_TOKEN: attempt.token})
+
+st.header("Resume")
+mine = [store.attempt_by_token(t) for t in st.session_state.get(keys.MY_ATTEMPTS, [])]
+mine = [a for a in mine if a is not None]
+if mine:
+    for attempt in mine:
+        loaded = catalogue.drills.get(attempt.drill_id)
+        title = loaded.drill.title if loaded else attempt.drill_id
+        clock = clock_for(attempt, now())
+        state = "finished" if clock.finished else (
+            f"over by {format_duration(clock.overtime_s)}" if clock.over else f"{format_duration(clock.remaining_s)} left")
+        target = "pages/results.py" if clock.finished else "pages/drill.py"
+        st.page_link(target, label=f"{title} — {state}", icon="▶️",
+                     query_params={keys.ATTEMPT_TOKEN: attempt.token})
+else:
+    st.caption("Attempts you start in this browser appear here. Your attempt link (it ends in "
+               "`?attempt=…`) brings you back from anywhere, even after a restart.")
+
+with st.form("resume", enter_to_submit=True):
+    pasted = st.text_input("Paste an attempt link or token", max_chars=300)
+    go = st.form_submit_button("Resume")
+if go:
+    token = pasted.strip().rsplit("attempt=", 1)[-1].split("&")[0]
+    attempt = store.attempt_by_token(token)
+    if attempt is None:
+        st.error("No attempt matches that link or token.", icon="⚠️")
+    else:
+        remember_attempt(attempt.token)
+        st.switch_page("pages/drill.py", query_params={keys.ATTEMPT_TOKEN: attempt.token})

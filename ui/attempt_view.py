@@ -1,0 +1,62 @@
+"""Everything one page run needs to know about an attempt, read from the store once.
+
+Pages build an AttemptView at the top and pass it to the widgets, so each run reads the store once.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+import streamlit as st
+
+from drills import scoring
+from drills.loader import LoadedDrill
+from drills.schema import NumericQuestion, Part
+from drills.store import Attempt, AttemptStore, LockedAnswer
+
+
+@st.cache_data(show_spinner="Running the simulations this drill embeds…")
+def simulation_truths(drill_id: str, seed: int, preset_ids: tuple[tuple[str, str], ...]) -> dict[str, float]:
+    """Truths for simulation-backed questions: each preset run once per (drill, seed)."""
+    from sims import presets  # imported lazily: only drills with embeds pay for the models
+
+    return {question_id: presets.evaluate(preset_id, seed) for question_id, preset_id in preset_ids}
+
+
+@dataclass(frozen=True)
+class AttemptView:
+    store: AttemptStore
+    attempt: Attempt
+    loaded: LoadedDrill
+    answers: Mapping[str, LockedAnswer]
+    reveals: Mapping[tuple[str, str], float]
+    note_ratings: Mapping[str, str]
+    sim_values: Mapping[str, float]
+
+    @classmethod
+    def load(cls, store: AttemptStore, attempt: Attempt, loaded: LoadedDrill) -> AttemptView:
+        sim_questions = tuple(
+            (q.id, q.sim) for q in loaded.drill.all_questions() if isinstance(q, NumericQuestion) and q.sim
+        )
+        sim_values = simulation_truths(loaded.drill.id, attempt.seed, sim_questions) if sim_questions else {}
+        return cls(store, attempt, loaded, store.answers(attempt.id), store.reveals(attempt.id),
+                   store.note_ratings(attempt.id), sim_values)
+
+    def text(self, template: str) -> str:
+        return self.loaded.text(template, self.sim_values)
+
+    def truth(self, question_id: str) -> float:
+        return self.loaded.truth(question_id, self.sim_values)
+
+    def revealed(self, part_id: str, section: str) -> bool:
+        return (part_id, section) in self.reveals
+
+    def all_answered(self, questions) -> bool:
+        return all(q.id in self.answers for q in questions)
+
+    def part_started_reveal(self, part: Part) -> bool:
+        return any(self.revealed(part.id, s.stage) for s in part.reveal)
+
+    def results(self) -> list[scoring.QuestionResult]:
+        return scoring.grade_attempt(self.loaded, self.answers, sim_values=self.sim_values,
+                                     note_ratings=self.note_ratings)

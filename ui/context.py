@@ -1,0 +1,65 @@
+"""Process-wide resources (the store, the drill catalogue) and the current attempt.
+
+One DuckDB connection per process via st.cache_resource; the attempt comes from the URL.
+"""
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from drills.loader import Catalogue, LoadedDrill, load_catalogue
+from drills.store import Attempt, AttemptStore, database_path
+from ui import keys
+
+
+@st.cache_resource(show_spinner=False)
+def _store_for(path: str) -> AttemptStore:
+    return AttemptStore(path)
+
+
+def get_store() -> AttemptStore:
+    """The process's one store; the path is read from FAULTLINES_DB each time so tests can switch it."""
+    return _store_for(database_path())
+
+
+@st.cache_resource(show_spinner=False)
+def get_catalogue() -> Catalogue:
+    return load_catalogue()
+
+
+def now() -> float:
+    return time.time()
+
+
+def current_token() -> str | None:
+    """The attempt token from the URL, falling back to the one this browser session last used."""
+    token = st.query_params.get(keys.ATTEMPT_TOKEN)
+    if token:
+        st.session_state[keys.ATTEMPT_TOKEN] = token
+        return token
+    return st.session_state.get(keys.ATTEMPT_TOKEN)
+
+
+def current_attempt() -> tuple[Attempt, LoadedDrill] | None:
+    token = current_token()
+    if not token:
+        return None
+    attempt = get_store().attempt_by_token(token)
+    if attempt is None:
+        return None
+    loaded = get_catalogue().drills.get(attempt.drill_id)
+    if loaded is None:
+        return None
+    if st.query_params.get(keys.ATTEMPT_TOKEN) != token:
+        st.query_params[keys.ATTEMPT_TOKEN] = token
+    return attempt, loaded
+
+
+def remember_attempt(token: str) -> None:
+    """Keep the token in the URL and in this session's list of attempts to resume."""
+    st.session_state[keys.ATTEMPT_TOKEN] = token
+    mine = st.session_state.setdefault(keys.MY_ATTEMPTS, [])
+    if token not in mine:
+        mine.append(token)
+    st.query_params[keys.ATTEMPT_TOKEN] = token

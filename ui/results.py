@@ -1,0 +1,165 @@
+"""The results view: every guess against the truth, calibration, time per part, rubric, verdict.
+
+Figures are built from pure scoring results; user text only ever reaches tables as plain values.
+"""
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from drills import scoring
+from drills.formulas import format_number
+from drills.schema import ChoiceQuestion, NumericQuestion
+from drills.timebox import clock_for, format_duration, time_per_part
+from ui.attempt_view import AttemptView
+from ui.context import now
+from ui.rubric import LEVEL_LABELS
+
+SCORE_COLOURS = {1.0: "#2e7d32", 0.5: "#f9a825", 0.0: "#c62828"}
+
+
+def _answer_text(view: AttemptView, result: scoring.QuestionResult) -> str:
+    answer = result.answer
+    if answer is None:
+        return "—"
+    if answer.skipped:
+        return "skipped"
+    question = view.loaded.drill.question(result.question_id)
+    if isinstance(question, NumericQuestion):
+        text = f"{format_number(answer.value)} {question.unit}"
+        if answer.low is not None:
+            text += f" [{format_number(answer.low)}–{format_number(answer.high)}]"
+        return text
+    if isinstance(question, ChoiceQuestion):
+        return next((view.text(o.text) for o in question.options if o.id == answer.choice), answer.choice or "")
+    return answer.notes or ""
+
+
+def _truth_text(view: AttemptView, result: scoring.QuestionResult) -> str:
+    question = view.loaded.drill.question(result.question_id)
+    if isinstance(question, NumericQuestion):
+        return f"{result.truth:,.{question.decimals}f} {question.unit}"
+    if isinstance(question, ChoiceQuestion):
+        return next(view.text(o.text) for o in question.options if o.id == question.answer)
+    return "self-assessed"
+
+
+def results_table(view: AttemptView, results: list[scoring.QuestionResult]) -> pd.DataFrame:
+    titles = {p.id: p.title for p in view.loaded.drill.parts}
+    rows = []
+    for r in results:
+        rows.append({
+            "Part": titles[r.part_id],
+            "Question": view.text(r.prompt),
+            "Your answer": _answer_text(view, r),
+            "Truth": _truth_text(view, r),
+            "Score": r.score,
+            "In your 80% range": {True: "yes", False: "no", None: ""}[r.in_range],
+        })
+    return pd.DataFrame(rows)
+
+
+def guess_figure(view: AttemptView, results: list[scoring.QuestionResult]) -> go.Figure | None:
+    """Each numeric guess as a percentage of the truth (log axis), with its 80% range as an error bar."""
+    numeric = [r for r in results if r.kind == "numeric" and r.answer is not None and not r.answer.skipped
+               and r.truth]
+    if not numeric:
+        return None
+    labels, ratios, lows, highs, colours, hover = [], [], [], [], [], []
+    for r in numeric:
+        ratio = 100 * r.answer.value / r.truth
+        labels.append(r.question_id)
+        ratios.append(ratio)
+        if r.answer.low is not None:
+            lows.append(ratio - 100 * r.answer.low / r.truth)
+            highs.append(100 * r.answer.high / r.truth - ratio)
+        else:
+            lows.append(0)
+            highs.append(0)
+        colours.append(SCORE_COLOURS.get(r.score, "#607d8b"))
+        hover.append(f"{view.text(r.prompt)}<br>guess {format_number(r.answer.value)} vs truth "
+                     f"{format_number(r.truth)}")
+    fig = go.Figure(go.Scatter(
+        x=ratios, y=labels, mode="markers", marker=dict(size=12, color=colours),
+        error_x=dict(type="data", symmetric=False, array=highs, arrayminus=lows, color="#90a4ae"),
+        hovertext=hover, hoverinfo="text", name="your guess",
+    ))
+    fig.add_vline(x=100, line_dash="dash", line_color="#37474f", annotation_text="truth")
+    positive = [v for v in ratios if v > 0]
+    fig.update_xaxes(title="your guess as % of the truth", type="log" if positive == ratios else "linear")
+    fig.update_layout(height=120 + 28 * len(labels), margin=dict(l=10, r=10, t=30, b=40), showlegend=False,
+                      yaxis=dict(autorange="reversed"))
+    return fig
+
+
+def time_figure(view: AttemptView) -> go.Figure:
+    attempt = view.attempt
+    end = attempt.finished_at if attempt.finished_at is not None else now()
+    spent = time_per_part(view.store.events(attempt.id), end)
+    parts = view.loaded.drill.parts
+    titles = [p.title for p in parts]
+    fig = go.Figure([
+        go.Bar(name="suggested", x=titles, y=[p.minutes for p in parts], marker_color="#b0bec5"),
+        go.Bar(name="you", x=titles, y=[spent.get(p.id, 0) / 60 for p in parts], marker_color="#1e88e5"),
+    ])
+    fig.update_layout(barmode="group", height=320, margin=dict(l=10, r=10, t=30, b=10), yaxis_title="minutes",
+                      legend=dict(orientation="h", y=1.1))
+    return fig
+
+
+def render_results(view: AttemptView) -> None:
+    drill = view.loaded.drill
+    results = view.results()
+    totals = scoring.totals(results)
+    calib = scoring.calibration(results)
+    clock = clock_for(view.attempt, now())
+
+    cols = st.columns(4)
+    cols[0].metric("Score", f"{format_number(totals.earned)} / {totals.possible}", f"{totals.percent:.0f}%",
+                   delta_color="off")
+    cols[1].metric("Answered", f"{totals.answered} / {totals.possible}")
+    rate = calib.hit_rate
+    cols[2].metric("80% ranges that held", "—" if rate is None else f"{calib.hits} of {calib.ranges}",
+                   None if rate is None else f"{rate:.0%} vs 80% claimed", delta_color="off")
+    cols[3].metric("Time used", format_duration(clock.elapsed_s),
+                   f"over by {format_duration(clock.overtime_s)}" if clock.over else "inside the box",
+                   delta_color="inverse" if clock.over else "off")
+    st.caption(calib.verdict)
+    if totals.unrated_notes:
+        st.info(f"{totals.unrated_notes} notes answer(s) still need your self-rating (on the drill page, "
+                "after each reveal); until then they are not counted.")
+
+    st.subheader("Your numbers against the truth")
+    figure = guess_figure(view, results)
+    if figure is None:
+        st.info("No numeric guesses locked in yet.")
+    else:
+        st.plotly_chart(figure, use_container_width=True, key="guess_fig")
+        st.caption("Dots on the dashed line were exact; green is within tolerance, amber within twice it. "
+                   "Bars are your 80% ranges.")
+    st.dataframe(results_table(view, results), hide_index=True, use_container_width=True,
+                 column_config={"Score": st.column_config.NumberColumn(format="%.1f")})
+
+    st.subheader("Time per part against the pacing")
+    st.plotly_chart(time_figure(view), use_container_width=True, key="time_fig")
+
+    st.subheader("Rubric")
+    history = view.store.rubric_history(view.attempt.id)
+    levels = scoring.current_levels(history)
+    rows = []
+    for skill in drill.rubric:
+        row = levels.get(skill.id)
+        rows.append({"Skill": skill.name, "Level": LEVEL_LABELS[row.level] if row else "not scored",
+                     "Scored by": (row.scorer if row else ""),
+                     "Instructor comment": row.reason if row and row.scorer == "instructor" else ""})
+    st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True)
+    outcome = scoring.verdict(drill, levels)
+    if not outcome.complete:
+        st.info("Score every skill to get the verdict.")
+    elif outcome.passed:
+        st.success(f"{outcome.strong} strong of {outcome.needed} needed. {outcome.message}")
+    else:
+        st.warning(f"{outcome.strong} strong of {outcome.needed} needed. {outcome.message}")
+    for warning in outcome.warnings:
+        st.warning(warning, icon="⚠️")

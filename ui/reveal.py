@@ -1,0 +1,86 @@
+"""Staged reveal: the worked answer opens one section at a time, in the drill's order.
+
+Buttons stay disabled until the part's questions are locked in or explicitly skipped.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from drills.schema import SECTION_TITLES, Part
+from ui.attempt_view import AttemptView
+from ui.lockin import render_question
+
+FOLLOWUP = "followup"
+
+
+def _skip_button(view: AttemptView, part: Part, questions, label: str, key: str) -> None:
+    open_questions = [q for q in questions if q.id not in view.answers]
+    if not open_questions:
+        return
+    if st.button(label, key=key, help="Unanswered questions are recorded as skipped and score 0."):
+        for q in open_questions:
+            view.store.lock_answer(view.attempt.id, q.id, part.id, q.kind, skipped=True)
+        st.rerun()
+
+
+def render_questions(view: AttemptView, part: Part) -> bool:
+    """The 'before you read on' lock-ins; returns whether the gate to the answer is open."""
+    if not part.questions:
+        return True
+    st.subheader("Before you read on")
+    show_truth = view.part_started_reveal(part)
+    for question in part.questions:
+        render_question(view, question, part.id, show_truth=show_truth)
+    _skip_button(view, part, part.questions, "Skip to the answer", f"skip::{part.id}")
+    return view.all_answered(part.questions)
+
+
+def render_reveals(view: AttemptView, part: Part, gate_open: bool) -> bool:
+    """Revealed sections as text, then one button for the next; returns True once all are open."""
+    if not part.reveal:
+        return True
+    st.subheader("The answer")
+    for section in part.reveal:
+        title = SECTION_TITLES[section.stage]
+        if view.revealed(part.id, section.stage):
+            st.markdown(f"##### {title}")
+            st.markdown(view.text(section.text))
+            continue
+        if st.button(f"Reveal: {title}", key=f"reveal::{part.id}::{section.stage}", disabled=not gate_open,
+                     type="primary"):
+            view.store.record_reveal(view.attempt.id, part.id, section.stage)
+            st.rerun()
+        if not gate_open:
+            st.caption("Lock in every question above, or skip to the answer, to open this.")
+        return False
+    return True
+
+
+def render_followup(view: AttemptView, part: Part) -> None:
+    followup = part.followup
+    if followup is None:
+        return
+    st.divider()
+    st.subheader("The follow-up")
+    st.markdown(view.text(followup.prompt))
+    revealed = view.revealed(part.id, FOLLOWUP)
+    for question in followup.questions:
+        render_question(view, question, part.id, show_truth=revealed)
+    _skip_button(view, part, followup.questions, "Skip to the follow-up answer", f"skipf::{part.id}")
+    if revealed:
+        st.markdown("##### The follow-up answer")
+        st.markdown(view.text(followup.answer))
+        return
+    gate_open = view.all_answered(followup.questions)
+    if st.button("Reveal: the follow-up answer", key=f"reveal::{part.id}::{FOLLOWUP}", disabled=not gate_open,
+                 type="primary"):
+        view.store.record_reveal(view.attempt.id, part.id, FOLLOWUP)
+        st.rerun()
+
+
+def render_part(view: AttemptView, part: Part) -> None:
+    if part.body:
+        st.markdown(view.text(part.body))
+    gate_open = render_questions(view, part)
+    if render_reveals(view, part, gate_open):
+        render_followup(view, part)

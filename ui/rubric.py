@@ -1,0 +1,47 @@
+"""Self-scoring against the drill's rubric: one Strong / OK / Weak choice per skill.
+
+Every save appends rows (only for skills whose level changed); the history is never rewritten.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from drills.schema import LEVELS
+from drills.scoring import current_levels
+from ui.attempt_view import AttemptView
+
+LEVEL_LABELS = {"strong": "Strong", "ok": "OK", "weak": "Weak"}
+
+
+def render_self_score(view: AttemptView) -> bool:
+    """The rubric form; returns True once every skill has a score."""
+    drill = view.loaded.drill
+    history = view.store.rubric_history(view.attempt.id)
+    levels = current_levels(history)
+    own = {row.skill_id: row.level for row in history if row.scorer == "self"}  # latest self score wins
+    st.markdown("Score yourself on each skill. Be honest: the point is knowing what to practise next.")
+    with st.form("self_score", enter_to_submit=False):
+        chosen: dict[str, str | None] = {}
+        for skill in drill.rubric:
+            st.markdown(f"**{skill.name}**")
+            st.caption(f"**Strong:** {skill.strong}  \n**OK:** {skill.ok}  \n**Weak:** {skill.weak}")
+            current = levels.get(skill.id)
+            if current is not None and current.scorer == "instructor":
+                st.info(f"Your instructor scored this **{LEVEL_LABELS[current.level]}**; see your results.")
+            mine = own.get(skill.id)
+            chosen[skill.id] = st.radio(skill.name, LEVELS, format_func=LEVEL_LABELS.get, horizontal=True,
+                                        index=LEVELS.index(mine) if mine else None, key=f"rubric::{skill.id}",
+                                        label_visibility="collapsed")
+        saved = st.form_submit_button("Save my scores", type="primary")
+    if saved:
+        missing = [s.name for s in drill.rubric if not chosen[s.id]]
+        if missing:
+            st.error("Score every skill before saving: " + ", ".join(missing), icon="⚠️")
+        else:
+            for skill in drill.rubric:
+                if own.get(skill.id) != chosen[skill.id]:
+                    view.store.add_rubric_score(view.attempt.id, skill.id, chosen[skill.id], scorer="self",
+                                                scorer_name=view.attempt.handle)
+            st.session_state["flash"] = "Scores saved."
+            st.rerun()
+    return all(s.id in levels for s in drill.rubric)
