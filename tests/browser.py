@@ -1,0 +1,82 @@
+"""Helpers for browser tests: a Streamlit server on a free port and Debian's Chromium.
+
+The server runs the real app.py against its own DuckDB file; restart() keeps the file.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class AppServer:
+    """`streamlit run app.py` in a subprocess; stop() kills it like a crash, start() brings it back."""
+
+    def __init__(self, db_path: Path, env: dict[str, str] | None = None):
+        self.db_path = db_path
+        self.port = free_port()
+        self.extra_env = env or {}
+        self.proc: subprocess.Popen | None = None
+        self.log_path = db_path.with_suffix(".server.log")
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 60) -> None:
+        env = {**os.environ, "FAULTLINES_DB": str(self.db_path), **self.extra_env}
+        log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(self.port),
+             "--server.address", "127.0.0.1", "--server.headless", "true",
+             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited: {self.log_path.read_text()[-2000:]}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=1) as resp:
+                    if resp.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.25)
+        raise RuntimeError("streamlit did not become healthy in time")
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
+        self.proc = None
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+
+def wait_for_app(page, timeout_ms: int = 30000) -> None:
+    """Wait until Streamlit has finished a script run (no 'running' indicator) after any action."""
+    page.wait_for_selector("[data-testid=stApp]", timeout=timeout_ms)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=stStatusWidget]')"
+        " || !document.querySelector('[data-testid=stStatusWidget]').innerText.includes('Running')",
+        timeout=timeout_ms,
+    )
+    page.wait_for_timeout(300)

@@ -1,0 +1,58 @@
+"""Shared fixtures: a throwaway database per test, AppTest runs, and a live app for browser tests.
+
+Browser tests need Debian's /usr/bin/chromium (installed by .ci/run); they fail loudly without it.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, AppServer
+
+
+@pytest.fixture
+def db_path(tmp_path, monkeypatch) -> Path:
+    path = tmp_path / "faultlines.duckdb"
+    monkeypatch.setenv("FAULTLINES_DB", str(path))
+    return path
+
+
+@pytest.fixture
+def app_test(db_path):
+    """Build an AppTest for a page file (relative to the repo) against this test's database."""
+    from streamlit.testing.v1 import AppTest
+
+    def make(script: str = "app.py", timeout: float = 60):
+        return AppTest.from_file(str(Path(__file__).resolve().parent.parent / script), default_timeout=timeout)
+
+    return make
+
+
+@pytest.fixture
+def app_server(tmp_path):
+    server = AppServer(tmp_path / "browser.duckdb")
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(chromium):
+    context = chromium.new_context(viewport={"width": 1300, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(30000)
+    yield page
+    context.close()
