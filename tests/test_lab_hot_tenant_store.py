@@ -76,6 +76,17 @@ def test_a_lost_first_send_retried_under_its_original_route_lands_in_the_old_lay
     assert [e.event_id for e in latest(store, TENANT, 10).events] == ["evt-9"]
 
 
+def test_a_burst_reports_each_item_and_skips_repeats():
+    store = EventStore()
+    store.create_tenant(TENANT, 4)
+    store.write(TENANT, "evt-0", 1, "old")
+    outcomes = store.write_burst(TENANT, [("evt-0", 9, "new"), ("evt-1", 2, "a"), ("evt-1", 3, "b")])
+    assert [o.accepted for o in outcomes] == [False, True, False]
+    assert outcomes[0].event.payload == "old" and outcomes[2].event.payload == "a"
+    assert store.count(TENANT) == 2
+    assert store.write_burst(TENANT, []) == []
+
+
 # One operation of the client/store interleaving: send an event (maybe lost on the way), retry
 # it (carrying its first routing version or not), or move the tenant from 4 to 8 buckets.
 operation = st.one_of(

@@ -4,9 +4,10 @@ An accepted event keeps its identity, routing version and bucket for life; retri
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from labs.hot_tenant.db import Database, retry_on_conflict, transaction
+from labs.hot_tenant.db import Database, retry_on_conflict
 from labs.hot_tenant.router import RoutingVersion
 
 SCHEMA = (
@@ -111,6 +112,10 @@ class EventStore:
         return [(v.version, b) for v in self.versions(tenant_id) for b in range(v.buckets)]
 
     # -- writes ----------------------------------------------------------------------------
+    def _route(self, tenant_id: str, routing_version: int | None) -> RoutingVersion:
+        return (self.current_version(tenant_id) if routing_version is None
+                else self.version(tenant_id, routing_version))
+
     def write(self, tenant_id: str, event_id: str, occurred_at: int, payload: str = "", *,
               routing_version: int | None = None) -> WriteOutcome:
         """Store an event once. A retry of a stored event returns the stored copy, unchanged.
@@ -118,33 +123,57 @@ class EventStore:
         ``routing_version`` is the version the client first routed the event under; a retry
         sent before a layout change keeps its original route. None means the current version.
         """
-        route = (self.current_version(tenant_id) if routing_version is None
-                 else self.version(tenant_id, routing_version))
-        fresh = Event(event_id, route.version, route.bucket_of(event_id), int(occurred_at), payload)
+        return self.write_burst(tenant_id, [(event_id, occurred_at, payload)],
+                                routing_version=routing_version)[0]
 
-        def attempt() -> WriteOutcome:
-            with transaction(self.db.cursor()) as cur:
-                inserted = cur.execute(
-                    f"""INSERT INTO tenant_events (tenant_id, {EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)
-                        ON CONFLICT DO NOTHING RETURNING event_id""",
-                    [tenant_id, fresh.event_id, fresh.routing_version, fresh.bucket,
-                     fresh.occurred_at, fresh.payload]).fetchall()
-                if inserted:
-                    return WriteOutcome(fresh, accepted=True)
-                stored = self.get(tenant_id, event_id, cur=cur)
-                assert stored is not None  # the conflict says it is there
-                return WriteOutcome(stored, accepted=False)
+    def write_burst(self, tenant_id: str, items: Sequence[tuple[str, int, str]], *,
+                    routing_version: int | None = None) -> list[WriteOutcome]:
+        """Write (event_id, occurred_at, payload) items in one statement; one outcome per item.
 
-        # A concurrent first write of the same id surfaces as a conflict at COMMIT; the retry
-        # then finds the winner's row and reports this call as a duplicate.
-        return retry_on_conflict(attempt)
+        Ids already stored, or repeated earlier in the same burst, come back with
+        ``accepted=False`` and the copy that was stored first.
+        """
+        route = self._route(tenant_id, routing_version)
+        fresh = [Event(str(event_id), route.version, route.bucket_of(str(event_id)), int(at), str(payload))
+                 for event_id, at, payload in items]
+        unique = list({e.event_id: e for e in reversed(fresh)}.values())[::-1]  # first copy wins
+
+        def attempt() -> set[str]:
+            if not unique:
+                return set()
+            # One INSERT is its own transaction. A concurrent first write of the same id shows
+            # up as a conflict; the retry then sees the winner's row and skips it.
+            rows = self.db.cursor().execute(
+                f"""INSERT INTO tenant_events (tenant_id, {EVENT_COLUMNS})
+                    SELECT ?, unnest(?::VARCHAR[]), unnest(?::INTEGER[]), unnest(?::INTEGER[]),
+                           unnest(?::BIGINT[]), unnest(?::VARCHAR[])
+                    ON CONFLICT DO NOTHING RETURNING event_id""",
+                [tenant_id, [e.event_id for e in unique], [e.routing_version for e in unique],
+                 [e.bucket for e in unique], [e.occurred_at for e in unique],
+                 [e.payload for e in unique]]).fetchall()
+            return {row[0] for row in rows}
+
+        accepted_ids = retry_on_conflict(attempt)
+        stored = self.get_many(tenant_id, [e.event_id for e in unique if e.event_id not in accepted_ids])
+        stored.update({e.event_id: e for e in unique if e.event_id in accepted_ids})
+        outcomes, claimed = [], set()
+        for event in fresh:
+            first_time = event.event_id in accepted_ids and event.event_id not in claimed
+            claimed.add(event.event_id)
+            outcomes.append(WriteOutcome(stored[event.event_id], first_time))
+        return outcomes
 
     # -- reads -----------------------------------------------------------------------------
-    def get(self, tenant_id: str, event_id: str, *, cur=None) -> Event | None:
-        cur = cur if cur is not None else self.db.cursor()
-        row = cur.execute(f"SELECT {EVENT_COLUMNS} FROM tenant_events WHERE tenant_id = ? AND event_id = ?",
-                          [tenant_id, event_id]).fetchone()
-        return Event(*row) if row else None
+    def get(self, tenant_id: str, event_id: str) -> Event | None:
+        return self.get_many(tenant_id, [event_id]).get(event_id)
+
+    def get_many(self, tenant_id: str, event_ids: Sequence[str]) -> dict[str, Event]:
+        if not event_ids:
+            return {}
+        rows = self.db.cursor().execute(
+            f"SELECT {EVENT_COLUMNS} FROM tenant_events WHERE tenant_id = ? AND list_contains(?::VARCHAR[], event_id)",
+            [tenant_id, list(event_ids)]).fetchall()
+        return {row[0]: Event(*row) for row in rows}
 
     def fetch_bucket(self, tenant_id: str, stream: tuple[int, int], limit: int,
                      before: tuple[int, str] | None = None, *, cur=None) -> list[Event]:
