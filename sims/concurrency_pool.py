@@ -1,0 +1,178 @@
+"""Concurrency pool: n calls against a provider that serves R at a time and 429s the rest.
+
+Runs the same batch twice: an unbounded fan-out (every call at once, like Promise.all) and a
+client-side pool of K, and records every call's timeline for a lane chart.
+
+Timing model (units are seconds):
+
+* The provider holds at most ``provider_limit`` (R) calls at once. An accepted call occupies
+  one of its slots for ``service_s`` (0.75 s by default), times a seeded factor in
+  ``1 +/- service_jitter`` (no jitter by default, so the default run is exact).
+* A call sent while all R slots are taken is refused at once with 429 and Retry-After; the
+  client learns of it ``rejection_rtt_s`` later (a 70 ms round trip), sleeps ``retry_after_s``
+  and sends again. Nothing else is retried and no call gives up, so every call finishes.
+* Fan-out sends all ``calls`` at t = 0. The pool lets at most ``pool_size`` (K) calls in flight;
+  a call keeps its pool slot through its 429 sleeps (how p-limit style pools behave), and the
+  next waiting call starts the moment a slot frees.
+
+With the defaults (30 calls, R = 5, Retry-After 1 s) this reproduces drill 13, break 2: a pool
+of 5 runs six waves of 0.75 s, 4.5 s, with no 429; fan-out loses five rounds of 1.07 s to
+refusals (25 + 20 + 15 + 10 + 5 = 75 429s) and ends at 5 x 1.07 + 0.75 = 6.1 s. A pool of 10
+gets 20 429s and 5.03 s (the brief quotes about 19 and 5.2 s).
+"""
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+import simpy
+
+from sims.stable_hash import check_bounds
+
+MAX_CALL_WAVES = 20_000             # calls x ceil(calls / R): bounds the fan-out's 429 rounds
+BOUNDS = {
+    "calls": (1, 500),
+    "provider_limit": (1, 100),
+    "pool_size": (1, 500),
+    "retry_after_s": (0.0, 60.0),
+    "service_s": (0.001, 60.0),
+    "rejection_rtt_s": (0.0, 5.0),
+    "service_jitter": (0.0, 0.9),
+}
+STATES = ("waiting", "429", "backoff", "service")    # lane segments, in drawing order
+
+
+@dataclass(frozen=True)
+class Params:
+    """A batch of calls and the two ways of sending it."""
+
+    calls: int = 30                     # calls in the batch
+    provider_limit: int = 5             # R: calls the provider serves at once
+    pool_size: int = 5                  # K: calls the client pool lets in flight
+    retry_after_s: float = 1.0          # Retry-After on a 429
+    service_s: float = 0.75             # time an accepted call holds a provider slot
+    rejection_rtt_s: float = 0.07       # time for a 429 to come back
+    service_jitter: float = 0.0         # service time varies by up to this fraction, seeded
+
+    def __post_init__(self) -> None:
+        check_bounds(self, BOUNDS)
+        waves = self.calls * math.ceil(self.calls / self.provider_limit)
+        if waves > MAX_CALL_WAVES:
+            raise ValueError(f"calls x ceil(calls / provider_limit) must stay under {MAX_CALL_WAVES:,} "
+                             f"(too many fan-out retries for one run), got {waves:,}")
+
+
+@dataclass(frozen=True)
+class Lane:
+    """One way of sending the batch: its 429 count, when it ended, and every call's segments."""
+
+    name: str
+    limit: int | None                   # K for the pool, None for fan-out
+    rejected: int
+    makespan_s: float
+    segments: tuple[tuple[int, str, float, float], ...]    # (call, state, start s, end s)
+
+
+@dataclass(frozen=True)
+class Result:
+    params: Params
+    seed: int
+    fanout: Lane
+    pool: Lane
+
+
+def _send_batch(params: Params, rng: random.Random, limit: int | None, name: str) -> Lane:
+    env = simpy.Environment()
+    provider = {"busy": 0}
+    pool = simpy.Resource(env, capacity=limit) if limit is not None else None
+    segments: list[tuple[int, str, float, float]] = []
+    rejected = 0
+
+    def service_time() -> float:
+        return params.service_s * (1.0 + params.service_jitter * rng.uniform(-1.0, 1.0))
+
+    def call(index: int):
+        nonlocal rejected
+        slot = None
+        if pool is not None:
+            slot = pool.request()
+            yield slot
+            if env.now > 0:
+                segments.append((index, "waiting", 0.0, env.now))
+        while provider["busy"] >= params.provider_limit:
+            rejected += 1
+            sent = env.now
+            yield env.timeout(params.rejection_rtt_s)
+            segments.append((index, "429", sent, env.now))
+            yield env.timeout(params.retry_after_s)
+            segments.append((index, "backoff", sent + params.rejection_rtt_s, env.now))
+        provider["busy"] += 1
+        start = env.now
+        yield env.timeout(service_time())
+        provider["busy"] -= 1
+        segments.append((index, "service", start, env.now))
+        if slot is not None:
+            pool.release(slot)
+
+    for index in range(params.calls):
+        env.process(call(index))
+    env.run()
+    return Lane(name=name, limit=limit, rejected=rejected, makespan_s=env.now,
+                segments=tuple(sorted(segments, key=lambda s: (s[0], s[2], STATES.index(s[1])))))
+
+
+def run(params: Params, seed: int = 1) -> Result:
+    """Send the batch by fan-out, then through the pool, each on a fresh provider."""
+    rng = random.Random(seed)
+    fanout = _send_batch(params, rng, None, "fan-out")
+    pool = _send_batch(params, rng, params.pool_size, f"pool of {params.pool_size}")
+    return Result(params=params, seed=seed, fanout=fanout, pool=pool)
+
+
+# ---- statistics: pure functions of the result ------------------------------------------------
+
+def in_service_steps(lane: Lane) -> list[tuple[float, int]]:
+    """(time, calls in service from then on) at every change, for a step chart and checks."""
+    deltas: dict[float, int] = {}
+    for _, state, start, end in lane.segments:
+        if state == "service":
+            deltas[start] = deltas.get(start, 0) + 1
+            deltas[end] = deltas.get(end, 0) - 1
+    steps, level = [], 0
+    for moment in sorted(deltas):
+        level += deltas[moment]
+        steps.append((moment, level))
+    return steps
+
+
+def peak_in_service(lane: Lane) -> int:
+    return max((level for _, level in in_service_steps(lane)), default=0)
+
+
+def mean_in_service(lane: Lane) -> float:
+    """Time-average calls in service over the makespan, integrated from the step chart."""
+    steps = in_service_steps(lane)
+    area = sum(level * (later - moment) for (moment, level), (later, _) in zip(steps, steps[1:]))
+    return area / lane.makespan_s if lane.makespan_s > 0 else 0.0
+
+
+def service_seconds(lane: Lane) -> float:
+    return sum(end - start for _, state, start, end in lane.segments if state == "service")
+
+
+def capacity_floor_s(params: Params) -> float:
+    """No schedule beats R slots working flat out: ceil(n / R) waves of service_s (no jitter)."""
+    return math.ceil(params.calls / params.provider_limit) * params.service_s
+
+
+def lane_summary(lane: Lane) -> dict:
+    return {"rejected": lane.rejected, "makespan_s": round(lane.makespan_s, 2),
+            "peak_in_service": peak_in_service(lane)}
+
+
+def summary(result: Result) -> dict:
+    p = result.params
+    return {"calls": p.calls, "provider_limit": p.provider_limit, "pool_size": p.pool_size,
+            "retry_after_s": p.retry_after_s, "fanout": lane_summary(result.fanout),
+            "pool": lane_summary(result.pool)}

@@ -1,0 +1,79 @@
+"""Named simulation runs that drills can embed: a model, frozen params and the number asked for.
+
+A drill question names a preset id; its truth is ``evaluate(id, attempt_seed)``. Other models
+add entries to ``PRESETS`` the same way.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+from sims import concurrency_pool, hot_shard, retry_storm
+
+
+@dataclass(frozen=True)
+class SimPreset:
+    """One embeddable run and the summary figure a guess is graded against."""
+
+    id: str
+    model: str                          # module name under sims/
+    params: object                      # that module's frozen Params
+    metric: str                         # dotted path into summary(), e.g. "fanout.rejected"
+    unit: str
+    label: str                          # the question, in a few words
+
+
+def _entries(*presets: SimPreset) -> dict[str, SimPreset]:
+    return {preset.id: preset for preset in presets}
+
+
+PRESETS: dict[str, SimPreset] = _entries(
+    SimPreset("hot_shard.celebrity_4", "hot_shard", hot_shard.celebrity(shards=4),
+              "hot_shard_load_pct", "% of capacity",
+              "Load on the celebrity key's shard, 4 shards"),
+    SimPreset("hot_shard.celebrity_6", "hot_shard", hot_shard.celebrity(shards=6),
+              "hot_shard_load_pct", "% of capacity",
+              "Load on the celebrity key's shard after growing to 6 shards"),
+    SimPreset("hot_shard.tenant_groups", "hot_shard", hot_shard.tenant_groups(),
+              "neighbour_mean_wait_s", "s",
+              "Mean wait of the noisy tenant's neighbours, 4 worker groups"),
+    SimPreset("hot_shard.shuffle_cut_off", "hot_shard", hot_shard.shuffle_sharding(),
+              "cut_off_keys_pct", "% of tenants",
+              "Tenants left with no working group, 2 of 8 groups each"),
+    SimPreset("concurrency_pool.fanout_rejected", "concurrency_pool", concurrency_pool.Params(),
+              "fanout.rejected", "429s", "429s collected by the unbounded fan-out"),
+    SimPreset("concurrency_pool.fanout_makespan", "concurrency_pool", concurrency_pool.Params(),
+              "fanout.makespan_s", "s", "Time for the unbounded fan-out to finish"),
+    SimPreset("concurrency_pool.pool5_makespan", "concurrency_pool", concurrency_pool.Params(pool_size=5),
+              "pool.makespan_s", "s", "Time for a pool of 5 to finish"),
+    SimPreset("concurrency_pool.pool10_rejected", "concurrency_pool", concurrency_pool.Params(pool_size=10),
+              "pool.rejected", "429s", "429s collected by a pool of 10"),
+    SimPreset("concurrency_pool.pool10_makespan", "concurrency_pool", concurrency_pool.Params(pool_size=10),
+              "pool.makespan_s", "s", "Time for a pool of 10 to finish"),
+    SimPreset("retry_storm.no_jitter_peak", "retry_storm", retry_storm.Params(jitter=False),
+              "peak_calls_per_s", "calls/s", "Calls reaching the provider in the worst second, no jitter"),
+    SimPreset("retry_storm.jitter_peak", "retry_storm", retry_storm.Params(jitter=True),
+              "peak_calls_per_s", "calls/s", "Worst second with jitter, a shared breaker and a ramp"),
+)
+
+
+def metric_value(summary: dict, path: str) -> float:
+    """Follow a dotted path such as ``"fanout.rejected"`` into a summary dict."""
+    value: object = summary
+    for part in path.split("."):
+        if not isinstance(value, dict) or part not in value:
+            raise KeyError(f"summary has no {path!r} (stopped at {part!r})")
+        value = value[part]
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{path!r} is not a number: {value!r}")
+    return float(value)
+
+
+def evaluate(preset_id: str, seed: int) -> float:
+    """Run the preset's model with ``seed`` and return the figure a guess is graded against."""
+    try:
+        preset = PRESETS[preset_id]
+    except KeyError:
+        raise KeyError(f"unknown simulation preset {preset_id!r}; known: {', '.join(sorted(PRESETS))}") from None
+    model = importlib.import_module(f"sims.{preset.model}")
+    return metric_value(model.summary(model.run(preset.params, seed)), preset.metric)

@@ -1,0 +1,240 @@
+"""Retry storm: worker processes whose circuit breakers open together come back together.
+
+Counts the calls that reach the recovering provider each second, with and without the three
+fixes (jittered probes, one shared breaker state, a staged traffic ramp).
+
+Assumptions (units are calls and seconds; t = 0 is when every breaker opened):
+
+* The provider is down until ``outage_s`` (39 min: breakers opened at 15:01, A is back at
+  15:40). A call that reaches it earlier fails; from ``outage_s`` on, every call succeeds and
+  lasts ``call_s``. The provider's limit, ``provider_limit_per_s``, is only measured against,
+  never enforced, so the chart shows how far over it the fleet goes.
+* Each of ``processes`` workers has ``in_flight_per_process`` calls parked behind its open
+  breaker. A probe is one of those parked calls, sent to the provider.
+* Without jitter every process keeps its own breaker and probes every ``probe_interval_s``
+  exactly. The first probe after recovery succeeds in every process at the same instant, each
+  breaker closes fully, and each process sends the rest of its parked calls at once.
+* With jitter (the three fixes together): probe gaps are ``probe_interval_s`` x U(0.5, 1.5);
+  the breaker state is shared, so a process skips its probe when another probed within half an
+  interval, and the first success speaks for the fleet; then A's share of traffic ramps
+  through ``RAMP_SHARES`` (10%, 25%, 50%, 100%), ``stage_s`` per stage. A parked call goes to A
+  with the first stage's share, at a random moment in that stage; the rest go to the fallback
+  providers at once.
+* Fresh demand is a Poisson stream of ``demand_per_s`` calls over the fleet, simulated from
+  ``LEAD_S`` before recovery. A fresh call goes to A if its process's breaker is closed, or
+  with the ramp's current share; otherwise to a fallback. No call is dropped.
+
+Defaults reproduce drill 13, break 2 follow-up: 40 processes x 9 parked calls = 360 calls on
+A in one second without jitter, against a limit of 3,000/min = 50 calls/s.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import simpy
+
+from sims.stable_hash import check_bounds
+
+RAMP_SHARES = (0.10, 0.25, 0.50, 1.0)   # A's share of traffic in each stage after recovery
+LEAD_S = 60.0                           # fresh demand is simulated from this long before recovery
+MAX_CALLS = 40_000                      # parked + fresh calls + probes per run: the event budget
+BOUNDS = {
+    "processes": (1, 400),
+    "in_flight_per_process": (1, 100),
+    "provider_limit_per_s": (1, 100_000),
+    "probe_interval_s": (1.0, 600.0),
+    "outage_s": (0.0, 86_400.0),
+    "demand_per_s": (0.0, 1_000.0),
+    "stage_s": (1.0, 3_600.0),
+    "after_s": (10.0, 3_600.0),
+    "call_s": (0.01, 600.0),
+}
+
+
+@dataclass(frozen=True)
+class Params:
+    """The fleet, the outage and the recovery policy."""
+
+    processes: int = 40                 # worker processes, one breaker each unless shared
+    in_flight_per_process: int = 9      # calls parked behind each open breaker
+    jitter: bool = False                # jittered probes + shared breaker state + staged ramp
+    provider_limit_per_s: int = 50      # provider A: 3,000 requests a minute
+    probe_interval_s: float = 30.0      # half-open probe schedule
+    outage_s: float = 2_340.0           # A is back this long after the breakers opened
+    demand_per_s: float = 20.0          # fresh calls per second over the fleet (weekday peak)
+    stage_s: float = 60.0               # length of each ramp stage
+    after_s: float = 300.0              # seconds simulated after recovery
+    call_s: float = 8.0                 # a successful call's duration
+
+    def __post_init__(self) -> None:
+        check_bounds(self, BOUNDS)
+        if not isinstance(self.jitter, bool):
+            raise ValueError(f"jitter must be true or false, got {self.jitter!r}")
+        expected = (self.processes * (self.in_flight_per_process + self.outage_s / self.probe_interval_s)
+                    + self.demand_per_s * (LEAD_S + self.after_s))
+        if expected > MAX_CALLS:
+            raise ValueError(f"this run would send about {expected:,.0f} calls; the limit is {MAX_CALLS:,}")
+
+    @property
+    def end_s(self) -> float:
+        return self.outage_s + self.after_s
+
+
+@dataclass(frozen=True)
+class Result:
+    """Every call with where it went; every statistic below is computed from it."""
+
+    params: Params
+    seed: int
+    # one row per call: (time s, process, kind "probe" | "parked" | "fresh", to_provider, ok)
+    calls: tuple[tuple[float, int, str, bool, bool], ...]
+    recovered_at_s: float | None        # when the first breaker closed, or None
+
+
+def run(params: Params, seed: int = 1) -> Result:
+    """Simulate from the breakers opening to ``after_s`` past recovery."""
+    rng = random.Random(seed)
+    env = simpy.Environment()
+    calls: list[tuple[float, int, str, bool, bool]] = []
+    closed = [False] * params.processes
+    shared = {"ramp_from": None, "last_probe": -float("inf")}
+
+    def provider_up() -> bool:
+        return env.now >= params.outage_s
+
+    def share_now() -> float:
+        start = shared["ramp_from"]
+        if start is None:
+            return 0.0
+        stage = int((env.now - start) // params.stage_s)
+        return RAMP_SHARES[min(stage, len(RAMP_SHARES) - 1)]
+
+    def send_parked_later(process: int, delay: float):
+        yield env.timeout(delay)
+        calls.append((env.now, process, "parked", True, True))
+
+    def worker(process: int):
+        parked = params.in_flight_per_process
+        while True:
+            gap = params.probe_interval_s
+            if params.jitter:
+                gap *= rng.uniform(0.5, 1.5)
+            yield env.timeout(gap)
+            if params.jitter and shared["ramp_from"] is not None:
+                break
+            if params.jitter and env.now - shared["last_probe"] < params.probe_interval_s / 2:
+                continue
+            shared["last_probe"] = env.now
+            calls.append((env.now, process, "probe", True, provider_up()))
+            if provider_up():
+                parked -= 1
+                break
+        if not params.jitter:
+            closed[process] = True
+            calls.extend((env.now, process, "parked", True, True) for _ in range(parked))
+            return
+        if shared["ramp_from"] is None:
+            shared["ramp_from"] = env.now
+        for _ in range(parked):
+            if rng.random() < RAMP_SHARES[0]:
+                stage_left = shared["ramp_from"] + params.stage_s - env.now
+                env.process(send_parked_later(process, rng.uniform(0.0, max(0.0, stage_left))))
+            else:
+                calls.append((env.now, process, "parked", False, True))
+
+    def fresh_demand():
+        yield env.timeout(max(0.0, params.outage_s - LEAD_S))
+        while params.demand_per_s > 0:
+            yield env.timeout(rng.expovariate(params.demand_per_s))
+            process = rng.randrange(params.processes)
+            if params.jitter:
+                to_provider = rng.random() < share_now()
+            else:
+                to_provider = closed[process]
+            calls.append((env.now, process, "fresh", to_provider, True))
+
+    for process in range(params.processes):
+        env.process(worker(process))
+    env.process(fresh_demand())
+    env.run(until=params.end_s)
+    closes = [t for t, _, kind, to_a, ok in calls if kind == "probe" and ok]
+    return Result(params=params, seed=seed, calls=tuple(calls),
+                  recovered_at_s=min(closes) if closes else None)
+
+
+# ---- statistics: pure functions of the result ------------------------------------------------
+
+def per_second(result: Result, kinds: tuple[str, ...] = ("probe", "parked", "fresh")) -> dict[int, int]:
+    """Calls reaching the provider in each whole second (only seconds with calls)."""
+    counts: dict[int, int] = {}
+    for moment, _, kind, to_provider, _ in result.calls:
+        if to_provider and kind in kinds:
+            second = int(moment)
+            counts[second] = counts.get(second, 0) + 1
+    return counts
+
+
+def peak_calls_per_s(result: Result) -> int:
+    return max(per_second(result).values(), default=0)
+
+
+def peak_second(result: Result) -> int | None:
+    counts = per_second(result)
+    return max(counts, key=lambda s: (counts[s], -s)) if counts else None
+
+
+def seconds_over_limit(result: Result) -> int:
+    return sum(1 for n in per_second(result).values() if n > result.params.provider_limit_per_s)
+
+
+def parked_total(params: Params) -> int:
+    return params.processes * params.in_flight_per_process
+
+
+def parked_sent(result: Result) -> int:
+    """Parked calls that went anywhere (probes that succeeded count as parked calls)."""
+    return sum(1 for _, _, kind, _, ok in result.calls if kind == "parked" or (kind == "probe" and ok))
+
+
+def in_flight_steps(result: Result) -> list[tuple[float, int]]:
+    """(time, successful calls in flight at the provider) at every change."""
+    deltas: dict[float, int] = {}
+    for moment, _, _, to_provider, ok in result.calls:
+        if to_provider and ok and moment >= result.params.outage_s:
+            deltas[moment] = deltas.get(moment, 0) + 1
+            deltas[moment + result.params.call_s] = deltas.get(moment + result.params.call_s, 0) - 1
+    steps, level = [], 0
+    for moment in sorted(deltas):
+        level += deltas[moment]
+        steps.append((moment, level))
+    return steps
+
+
+def littles_law(result: Result) -> tuple[float, float]:
+    """Over recovery to the end: (time-average calls in flight, arrival rate x time in flight)."""
+    p = result.params
+    start, end = p.outage_s, p.end_s
+    steps = [(t, n) for t, n in in_flight_steps(result) if t <= end] + [(end, 0)]
+    area = sum(n * (later - t) for (t, n), (later, _) in zip(steps, steps[1:]))
+    arrivals = [t for t, _, _, to_provider, ok in result.calls if to_provider and ok and start <= t <= end]
+    spans = [min(t + p.call_s, end) - t for t in arrivals]
+    window = end - start
+    return area / window, (len(arrivals) / window) * (sum(spans) / len(spans) if spans else 0.0)
+
+
+def summary(result: Result) -> dict:
+    p = result.params
+    peak_at = peak_second(result)
+    return {
+        "processes": p.processes,
+        "in_flight_per_process": p.in_flight_per_process,
+        "jitter": p.jitter,
+        "peak_calls_per_s": peak_calls_per_s(result),
+        "provider_limit_per_s": p.provider_limit_per_s,
+        "peak_at_s_after_recovery": None if peak_at is None else round(peak_at - p.outage_s, 1),
+        "parked_calls_in_peak_second": per_second(result, ("probe", "parked")).get(peak_at, 0),
+        "seconds_over_limit": seconds_over_limit(result),
+        "calls_to_provider": sum(1 for c in result.calls if c[3]),
+        "calls_to_fallback": sum(1 for c in result.calls if not c[3]),
+    }
