@@ -227,7 +227,7 @@ class Params:
                     need(float(value).is_integer(), f"{field.name} must be a whole number, got {value!r}")
         need(self.claim in CLAIM_RULES, f"claim must be one of {', '.join(CLAIM_RULES)}, got {self.claim!r}")
         need(0 < self.window_min <= MAX_WINDOW_MIN, f"window_min must be in (0, {MAX_WINDOW_MIN:g}]")
-        need(0 <= self.break_at_min <= self.window_min, "break_at_min must be between 0 and window_min")
+        need(0 <= self.break_at_min <= MAX_WINDOW_MIN, f"break_at_min must be in [0, {MAX_WINDOW_MIN:g}]")
         need(0 < self.peak_jobs_per_s <= MAX_PEAK_JOBS_PER_S,
              f"peak_jobs_per_s must be in (0, {MAX_PEAK_JOBS_PER_S:g}]")
         need(4 <= self.tenants <= MAX_TENANTS, f"tenants must be between 4 and {MAX_TENANTS}")
@@ -236,10 +236,10 @@ class Params:
         need(0 < self.acme_multiplier <= 400, "acme_multiplier must be in (0, 400]")
         need(0 <= self.acme_resubmit_share < 1, "acme_resubmit_share must be in [0, 1)")
         need(0 <= self.acme_cap <= 1000, "acme_cap must be between 0 and 1000")
-        need(0 <= self.outage_min <= self.window_min, "outage_min must be between 0 and window_min")
+        need(0 <= self.outage_min <= MAX_WINDOW_MIN, f"outage_min must be in [0, {MAX_WINDOW_MIN:g}]")
         need(self.hang_s >= 0 and self.error_latency_s > 0, "hang_s must be >= 0 and error_latency_s > 0")
-        need(0 <= self.mitigations_from_min <= self.window_min,
-             "mitigations_from_min must be between 0 and window_min")
+        need(0 <= self.mitigations_from_min <= MAX_WINDOW_MIN,
+             f"mitigations_from_min must be in [0, {MAX_WINDOW_MIN:g}]")
         need(1 <= self.workers <= 400 and 1 <= self.slots_per_worker <= 50,
              "workers must be in [1, 400] and slots_per_worker in [1, 50]")
         need(0.5 <= self.call_mean_s <= 120 and 0 <= self.call_sigma <= 1.5,
@@ -362,10 +362,11 @@ def tenant_mix(p: Params) -> tuple[tuple[int, ...], tuple[float, ...]]:
 
 class _Job:
     __slots__ = ("tenant", "arrived", "started", "ended", "state", "steps_done", "degraded",
-                 "interruptions", "seq")
+                 "interruptions", "seq", "call_s")
 
-    def __init__(self, tenant: int, arrived: float) -> None:
+    def __init__(self, tenant: int, arrived: float, call_s: tuple[float, ...]) -> None:
         self.tenant = tenant
+        self.call_s = call_s          # healthy duration of each step, drawn once at submission
         self.arrived = arrived
         self.started: float | None = None
         self.ended: float | None = None
@@ -455,7 +456,8 @@ class _Platform:
         if repeat and self._on(self.p.idempotency):
             self.deduplicated += 1
             return
-        job = _Job(tenant, self.env.now)
+        rng, mu, sigma = self.rng, self.mu, self.p.call_sigma
+        job = _Job(tenant, self.env.now, tuple(rng.lognormvariate(mu, sigma) for _ in STEPS))
         self.jobs.append(job)
         self._enqueue(job)
         self.fill()
@@ -571,7 +573,7 @@ class _Platform:
             if job.steps_done == len(STEPS) - 1 and not a.closed and self._on(p.polish_switch):
                 job.degraded = True
                 break
-            served = yield from self.call()
+            served = yield from self.call(job.call_s[job.steps_done])
             if not served:
                 self._release_slot(job)
                 job.interruptions += 1
@@ -608,8 +610,12 @@ class _Platform:
                 tried.add(provider.index)
         return None, any_allowed
 
-    def call(self):
-        """One step's LLM call through the gateway; returns True when a provider answered."""
+    def call(self, healthy_s: float):
+        """One step's LLM call through the gateway; returns True when a provider answered.
+
+        ``healthy_s`` is how long the first try takes on a healthy provider; it is drawn with the
+        job so that runs differing only in capacity see the same work (common random numbers).
+        """
         env, p = self.env, self.p
         pools = self._on(p.provider_pools)
         tried: set[int] = set()
@@ -636,7 +642,7 @@ class _Platform:
             woken = False
             provider.inflight += 1
             provider.sent += 1
-            outcome, held = self._plan_call(provider)
+            outcome, held = self._plan_call(provider, healthy_s)
             yield env.timeout(held)
             provider.inflight -= 1
             if self.waiters:
@@ -648,18 +654,18 @@ class _Platform:
                 return True
             self.failed_calls.append(FailedCall(provider.index, env.now - held, held, outcome))
             self._breaker_failure(provider)
+            healthy_s = self.rng.lognormvariate(self.mu, p.call_sigma)   # a retry is a new call
             tried.add(provider.index)
             attempts += 1
             if attempts >= p.max_call_attempts:
                 return False
 
-    def _plan_call(self, provider: _Provider) -> tuple[str, float]:
+    def _plan_call(self, provider: _Provider, healthy: float) -> tuple[str, float]:
         """Outcome and duration of a call starting now; the outage schedule is known in advance."""
         p, now = self.p, self.env.now
         short = self._on(p.short_timeouts)
         total = SHORT_TOTAL_TIMEOUT_S if short else p.total_timeout_s
         no_token_limit = FIRST_TOKEN_TIMEOUT_S if short else total
-        healthy = self.rng.lognormvariate(self.mu, p.call_sigma)
         if provider.index == 0 and self.outage is not None:
             down, up = self.outage
             if down <= now < up:
