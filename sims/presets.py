@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 
-from sims import concurrency_pool, hot_shard, retry_storm
+from sims import concurrency_pool, hot_shard, platform, retry_storm
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,21 @@ PRESETS: dict[str, SimPreset] = _entries(
               "peak_calls_per_s", "calls/s", "Calls reaching the provider in the worst second, no jitter"),
     SimPreset("retry_storm.jitter_peak", "retry_storm", retry_storm.Params(jitter=True),
               "peak_calls_per_s", "calls/s", "Worst second with jitter, a shared breaker and a ramp"),
+    SimPreset("platform.peak_in_flight", "platform", platform.Params.for_scenario("baseline"),
+              "jobs_in_flight", "jobs", "Jobs in flight at the weekday peak"),
+    SimPreset("platform.break1_growth", "platform", platform.Params.for_scenario("break1_fifo"),
+              "backlog_growth_jobs_per_s", "jobs/s", "Backlog growth while Acme sends 100x, FIFO"),
+    SimPreset("platform.break1_acme_share", "platform", platform.Params.for_scenario("break1_fifo"),
+              "acme_slot_share_pct", "% of slots", "Share of the worker slots Acme holds under FIFO"),
+    SimPreset("platform.break1_capped_recovery", "platform", platform.Params.for_scenario("break1_fair"),
+              "others_recovery_min", "min", "Minutes for everyone else's backlog to clear, Acme capped at 20"),
+    SimPreset("platform.break1_paused_recovery", "platform", platform.Params.for_scenario("break1_paused"),
+              "others_recovery_min", "min", "Minutes for everyone else's backlog to clear, Acme paused"),
+    SimPreset("platform.break2_growth", "platform",
+              platform.Params.for_scenario("break2_polish_off", window_min=45.0),
+              "backlog_growth_jobs_per_s", "jobs/s", "Backlog growth on the fallbacks with all four calls"),
+    SimPreset("platform.break2_extra_spend", "platform", platform.Params.for_scenario("break2"),
+              "extra_provider_spend_usd", "$", "Extra provider spend for the 40-minute outage"),
 )
 
 
