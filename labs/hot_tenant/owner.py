@@ -15,10 +15,10 @@ MAX_BATCH = 10_000
 SCHEMA = (
     # Creation guard: the primary key makes two racing "first owner" transactions collide.
     "CREATE TABLE IF NOT EXISTS ordered_streams (tenant_id VARCHAR PRIMARY KEY)",
-    # One row per stream holding the lease and the sequence head. Deliberately no primary key:
-    # DuckDB 2.0.1 does not report a write-write conflict when a transaction updates a row of a
-    # primary-keyed table that another transaction changed and committed after it began (a lost
-    # update); on a table without an index it raises "Conflict on update", which is what fences.
+    # One row per stream: the lease and the sequence head. DuckDB 2.0.1 finds write-write
+    # conflicts column by column, so every statement that changes this row writes all four
+    # mutable columns; and the table has no primary key, because on a keyed table an
+    # UPDATE ... RETURNING from an older snapshot was seen to overwrite a newer commit.
     """CREATE TABLE IF NOT EXISTS stream_owner (
         tenant_id VARCHAR NOT NULL,
         owner_id VARCHAR,
@@ -33,6 +33,14 @@ SCHEMA = (
         payload VARCHAR NOT NULL,
         PRIMARY KEY (tenant_id, seq))""",
 )
+
+
+# Both statements write owner_id, epoch, last_seq and lease_until (see the schema note), so a
+# takeover and an append that overlap always conflict and one of them is rolled back.
+TAKE_OWNERSHIP = ("UPDATE stream_owner SET owner_id = ?, epoch = ?, last_seq = last_seq, lease_until = ? "
+                  "WHERE tenant_id = ? AND epoch = ? RETURNING epoch")
+CLAIM_SEQUENCES = ("UPDATE stream_owner SET owner_id = owner_id, epoch = epoch, last_seq = last_seq + ?, "
+                   "lease_until = lease_until WHERE tenant_id = ? AND epoch = ? AND owner_id = ? RETURNING last_seq")
 
 
 @dataclass(frozen=True)
@@ -120,9 +128,7 @@ class OrderedStream:
                 if not renewing and current is not None and until > now and not takeover:
                     raise LeaseHeld(f"{current} holds the lease on {tenant_id} for {until - now:.1f}s more")
                 new_epoch = epoch if renewing else epoch + 1
-                cur.execute("UPDATE stream_owner SET owner_id = ?, epoch = ?, lease_until = ? "
-                            "WHERE tenant_id = ? AND epoch = ?",
-                            [owner_id, new_epoch, now + ttl_s, tenant_id, epoch])
+                cur.execute(TAKE_OWNERSHIP, [owner_id, new_epoch, now + ttl_s, tenant_id, epoch]).fetchall()
                 return Lease(tenant_id, owner_id, new_epoch, now + ttl_s)
         return retry_on_conflict(attempt)
 
@@ -138,10 +144,8 @@ class OrderedStream:
 
         def attempt() -> list[int]:
             with transaction(self.db.cursor()) as cur:
-                bumped = cur.execute(
-                    "UPDATE stream_owner SET last_seq = last_seq + ? "
-                    "WHERE tenant_id = ? AND epoch = ? AND owner_id = ? RETURNING last_seq",
-                    [len(payloads), lease.tenant_id, lease.epoch, lease.owner_id]).fetchall()
+                bumped = cur.execute(CLAIM_SEQUENCES,
+                                     [len(payloads), lease.tenant_id, lease.epoch, lease.owner_id]).fetchall()
                 if not bumped:
                     raise self._stale(lease)
                 first = bumped[0][0] - len(payloads) + 1

@@ -1,0 +1,207 @@
+"""Tests for the fenced ordered stream: leases, epochs, gap-free batches, racing owners.
+
+Brief 004's acceptance: a stale owner cannot append. Raced here in threads and in processes.
+
+Two races, two mechanisms. Threads share one connection (a cursor each), so a takeover and an
+append can overlap inside DuckDB; the fence is the UPDATE on the stream's row, which DuckDB's
+optimistic concurrency control lets only one of them win. Processes cannot share a DuckDB file
+for writing (one read-write process per file), so the process race takes turns: each step opens
+the file, runs one transaction and closes it; the stale process is refused because the epoch it
+carries no longer matches the stored one when its turn comes.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import threading
+
+import duckdb
+import pytest
+
+from labs.hot_tenant import Database, LeaseHeld, OrderedStream, StaleOwner
+from labs.hot_tenant.owner import CLAIM_SEQUENCES, TAKE_OWNERSHIP
+
+TENANT = "acme"
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def assert_gap_free(stream: OrderedStream) -> list:
+    events = stream.read(TENANT, limit=100_000)
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    assert stream.head(TENANT).last_seq == len(events)
+    return events
+
+
+def test_batches_take_consecutive_numbers():
+    stream = OrderedStream()
+    lease = stream.acquire(TENANT, "A")
+    assert lease.epoch == 1
+    assert stream.append(lease, ["a"]) == [1]
+    assert stream.append(lease, ["b", "c", "d", "e", "f"]) == [2, 3, 4, 5, 6]
+    assert [e.payload for e in assert_gap_free(stream)] == list("abcdef")
+    with pytest.raises(ValueError):
+        stream.append(lease, [])
+
+
+def test_live_lease_blocks_without_takeover_and_expiry_frees_it():
+    clock = FakeClock()
+    stream = OrderedStream(clock=clock)
+    first = stream.acquire(TENANT, "A", ttl_s=5)
+    assert stream.acquire(TENANT, "A", ttl_s=5).epoch == first.epoch  # renewal keeps the epoch
+    with pytest.raises(LeaseHeld):
+        stream.acquire(TENANT, "B")
+    clock.now += 6
+    second = stream.acquire(TENANT, "B")
+    assert second.epoch == first.epoch + 1
+    with pytest.raises(StaleOwner) as refused:
+        stream.append(first, ["late"])
+    assert refused.value.current_epoch == second.epoch and refused.value.current_owner == "B"
+    assert stream.read(TENANT) == []
+
+
+def test_stale_batch_prepared_before_a_takeover_is_refused_whole():
+    stream = OrderedStream()
+    old = stream.acquire(TENANT, "A")
+    stream.append(old, ["a1", "a2"])
+    new = stream.acquire(TENANT, "B", takeover=True)
+    with pytest.raises(StaleOwner):
+        stream.append(old, ["a3", "a4", "a5"])
+    stream.append(new, ["b1"])
+    events = assert_gap_free(stream)
+    assert [(e.payload, e.owner_id, e.epoch) for e in events] == [("a1", "A", 1), ("a2", "A", 1), ("b1", "B", 2)]
+
+
+@pytest.mark.parametrize("takeover_first", [True, False])
+def test_append_and_takeover_overlapping_in_the_database_conflict(takeover_first):
+    """The mechanism the fence relies on, step by step: two open transactions, one row."""
+    stream = OrderedStream()
+    old = stream.acquire(TENANT, "A")
+    appender, taker = stream.db._con.cursor(), stream.db._con.cursor()
+    appender.execute("BEGIN TRANSACTION")
+    taker.execute("BEGIN TRANSACTION")
+    assert appender.execute("SELECT epoch FROM stream_owner WHERE tenant_id = ?", [TENANT]).fetchone() == (1,)
+    append_args = [1, TENANT, old.epoch, "A"]
+    if takeover_first:  # the takeover commits while the append's snapshot still shows epoch 1
+        taker.execute(TAKE_OWNERSHIP, ["B", 2, 0.0, TENANT, 1]).fetchall()
+        taker.execute("COMMIT")
+        with pytest.raises(duckdb.TransactionException):
+            appender.execute(CLAIM_SEQUENCES, append_args).fetchall()
+        appender.execute("ROLLBACK")
+        assert stream.head(TENANT).epoch == 2 and stream.head(TENANT).last_seq == 0
+    else:  # the append got there first; the takeover has to wait and try again
+        assert appender.execute(CLAIM_SEQUENCES, append_args).fetchall() == [(1,)]
+        with pytest.raises(duckdb.TransactionException):
+            taker.execute(TAKE_OWNERSHIP, ["B", 2, 0.0, TENANT, 1]).fetchall()
+        taker.execute("ROLLBACK")
+        appender.execute("COMMIT")
+        assert stream.head(TENANT).epoch == 1 and stream.head(TENANT).last_seq == 1
+
+
+def race_in_threads(stream: OrderedStream, tenant: str) -> tuple[list, list, int]:
+    """A appends until refused; B takes over after A's third batch, then appends five batches."""
+    lease_a = stream.acquire(tenant, "A")
+    a_going = threading.Event()
+    a_ok: list[tuple[list[int], list[str]]] = []
+    b_ok: list[tuple[list[int], list[str]]] = []
+    refusals: list[StaleOwner] = []
+
+    def owner_a() -> None:
+        for n in range(100_000):
+            batch = [f"A-{n}-{k}" for k in range(1 + n % 5)]
+            try:
+                a_ok.append((stream.append(lease_a, batch), batch))
+            except StaleOwner as exc:
+                refusals.append(exc)
+                return
+            if n == 2:
+                a_going.set()
+
+    def owner_b() -> None:
+        a_going.wait()
+        lease_b = stream.acquire(tenant, "B", takeover=True)
+        for n in range(5):
+            batch = [f"B-{n}-{k}" for k in range(3)]
+            b_ok.append((stream.append(lease_b, batch), batch))
+
+    threads = [threading.Thread(target=owner_a), threading.Thread(target=owner_b)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return a_ok, b_ok, len(refusals)
+
+
+@pytest.mark.parametrize("round_", range(8))
+def test_two_owners_racing_in_threads(round_):
+    stream = OrderedStream()
+    tenant = TENANT
+    a_ok, b_ok, refused = race_in_threads(stream, tenant)
+    assert refused == 1
+    events = assert_gap_free(stream)
+    by_seq = {e.seq: e for e in events}
+    # what each owner was told it wrote is exactly what the stream holds, nothing else
+    told = [(seq, payload) for seqs, batch in a_ok + b_ok for seq, payload in zip(seqs, batch)]
+    assert sorted(told) == [(e.seq, e.payload) for e in events]
+    last_a = max(seq for seqs, _ in a_ok for seq in seqs)
+    first_b = min(seq for seqs, _ in b_ok for seq in seqs)
+    assert last_a < first_b
+    assert all(by_seq[s].owner_id == "B" and by_seq[s].epoch == 2 for s in range(first_b, len(events) + 1))
+
+
+def _process_owner(path: str, owner: str, takeover: bool, a_going, b_done, results) -> None:
+    """One owner in its own process, opening the shared file once per step."""
+    def step(work):
+        with Database.open_when_free(path) as db:
+            return work(OrderedStream(db=db))
+
+    if takeover:
+        a_going.wait(timeout=120)
+    lease = step(lambda s: s.acquire(TENANT, owner, takeover=takeover))
+    if takeover:
+        b_done.set()
+    told, refused = [], None
+    for n in range(5 if takeover else 100_000):
+        batch = [f"{owner}-{n}-{k}" for k in range(1 + n % 3)]
+        try:
+            seqs = step(lambda s: s.append(lease, batch))
+        except StaleOwner as exc:
+            refused = str(exc)
+            break
+        told += list(zip(seqs, batch))
+        if not takeover and n == 2:
+            a_going.set()
+    results.put((owner, told, refused, b_done.is_set()))
+
+
+def test_two_owners_racing_in_processes(tmp_path):
+    path = str(tmp_path / "stream.duckdb")
+    with Database(path) as db:
+        OrderedStream(db=db)  # create the schema before the race
+    ctx = multiprocessing.get_context("spawn")
+    a_going, b_done, results = ctx.Event(), ctx.Event(), ctx.Queue()
+    procs = [ctx.Process(target=_process_owner, args=(path, owner, owner == "B", a_going, b_done, results))
+             for owner in ("A", "B")]
+    for p in procs:
+        p.start()
+    outcome = {}
+    for _ in procs:
+        owner, told, refused, _seen = results.get(timeout=180)
+        outcome[owner] = (told, refused)
+    for p in procs:
+        p.join(timeout=60)
+        assert p.exitcode == 0
+    a_told, a_refused = outcome["A"]
+    b_told, b_refused = outcome["B"]
+    assert a_refused and "epoch 2" in a_refused and b_refused is None
+    with Database(path) as db:
+        stream = OrderedStream(db=db)
+        events = assert_gap_free(stream)
+        assert sorted(a_told + b_told) == [(e.seq, e.payload) for e in events]
+        assert max(s for s, _ in a_told) < min(s for s, _ in b_told)
+        assert {e.owner_id for e in events if e.epoch == 2} == {"B"}
