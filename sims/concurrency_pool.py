@@ -108,7 +108,7 @@ def _send_batch(params: Params, rng: random.Random, limit: int | None, name: str
             yield env.timeout(params.retry_after_s)
             segments.append((index, "backoff", sent + params.rejection_rtt_s, env.now))
         provider["busy"] += 1
-        start = env.now
+        start = float(env.now)
         yield env.timeout(service_time())
         provider["busy"] -= 1
         segments.append((index, "service", start, env.now))

@@ -47,6 +47,7 @@ HOT_KEY = "celebrity"               # stays on shard 0 for 1..MAX_SHARDS shards 
 ORDINARY_KEY = "key-{}"             # ordinary key names, numbered from 1
 MAX_SHARDS = 16
 MAX_JOBS = 30_000                   # expected requests per run: the event budget
+MAX_SAMPLES = 6_000                 # monitor samples per shard
 BOUNDS = {
     "shards": (1, MAX_SHARDS),
     "hot_key_share": (0.0, 0.95),
@@ -84,8 +85,8 @@ class Params:
         if self.arrival_rps * self.duration_s > MAX_JOBS:
             raise ValueError(f"arrival_rps x duration_s must stay under {MAX_JOBS:,} requests per run, "
                              f"got {self.arrival_rps * self.duration_s:,.0f}")
-        if self.duration_s / self.sample_every_s > 2_000:
-            raise ValueError("sample_every_s is too small for duration_s (at most 2,000 samples)")
+        if self.duration_s / self.sample_every_s > MAX_SAMPLES:
+            raise ValueError(f"sample_every_s is too small for duration_s (at most {MAX_SAMPLES:,} samples)")
 
     @property
     def shard_capacity_rps(self) -> float:
