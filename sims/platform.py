@@ -924,3 +924,49 @@ def summary(result: Result) -> dict[str, object]:
 
 def _round(value: float | None, digits: int = 1) -> float | None:
     return None if value is None else round(value, digits)
+
+
+def minutes_from_break(result: Result, t: float) -> float:
+    return (t - result.params.break_at_min * 60.0) / 60.0
+
+
+def timeline(result: Result) -> dict[str, tuple]:
+    """Per-sample series for charts; x is minutes from the break (negative before it).
+
+    ``calls_per_s`` holds, per provider, the calls sent during the interval ending at each sample.
+    """
+    samples = result.samples
+    slots = result.params.slots
+    calls: list[tuple[float, ...]] = []
+    for i, provider in enumerate(PROVIDERS):
+        series = [0.0]
+        for before, now in zip(samples, samples[1:]):
+            dt = now.t - before.t
+            series.append((now.sent[i] - before.sent[i]) / dt if dt > 0 else 0.0)
+        calls.append(tuple(series))
+    return {
+        "minute": tuple(minutes_from_break(result, s.t) for s in samples),
+        "queued_acme": tuple(s.queued_acme for s in samples),
+        "queued_others": tuple(s.queued_others for s in samples),
+        "running_acme": tuple(s.running_acme for s in samples),
+        "running_others": tuple(s.running_others for s in samples),
+        "idle": tuple(slots - s.running_acme - s.running_others for s in samples),
+        "calls_per_s": tuple(calls),
+        "a_breaker_closed": tuple(s.breaker_closed[0] for s in samples),
+    }
+
+
+def wait_p95_by_minute(result: Result, acme: bool) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """p95 queue wait of one group's jobs, grouped by the minute they were claimed (from the break)."""
+    by_minute: dict[int, list[float]] = {}
+    for j in result.jobs:
+        if j.started is None or (j.tenant == ACME) != acme:
+            continue
+        minute = math.floor(minutes_from_break(result, j.started))
+        by_minute.setdefault(minute, []).append(j.started - j.arrived)
+    minutes = sorted(by_minute)
+    return tuple(m + 0.5 for m in minutes), tuple(percentile(by_minute[m], 95) for m in minutes)
+
+
+def limits_per_s(p: Params) -> tuple[float, float, float]:
+    return (p.limit_a_per_min / 60.0, p.limit_b_per_min / 60.0, p.limit_c_per_min / 60.0)

@@ -11,6 +11,8 @@ MY_ATTEMPTS = "my_attempts"              # tokens started or resumed in this bro
 INSTRUCTOR_OK = "instructor_signed_in"
 GUESS_PREFIX = "guess::"                 # reader guesses on simulation pages
 PLAYED_PREFIX = "played::"               # which sim tabs have been played
+PLATFORM_SCENARIO = "platform_scenario"  # scenario picker on the platform simulation page
+PLATFORM_PREFIX = "platform::"           # that page's switches and sliders, per scenario
 
 
 def guess_key(name: str) -> str:
@@ -19,3 +21,8 @@ def guess_key(name: str) -> str:
 
 def played_key(name: str) -> str:
     return f"{PLAYED_PREFIX}{name}"
+
+
+def platform_key(scenario: str, name: str) -> str:
+    """Per-scenario widget key, so picking a scenario starts from that scenario's settings."""
+    return f"{PLATFORM_PREFIX}{scenario}::{name}"

@@ -1,0 +1,105 @@
+"""Plotly figures for the platform simulation: backlog, waits, slot share and provider load.
+
+Pure builders (a Result in, a figure out) so the page stays thin and tests can inspect the traces.
+"""
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from sims import platform
+from sims.platform import Result
+
+ACME_COLOUR = "#d62728"
+OTHERS_COLOUR = "#1f77b4"
+IDLE_COLOUR = "#c7c7c7"
+PROVIDER_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c")
+X_TITLE = "minutes from the break"
+
+
+def _visible(result: Result) -> int:
+    """Index of the first sample worth drawing: the empty start-up minutes are left out."""
+    for i, s in enumerate(result.samples):
+        if s.t >= platform.SETTLE_S:
+            return i
+    return 0
+
+
+def _frame(fig: go.Figure, result: Result, title: str, y_title: str) -> go.Figure:
+    """Shared layout plus dotted markers where the break starts, mitigations start and A returns."""
+    p = result.params
+    marks = []
+    if platform.has_surge(p) or platform.has_outage(p):
+        marks.append((0.0, "break"))
+    if p.mitigations_from_min > 0:
+        marks.append((p.mitigations_from_min - p.break_at_min, "mitigations on"))
+    if platform.has_outage(p):
+        marks.append((p.outage_min, "A back"))
+    end = p.window_min - p.break_at_min
+    for x, label in marks:
+        if x <= end:
+            fig.add_vline(x=x, line_dash="dot", line_color="#555", annotation_text=label,
+                          annotation_position="top left")
+    fig.update_layout(title=title, xaxis_title=X_TITLE, yaxis_title=y_title, height=340,
+                      margin=dict(l=10, r=10, t=60, b=10), hovermode="x unified",
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=1.0, xanchor="right"))
+    return fig
+
+
+def backlog_figure(result: Result) -> go.Figure:
+    line = platform.timeline(result)
+    k = _visible(result)
+    x = line["minute"][k:]
+    fig = go.Figure()
+    fig.add_scatter(x=x, y=line["queued_others"][k:], name="everyone else", line_color=OTHERS_COLOUR)
+    fig.add_scatter(x=x, y=line["queued_acme"][k:], name="Acme", line_color=ACME_COLOUR)
+    return _frame(fig, result, "Jobs waiting for a worker slot", "queued jobs")
+
+
+def waits_figure(result: Result) -> go.Figure:
+    fig = go.Figure()
+    start = platform.minutes_from_break(result, platform.SETTLE_S)
+    for acme, name, colour in ((False, "everyone else", OTHERS_COLOUR), (True, "Acme", ACME_COLOUR)):
+        minutes, p95 = platform.wait_p95_by_minute(result, acme)
+        keep = [i for i, m in enumerate(minutes) if m >= start]
+        fig.add_scatter(x=[minutes[i] for i in keep], y=[p95[i] for i in keep], name=name,
+                        mode="lines+markers", line_color=colour, marker_size=4)
+    budget = 120.0 - result.params.job_s
+    fig.add_hline(y=budget, line_dash="dash", line_color="#888",
+                  annotation_text=f"{budget:.0f} s: what a 2-minute target leaves for waiting")
+    return _frame(fig, result, "Queue wait p95, by minute of claim", "seconds")
+
+
+def slot_share_figure(result: Result) -> go.Figure:
+    line = platform.timeline(result)
+    k = _visible(result)
+    x = line["minute"][k:]
+    slots = result.params.slots
+    fig = go.Figure()
+    for key, name, colour in (("running_acme", "Acme", ACME_COLOUR),
+                              ("running_others", "everyone else", OTHERS_COLOUR),
+                              ("idle", "idle", IDLE_COLOUR)):
+        fig.add_scatter(x=x, y=[100.0 * v / slots for v in line[key][k:]], name=name, stackgroup="slots",
+                        line_color=colour, line_width=0.5)
+    fig.update_yaxes(range=[0, 100])
+    return _frame(fig, result, f"Who holds the {slots} worker slots", "% of slots")
+
+
+def provider_load_figure(result: Result) -> go.Figure:
+    line = platform.timeline(result)
+    k = _visible(result)
+    x = line["minute"][k:]
+    fig = go.Figure()
+    for i, (name, limit) in enumerate(zip(platform.PROVIDERS, platform.limits_per_s(result.params))):
+        colour = PROVIDER_COLOURS[i]
+        fig.add_scatter(x=x, y=line["calls_per_s"][i][k:], name=f"{name} sent", line_color=colour)
+        fig.add_scatter(x=[x[0], x[-1]] if x else [], y=[limit, limit], name=f"{name} limit",
+                        mode="lines", line=dict(color=colour, dash="dash", width=1))
+    return _frame(fig, result, "Calls sent to each provider against its limit", "calls per second")
+
+
+FIGURES = (
+    ("backlog", backlog_figure),
+    ("waits", waits_figure),
+    ("slots", slot_share_figure),
+    ("providers", provider_load_figure),
+)
