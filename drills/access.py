@@ -1,0 +1,127 @@
+"""The instructor passphrase: only a salted PBKDF2 hash is configured, and it is compared in constant time.
+
+Configure FAULTLINES_INSTRUCTOR_HASH (or the `instructor_hash` secret); `python -m drills.access` prints one.
+"""
+from __future__ import annotations
+
+import getpass
+import hashlib
+import hmac
+import os
+import secrets
+import sys
+import threading
+from dataclasses import dataclass
+
+HASH_ENV = "FAULTLINES_INSTRUCTOR_HASH"
+SECRET_KEY = "instructor_hash"
+SCHEME = "pbkdf2_sha256"
+ITERATIONS = 240_000
+MIN_PASSPHRASE = 10
+MAX_PASSPHRASE = 256
+# A wrong passphrase waits this long times the session's earlier failures (capped): slow to guess, cheap to retype.
+FAILURE_DELAY_S = 1.0
+MAX_FAILURE_DELAY_S = 8.0
+
+
+class AccessError(ValueError):
+    """A configured hash that cannot be used, or a passphrase too weak to hash."""
+
+
+@dataclass(frozen=True)
+class PassphraseHash:
+    iterations: int
+    salt: bytes
+    digest: bytes
+
+    def encode(self) -> str:
+        return f"{SCHEME}${self.iterations}${self.salt.hex()}${self.digest.hex()}"
+
+
+def _derive(passphrase: str, salt: bytes, iterations: int) -> bytes:
+    return hashlib.pbkdf2_hmac("sha256", passphrase.encode("utf-8"), salt, iterations)
+
+
+def hash_passphrase(passphrase: str, *, iterations: int = ITERATIONS, salt: bytes | None = None) -> str:
+    """The string to configure: scheme, iterations, salt and digest joined by '$'."""
+    if len(passphrase) < MIN_PASSPHRASE:
+        raise AccessError(f"Use a passphrase of at least {MIN_PASSPHRASE} characters.")
+    if len(passphrase) > MAX_PASSPHRASE:
+        raise AccessError(f"Keep the passphrase under {MAX_PASSPHRASE} characters.")
+    salt = salt if salt is not None else secrets.token_bytes(16)
+    return PassphraseHash(iterations, salt, _derive(passphrase, salt, iterations)).encode()
+
+
+def parse_hash(encoded: str) -> PassphraseHash:
+    parts = encoded.strip().split("$")
+    if len(parts) != 4 or parts[0] != SCHEME:
+        raise AccessError(f"The configured hash must look like {SCHEME}$<iterations>$<salt hex>$<digest hex>; "
+                          "make one with `python -m drills.access`.")
+    try:
+        iterations = int(parts[1])
+        salt, digest = bytes.fromhex(parts[2]), bytes.fromhex(parts[3])
+    except ValueError:
+        raise AccessError("The configured hash is damaged (iterations or hex fields do not parse).") from None
+    if not 1_000 <= iterations <= 10_000_000 or len(salt) < 8 or len(digest) != 32:
+        raise AccessError("The configured hash has an implausible iteration count, salt or digest length.")
+    return PassphraseHash(iterations, salt, digest)
+
+
+def verify(passphrase: str, encoded: str) -> bool:
+    """True when the passphrase matches; the digests are compared in constant time."""
+    if not passphrase or len(passphrase) > MAX_PASSPHRASE:
+        return False
+    stored = parse_hash(encoded)
+    return hmac.compare_digest(_derive(passphrase, stored.salt, stored.iterations), stored.digest)
+
+
+def configured_hash(secret_value: object = None) -> str | None:
+    """The hash in force: the environment variable wins over the secret the UI layer passes in."""
+    for value in (os.environ.get(HASH_ENV), secret_value):
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def failure_delay(previous_failures: int) -> float:
+    return min(MAX_FAILURE_DELAY_S, FAILURE_DELAY_S * (2 ** max(0, previous_failures)))
+
+
+class FailureCounter:
+    """Wrong passphrases seen by this process (all sessions), for the page to report."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.total = 0
+
+    def record(self) -> int:
+        with self._lock:
+            self.total += 1
+            return self.total
+
+
+FAILURES = FailureCounter()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Read a passphrase (twice on a terminal, once from a pipe) and print the hash to configure."""
+    if sys.stdin.isatty():
+        first = getpass.getpass("Instructor passphrase: ")
+        if getpass.getpass("Again: ") != first:
+            print("The two entries differ; nothing printed.", file=sys.stderr)
+            return 1
+    else:
+        first = sys.stdin.readline().rstrip("\r\n")
+    try:
+        encoded = hash_passphrase(first)
+    except AccessError as problem:
+        print(problem, file=sys.stderr)
+        return 1
+    print(encoded)
+    print(f"\nSet it with:  export {HASH_ENV}='{encoded}'\n"
+          f"or in .streamlit/secrets.toml:  {SECRET_KEY} = \"{encoded}\"", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,515 @@
+"""Instructor reports over the attempt store: parameterised DuckDB aggregates returned as DataFrames.
+
+Grading happens in SQL against a key built from the drill (truths, bands, right options), so a
+cohort of a million answers is summarised without a Python loop. No Streamlit here.
+"""
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass
+from typing import Sequence
+
+import pandas as pd
+
+from drills import answers as checks
+from drills import scoring
+from drills.loader import LoadedDrill
+from drills.schema import ChoiceQuestion, NumericQuestion
+from drills.store import Attempt, AttemptStore, Event, LockedAnswer, RubricScore
+
+LEVEL_VALUE = {"weak": 0, "ok": 1, "strong": 2}
+MIN_EXTRA_MIN = 1
+MAX_EXTRA_MIN = 240
+MAX_INSTRUCTOR_NAME = checks.MAX_HANDLE
+_NOTE_SCORE_SQL = " ".join(f"WHEN '{k}' THEN {v}" for k, v in scoring.NOTE_SCORES.items())
+_EPS = 1e-9  # the same slack scoring.grade_numeric allows at the tolerance edge
+
+
+# -- the drill as a key the SQL can join against ---------------------------------------------
+@dataclass(frozen=True)
+class DrillKey:
+    """What SQL needs to grade a drill: one row per question, one per (question, skill) pair."""
+
+    drill_id: str
+    question_ids: tuple[str, ...]
+    part_ids: tuple[str, ...]
+    kinds: tuple[str, ...]
+    truths: tuple[float | None, ...]    # None for choice, notes and simulation-backed numerics
+    bands: tuple[float | None, ...]
+    right_choices: tuple[str | None, ...]
+    skill_pairs: tuple[tuple[str, str], ...]
+    skill_ids: tuple[str, ...]
+    skill_names: tuple[str, ...]
+    part_titles: tuple[tuple[str, str, float], ...]   # (part id, title, suggested minutes)
+
+    @classmethod
+    def from_loaded(cls, loaded: LoadedDrill) -> DrillKey:
+        drill = loaded.drill
+        parts = {}
+        for part in drill.parts:
+            for q in part.questions:
+                parts[q.id] = part.id
+            if part.followup:
+                for q in part.followup.questions:
+                    parts[q.id] = part.id
+        qids, pids, kinds, truths, bands, rights, pairs = [], [], [], [], [], [], []
+        for q in drill.all_questions():
+            truth = band = right = None
+            if isinstance(q, NumericQuestion) and q.sim is None:
+                truth = float(loaded.values[q.id])
+                band = scoring.tolerance_band(truth, q.tolerance)
+            elif isinstance(q, ChoiceQuestion):
+                right = q.answer
+            qids.append(q.id)
+            pids.append(parts[q.id])
+            kinds.append(q.kind)
+            truths.append(truth)
+            bands.append(band)
+            rights.append(right)
+            pairs.extend((q.id, s) for s in q.skills)
+        return cls(drill.id, tuple(qids), tuple(pids), tuple(kinds), tuple(truths), tuple(bands), tuple(rights),
+                   tuple(pairs), tuple(s.id for s in drill.rubric), tuple(s.name for s in drill.rubric),
+                   tuple((p.id, p.title, p.minutes) for p in drill.parts))
+
+    @property
+    def possible(self) -> int:
+        return len(self.question_ids)
+
+    def sql(self) -> tuple[str, list]:
+        """CTEs `qkey` and `qskill` built from parameters (arrays unnested side by side)."""
+        text = """
+        qkey AS (
+            SELECT unnest(?::VARCHAR[]) AS question_id, unnest(?::VARCHAR[]) AS part_id,
+                   unnest(?::VARCHAR[]) AS kind, unnest(?::DOUBLE[]) AS truth,
+                   unnest(?::DOUBLE[]) AS band, unnest(?::VARCHAR[]) AS right_choice,
+                   unnest(range(1, ?::BIGINT + 1)) AS position
+        ),
+        qskill AS (
+            SELECT unnest(?::VARCHAR[]) AS question_id, unnest(?::VARCHAR[]) AS skill_id
+        )"""
+        params = [list(self.question_ids), list(self.part_ids), list(self.kinds), list(self.truths),
+                  list(self.bands), list(self.right_choices), len(self.question_ids),
+                  [q for q, _ in self.skill_pairs] or [""], [s for _, s in self.skill_pairs] or [""]]
+        return text, params
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What the instructor narrowed the board to; times are UNIX seconds on the attempt's start."""
+
+    drill_id: str
+    cohort: str | None = None          # None: every cohort; "": candidates who gave none
+    since: float | None = None
+    until: float | None = None
+
+    def sql(self) -> tuple[str, list]:
+        clauses, params = ["a.drill_id = ?"], [self.drill_id]
+        for clause, value in (("c.cohort = ?", self.cohort), ("a.started_at >= ?", self.since),
+                              ("a.started_at < ?", self.until)):
+            if value is not None:
+                clauses.append(clause)
+                params.append(value)
+        text = f"""
+        att AS (
+            SELECT a.id AS attempt_id, a.candidate_id, c.handle, c.cohort, a.time_box_s, a.started_at
+            FROM attempts a JOIN candidates c ON c.id = a.candidate_id
+            WHERE {' AND '.join(clauses)}
+        )"""
+        return text, params
+
+
+def _with(*ctes: tuple[str, list]) -> tuple[str, list]:
+    params: list = []
+    for _, p in ctes:
+        params.extend(p)
+    return "WITH " + ",".join(text for text, _ in ctes), params
+
+
+_TIMING = ("""
+        grants AS (
+            SELECT g.attempt_id, SUM(g.seconds) AS extra_s FROM time_grants g
+            WHERE g.attempt_id IN (SELECT attempt_id FROM att) GROUP BY g.attempt_id
+        ),
+        ev AS (
+            SELECT e.attempt_id, MIN(e.happened_at) FILTER (WHERE e.kind = 'finished') AS finished_at,
+                   MAX(e.happened_at) AS last_at
+            FROM attempt_events e WHERE e.attempt_id IN (SELECT attempt_id FROM att) GROUP BY e.attempt_id
+        ),
+        timing AS (
+            SELECT att.attempt_id, ev.finished_at, COALESCE(grants.extra_s, 0) AS extra_s,
+                   att.time_box_s + COALESCE(grants.extra_s, 0) AS limit_s,
+                   GREATEST(0, COALESCE(ev.finished_at, ev.last_at, att.started_at) - att.started_at) AS used_s
+            FROM att LEFT JOIN ev USING (attempt_id) LEFT JOIN grants USING (attempt_id)
+        )""", [])
+
+_GRADED = (f"""
+        ratings AS (
+            SELECT n.attempt_id, n.question_id, arg_max(n.rating, (n.rated_at, n.id)) AS rating
+            FROM note_ratings n WHERE n.attempt_id IN (SELECT attempt_id FROM att) GROUP BY ALL
+        ),
+        graded AS (
+            SELECT an.attempt_id, an.question_id, k.part_id, k.kind, k.truth, k.position, an.value, an.low, an.high,
+                   an.choice, an.notes, an.skipped, an.locked_at,
+                   CASE
+                     WHEN an.skipped THEN 0.0
+                     WHEN k.kind = 'numeric' AND k.truth IS NOT NULL THEN
+                       CASE WHEN abs(an.value - k.truth) <= k.band * (1 + {_EPS}) THEN 1.0
+                            WHEN abs(an.value - k.truth) <= 2 * k.band * (1 + {_EPS}) THEN 0.5 ELSE 0.0 END
+                     WHEN k.kind = 'choice' THEN CASE WHEN an.choice = k.right_choice THEN 1.0 ELSE 0.0 END
+                     WHEN k.kind = 'notes' THEN CASE r.rating {_NOTE_SCORE_SQL} END
+                   END AS score,
+                   CASE WHEN k.kind = 'numeric' AND NOT an.skipped AND an.low IS NOT NULL AND k.truth IS NOT NULL
+                        THEN an.low <= k.truth AND k.truth <= an.high END AS in_range
+            FROM answers an JOIN att USING (attempt_id) JOIN qkey k USING (question_id)
+            LEFT JOIN ratings r ON r.attempt_id = an.attempt_id AND r.question_id = an.question_id
+        )""", [])
+
+_LEVELS = ("""
+        levels AS (
+            SELECT s.attempt_id, s.skill_id,
+                   arg_max(s.level, (s.scorer = 'instructor', s.scored_at, s.id)) AS level,
+                   arg_max(s.scorer, (s.scorer = 'instructor', s.scored_at, s.id)) AS scorer,
+                   arg_max(s.reason, (s.scorer = 'instructor', s.scored_at, s.id)) AS reason
+            FROM rubric_scores s WHERE s.attempt_id IN (SELECT attempt_id FROM att) GROUP BY ALL
+        )""", [])
+
+
+def _df(store: AttemptStore, sql: str, params: Sequence) -> pd.DataFrame:
+    return store.query(sql, params).df()
+
+
+# -- cheap things the page needs first -------------------------------------------------------
+def data_version(store: AttemptStore) -> tuple[int, int]:
+    """Changes whenever anything is written: every write logs an event except note ratings."""
+    row = store.query("SELECT (SELECT COALESCE(MAX(id), 0) FROM attempt_events), "
+                      "(SELECT COALESCE(MAX(id), 0) FROM note_ratings)").fetchone()
+    return int(row[0]), int(row[1])
+
+
+def drills_with_attempts(store: AttemptStore) -> list[str]:
+    return [r[0] for r in store.query("SELECT DISTINCT drill_id FROM attempts ORDER BY 1").fetchall()]
+
+
+def cohorts(store: AttemptStore, drill_id: str) -> list[str]:
+    return [r[0] for r in store.query(
+        "SELECT DISTINCT c.cohort FROM attempts a JOIN candidates c ON c.id = a.candidate_id "
+        "WHERE a.drill_id = ? ORDER BY 1", [drill_id]).fetchall()]
+
+
+def date_bounds(store: AttemptStore, drill_id: str) -> tuple[float, float] | None:
+    row = store.query("SELECT MIN(started_at), MAX(started_at) FROM attempts WHERE drill_id = ?",
+                      [drill_id]).fetchone()
+    return None if row[0] is None else (float(row[0]), float(row[1]))
+
+
+@dataclass(frozen=True)
+class Counts:
+    candidates: int
+    started: int
+    finished: int
+
+
+def counts(store: AttemptStore, filters: Filters) -> Counts:
+    head, params = _with(filters.sql())
+    row = store.query(head + """
+        SELECT COUNT(DISTINCT att.candidate_id), COUNT(*),
+               COUNT(*) FILTER (WHERE EXISTS (SELECT 1 FROM attempt_events e
+                                              WHERE e.attempt_id = att.attempt_id AND e.kind = 'finished'))
+        FROM att""", params).fetchone()
+    return Counts(*(int(v) for v in row))
+
+
+# -- the leaderboard ------------------------------------------------------------------------
+def attempt_summary(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
+    """One row per attempt: score, Strong count, time used against the box, ranges held."""
+    head, params = _with(filters.sql(), key.sql(), _TIMING, _GRADED, _LEVELS)
+    sql = head + """,
+        per_attempt AS (
+            SELECT attempt_id, SUM(score) AS earned, COUNT(*) AS answered,
+                   COUNT(in_range) AS ranges, COUNT(*) FILTER (WHERE in_range) AS hits
+            FROM graded GROUP BY attempt_id
+        ),
+        strong AS (
+            SELECT attempt_id, COUNT(*) FILTER (WHERE level = 'strong') AS strong,
+                   COUNT(*) FILTER (WHERE scorer = 'instructor') AS overridden
+            FROM levels GROUP BY attempt_id
+        )
+        SELECT att.attempt_id, att.candidate_id, att.handle, att.cohort, att.started_at, t.finished_at,
+               COALESCE(p.earned, 0) AS earned, 100.0 * COALESCE(p.earned, 0) / ? AS score_pct,
+               COALESCE(p.answered, 0) AS answered, COALESCE(s.strong, 0) AS strong,
+               COALESCE(s.overridden, 0) AS overridden, t.used_s, t.limit_s, t.extra_s,
+               COALESCE(p.ranges, 0) AS ranges, COALESCE(p.hits, 0) AS hits
+        FROM att JOIN timing t USING (attempt_id)
+        LEFT JOIN per_attempt p USING (attempt_id) LEFT JOIN strong s USING (attempt_id)
+        ORDER BY att.started_at, att.attempt_id"""
+    return _df(store, sql, params + [max(1, key.possible)])
+
+
+def leaderboard(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
+    """One row per candidate, summarising their best attempt (ties: the latest); calibration over all."""
+    head, params = _with(filters.sql(), key.sql(), _TIMING, _GRADED, _LEVELS)
+    sql = head + """,
+        per_attempt AS (
+            SELECT att.attempt_id, att.candidate_id, att.started_at,
+                   COALESCE(SUM(g.score), 0) AS earned,
+                   COUNT(g.in_range) AS ranges, COUNT(*) FILTER (WHERE g.in_range) AS hits
+            FROM att LEFT JOIN graded g USING (attempt_id) GROUP BY ALL
+        ),
+        strong AS (
+            SELECT attempt_id, COUNT(*) FILTER (WHERE level = 'strong') AS strong,
+                   COUNT(*) FILTER (WHERE scorer = 'instructor') AS overridden
+            FROM levels GROUP BY attempt_id
+        ),
+        per_candidate AS (
+            SELECT candidate_id, COUNT(*) AS attempts,
+                   arg_max(attempt_id, (earned, started_at, attempt_id)) AS best_attempt,
+                   SUM(ranges) AS ranges, SUM(hits) AS hits
+            FROM per_attempt GROUP BY candidate_id
+        )
+        SELECT c.id AS candidate_id, c.handle, c.cohort, pc.attempts,
+               (SELECT COUNT(*) FROM timing t2 JOIN att a2 USING (attempt_id)
+                 WHERE a2.candidate_id = c.id AND t2.finished_at IS NOT NULL) AS finished,
+               pc.best_attempt AS attempt_id, 100.0 * pa.earned / ? AS score_pct,
+               COALESCE(s.strong, 0) AS strong, COALESCE(s.overridden, 0) AS overridden,
+               t.used_s / 60 AS used_min, t.limit_s / 60 AS limit_min,
+               pc.ranges, pc.hits, CASE WHEN pc.ranges > 0 THEN pc.hits / pc.ranges END AS hit_rate
+        FROM per_candidate pc JOIN candidates c ON c.id = pc.candidate_id
+        JOIN per_attempt pa ON pa.attempt_id = pc.best_attempt
+        JOIN timing t ON t.attempt_id = pc.best_attempt
+        LEFT JOIN strong s ON s.attempt_id = pc.best_attempt
+        ORDER BY score_pct DESC, strong DESC, c.handle, c.cohort"""
+    return _df(store, sql, params + [max(1, key.possible)])
+
+
+# -- skills ---------------------------------------------------------------------------------
+def skill_levels(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
+    """The level that counts per (candidate, skill) on each candidate's latest attempt."""
+    head, params = _with(filters.sql(), _LEVELS)
+    sql = head + """,
+        latest AS (
+            SELECT candidate_id, arg_max(attempt_id, (started_at, attempt_id)) AS attempt_id
+            FROM att GROUP BY candidate_id
+        )
+        SELECT att.candidate_id, att.handle, att.cohort, att.attempt_id, l.skill_id, l.level,
+               l.scorer = 'instructor' AS overridden, l.reason
+        FROM latest JOIN att USING (attempt_id) JOIN levels l USING (attempt_id)
+        ORDER BY att.handle, att.cohort, l.skill_id"""
+    return _df(store, sql, params)
+
+
+def skill_shares(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
+    """Per skill, how many latest attempts sit at each level (the heatmap's summary for big cohorts)."""
+    head, params = _with(filters.sql(), _LEVELS)
+    sql = head + """,
+        latest AS (
+            SELECT candidate_id, arg_max(attempt_id, (started_at, attempt_id)) AS attempt_id
+            FROM att GROUP BY candidate_id
+        )
+        SELECT l.skill_id, COUNT(*) FILTER (WHERE l.level = 'strong') AS strong,
+               COUNT(*) FILTER (WHERE l.level = 'ok') AS ok, COUNT(*) FILTER (WHERE l.level = 'weak') AS weak,
+               COUNT(*) FILTER (WHERE l.scorer = 'instructor') AS overridden
+        FROM latest JOIN levels l USING (attempt_id) GROUP BY l.skill_id"""
+    return _df(store, sql, params)
+
+
+# -- questions ------------------------------------------------------------------------------
+def question_errors(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
+    """Per numeric question: the cohort's guesses as % of the truth (quantiles), hit rate, ranked by error."""
+    head, params = _with(filters.sql(), key.sql(), _GRADED)
+    sql = head + """
+        SELECT g.question_id, ANY_VALUE(g.truth) AS truth, ANY_VALUE(g.position) AS position,
+               COUNT(*) FILTER (WHERE NOT g.skipped) AS guesses, COUNT(*) FILTER (WHERE g.skipped) AS skipped,
+               AVG(CASE WHEN g.score = 1.0 THEN 1.0 ELSE 0.0 END) FILTER (WHERE NOT g.skipped) AS in_tolerance,
+               AVG((g.value - g.truth) / abs(g.truth)) FILTER (WHERE NOT g.skipped) AS mean_error,
+               MEDIAN(abs(g.value - g.truth) / abs(g.truth)) FILTER (WHERE NOT g.skipped) AS median_abs_error,
+               quantile_cont(100 * g.value / g.truth, [0.05, 0.25, 0.5, 0.75, 0.95])
+                   FILTER (WHERE NOT g.skipped) AS pct_quantiles,
+               COUNT(g.in_range) AS ranges, AVG(g.in_range::INTEGER) AS range_hit_rate
+        FROM graded g
+        WHERE g.kind = 'numeric' AND g.truth IS NOT NULL AND g.truth <> 0
+        GROUP BY g.question_id
+        ORDER BY median_abs_error DESC NULLS LAST, g.question_id"""
+    df = _df(store, sql, params)
+    if not df.empty:
+        quantiles = df.pop("pct_quantiles").apply(lambda q: list(q) if q is not None else [None] * 5)
+        for i, name in enumerate(("p5", "p25", "p50", "p75", "p95")):
+            df[name] = quantiles.apply(lambda q, i=i: q[i])
+    return df
+
+
+def question_sample(store: AttemptStore, key: DrillKey, filters: Filters, per_question: int = 60) -> pd.DataFrame:
+    """Up to `per_question` guesses per numeric question (a stable pseudo-random pick) to draw as points."""
+    head, params = _with(filters.sql(), key.sql(), _GRADED)
+    sql = head + """
+        SELECT question_id, handle, 100 * value / truth AS pct, score FROM (
+            SELECT g.question_id, att.handle, g.value, g.truth, g.score,
+                   row_number() OVER (PARTITION BY g.question_id ORDER BY hash(g.attempt_id)) AS pick
+            FROM graded g JOIN att USING (attempt_id)
+            WHERE g.kind = 'numeric' AND NOT g.skipped AND g.truth IS NOT NULL AND g.truth <> 0
+        ) WHERE pick <= ? ORDER BY question_id, pick"""
+    return _df(store, sql, params + [per_question])
+
+
+# -- time -----------------------------------------------------------------------------------
+def time_per_part(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
+    """Per part, minutes candidates spent (from each 'opened' to the next) against the suggested pacing."""
+    head, params = _with(filters.sql(), _TIMING)
+    sql = head + """,
+        opened AS (
+            SELECT e.attempt_id, e.part_id, e.happened_at,
+                   LEAD(e.happened_at) OVER (PARTITION BY e.attempt_id ORDER BY e.happened_at, e.id) AS next_at
+            FROM attempt_events e WHERE e.kind = 'opened' AND e.attempt_id IN (SELECT attempt_id FROM att)
+        ),
+        spent AS (
+            SELECT o.attempt_id, o.part_id,
+                   SUM(GREATEST(0, LEAST(COALESCE(o.next_at, end_at), end_at) - o.happened_at)) AS seconds
+            FROM opened o JOIN (SELECT t.attempt_id, COALESCE(t.finished_at, ev.last_at) AS end_at
+                                FROM timing t JOIN ev USING (attempt_id)) e USING (attempt_id)
+            GROUP BY ALL
+        )
+        SELECT part_id, COUNT(*) AS attempts, MEDIAN(seconds) / 60 AS median_min,
+               quantile_cont(seconds, 0.25) / 60 AS p25_min, quantile_cont(seconds, 0.75) / 60 AS p75_min
+        FROM spent GROUP BY part_id"""
+    df = _df(store, sql, params)
+    pacing = pd.DataFrame(key.part_titles, columns=["part_id", "title", "suggested_min"])
+    out = pacing.merge(df, on="part_id", how="left")
+    out["attempts"] = out["attempts"].fillna(0).astype(int)
+    return out
+
+
+# -- calibration ----------------------------------------------------------------------------
+def calibration_by_skill(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
+    head, params = _with(filters.sql(), key.sql(), _GRADED)
+    sql = head + """
+        SELECT s.skill_id, COUNT(*) AS ranges, COUNT(*) FILTER (WHERE g.in_range) AS hits,
+               AVG(g.in_range::INTEGER) AS hit_rate
+        FROM graded g JOIN qskill s USING (question_id)
+        WHERE g.in_range IS NOT NULL GROUP BY s.skill_id"""
+    df = _df(store, sql, params)
+    names = pd.DataFrame({"skill_id": key.skill_ids, "skill": key.skill_names})
+    out = names.merge(df, on="skill_id", how="left")
+    out[["ranges", "hits"]] = out[["ranges", "hits"]].fillna(0).astype(int)
+    return out
+
+
+# -- exports --------------------------------------------------------------------------------
+def export_answers(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
+    head, params = _with(filters.sql(), key.sql(), _GRADED)
+    sql = head + """
+        SELECT att.attempt_id, att.handle, att.cohort, g.part_id, g.question_id, g.kind, g.value, g.low, g.high,
+               g.choice, g.notes, g.skipped, to_timestamp(g.locked_at) AS locked_at, g.truth, g.score, g.in_range
+        FROM graded g JOIN att USING (attempt_id)
+        ORDER BY att.started_at, att.attempt_id, g.position"""
+    return _df(store, sql, params)
+
+
+def export_attempts(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
+    df = attempt_summary(store, key, filters)
+    for column in ("started_at", "finished_at"):
+        df[column] = pd.to_datetime(df[column], unit="s", utc=True)
+    return df
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def to_csv_bytes(df: pd.DataFrame) -> bytes:
+    """CSV with text cells that a spreadsheet would run as a formula prefixed by an apostrophe."""
+    safe = df.copy()
+    for column in safe.columns:
+        if safe[column].dtype == object:
+            safe[column] = safe[column].map(
+                lambda v: "'" + v if isinstance(v, str) and v.startswith(_FORMULA_START) else v)
+    return safe.to_csv(index=False).encode("utf-8")
+
+
+def to_parquet_bytes(df: pd.DataFrame) -> bytes:
+    buffer = io.BytesIO()
+    df.to_parquet(buffer, index=False)
+    return buffer.getvalue()
+
+
+# -- one attempt in detail ------------------------------------------------------------------
+@dataclass(frozen=True)
+class TimelineRow:
+    at: float
+    kind: str
+    part_id: str | None
+    what: str
+    early: bool           # a reveal opened before every question it answers was locked or skipped
+
+
+def timeline(loaded: LoadedDrill, events: Sequence[Event], answers: dict[str, LockedAnswer]) -> list[TimelineRow]:
+    """Each event of an attempt in order, reveals flagged when they came before their questions' lock-ins."""
+    drill = loaded.drill
+    rows = []
+    for e in events:
+        detail = dict(e.detail)
+        early = False
+        if e.kind in ("locked", "skipped"):
+            what = str(detail.get("question", ""))
+        elif e.kind == "revealed":
+            section = str(detail.get("section", ""))
+            what = section
+            try:
+                part = drill.part(e.part_id or "")
+            except KeyError:
+                part = None
+            if part is not None:
+                gating = part.followup.questions if section == "followup" and part.followup else part.questions
+                early = any(q.id not in answers or answers[q.id].locked_at > e.at for q in gating)
+        elif e.kind == "scored":
+            what = f"{detail.get('skill', '')}: {detail.get('level', '')} ({detail.get('scorer', '')})"
+        elif e.kind == "extra_time":
+            what = f"+{float(detail.get('seconds', 0)) / 60:g} min by {detail.get('by', '')}"
+        else:
+            what = json.dumps(detail) if detail else ""
+        rows.append(TimelineRow(e.at, e.kind, e.part_id, what, early))
+    return rows
+
+
+def override_history(history: Sequence[RubricScore]) -> list[RubricScore]:
+    return [row for row in history if row.scorer == "instructor"]
+
+
+# -- instructor writes: checked here, stored through the store --------------------------------
+def instructor_name_entry(text: object) -> str:
+    cleaned = str(text or "").strip()
+    if not cleaned:
+        raise checks.InputError("Enter your name so overrides and grants say who made them.")
+    if len(cleaned) > MAX_INSTRUCTOR_NAME:
+        raise checks.InputError(f"Keep your name under {MAX_INSTRUCTOR_NAME} characters.")
+    if not checks.HANDLE_RE.match(cleaned):
+        raise checks.InputError("Use letters, digits, spaces, dots, dashes or underscores in your name.")
+    return cleaned
+
+
+def extra_minutes_entry(value: object) -> float:
+    """Minutes of extra time: a finite number from 1 to 240."""
+    minutes = checks._finite(value, "the extra time")  # noqa: SLF001 - the shared number check
+    if minutes < MIN_EXTRA_MIN:
+        raise checks.InputError(f"Extra time must be at least {MIN_EXTRA_MIN} minute (it cannot take time away).")
+    if minutes > MAX_EXTRA_MIN:
+        raise checks.InputError(f"Extra time is capped at {MAX_EXTRA_MIN} minutes per grant.")
+    return minutes
+
+
+def override_skill(store: AttemptStore, attempt: Attempt, loaded: LoadedDrill, skill_id: str, level: str,
+                   comment: object, instructor: str) -> None:
+    """Append an instructor score; the comment is required and checked before anything is stored."""
+    if skill_id not in {s.id for s in loaded.drill.rubric}:
+        raise checks.InputError("Pick one of the drill's skills.")
+    if level not in LEVEL_VALUE:
+        raise checks.InputError("Pick Strong, OK or Weak.")
+    reason = checks.reason_entry(comment, required=True)
+    name = instructor_name_entry(instructor)
+    store.add_rubric_score(attempt.id, skill_id, level, scorer="instructor", scorer_name=name, reason=reason)
+
+
+def grant_extra_time(store: AttemptStore, attempt: Attempt, minutes: object, instructor: str,
+                     reason: object = "") -> float:
+    clean = extra_minutes_entry(minutes)
+    name = instructor_name_entry(instructor)
+    store.grant_time(attempt.id, clean * 60, granted_by=name, reason=checks.reason_entry(reason, required=False))
+    return clean

@@ -1,0 +1,206 @@
+"""Fill a store with a realistic demo cohort, written through the attempt store like real candidates.
+
+`FAULTLINES_DB=/tmp/demo.duckdb python -m drills.demo --candidates 40` (FAULTLINES_DB decides where).
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+import time
+from dataclasses import dataclass
+
+from drills import answers as checks
+from drills.loader import LoadedDrill, load_catalogue
+from drills.schema import ChoiceQuestion, NotesQuestion, NumericQuestion
+from drills.store import AttemptStore, database_path
+
+DAY_S = 86_400.0
+DEMO_INSTRUCTOR = "demo instructor"
+FIRST_NAMES = ("ada", "grace", "alan", "edsger", "barbara", "ken", "radia", "leslie", "margaret", "donald",
+               "frances", "john", "katherine", "tony", "shafi", "whitfield", "jean", "butler", "lynn", "niklaus")
+NOTE_PHRASES = ("per-tenant concurrency cap", "shed the noisy tenant first", "alert on queue age per tenant",
+                "weighted fair queue", "pause the tenant's backlog", "refund duplicate jobs",
+                "shuffle-shard the worker groups", "idempotency key on submit", "rate limit at the API",
+                "page on p95 wait", "drain the backlog at a fixed rate", "tell the customer what happened")
+
+
+class SimulatedClock:
+    """The store's clock during the demo: time moves only when the demo says so."""
+
+    def __init__(self, start: float):
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += max(0.0, seconds)
+
+
+@dataclass(frozen=True)
+class Persona:
+    """How one demo candidate behaves: accuracy, how honest their ranges are, pace and diligence."""
+
+    spread: float        # sigma of log(guess / truth)
+    range_width: float   # their 80% range half-width in the same log units (too small: overconfident)
+    gives_ranges: bool
+    pace: float          # multiplier on the suggested minutes
+    ability: float       # 0..1, drives choices, notes and self-scores
+
+
+def make_persona(rng: random.Random) -> Persona:
+    ability = rng.betavariate(2.5, 2.0)
+    spread = 0.04 + (1 - ability) * 0.5
+    honesty = rng.choice((0.45, 0.7, 1.0, 1.0, 1.3))   # most people are overconfident
+    return Persona(spread, spread * 1.28 * honesty, rng.random() < 0.75, rng.lognormvariate(0, 0.3), ability)
+
+
+# Questions the cohort tends to get wrong, and which way (log bias of the guess).
+HARD_QUESTIONS = {"b1_recovery_capped": -0.5, "b1_recovery_paused": -0.4, "f1_shuffle_overlap": 0.6,
+                  "b1_acme_share": -0.35, "fallback_share": 0.25}
+
+
+def _numeric_guess(rng: random.Random, persona: Persona, question: NumericQuestion, truth: float):
+    bias = HARD_QUESTIONS.get(question.id, 0.0)
+    log_error = rng.gauss(bias * (1.2 - persona.ability), persona.spread)
+    guess = float(f"{truth * math.exp(log_error):.3g}")
+    if not persona.gives_ranges:
+        return guess, None, None
+    low = float(f"{guess * math.exp(-persona.range_width * rng.uniform(0.7, 1.3)):.3g}")
+    high = float(f"{guess * math.exp(persona.range_width * rng.uniform(0.7, 1.3)):.3g}")
+    return guess, min(low, guess), max(high, guess)
+
+
+def _answer(store: AttemptStore, clock: SimulatedClock, rng: random.Random, persona: Persona, loaded: LoadedDrill,
+            attempt_id: int, part_id: str, question) -> None:
+    clock.advance(rng.uniform(10, 45) * persona.pace)
+    if isinstance(question, NumericQuestion):
+        truth = loaded.values.get(question.id)
+        if truth is None:   # simulation-backed: the demo does not run the simulation, it skips
+            store.lock_answer(attempt_id, question.id, part_id, question.kind, skipped=True)
+            return
+        value, low, high = _numeric_guess(rng, persona, question, truth)
+        entry = checks.numeric_entry(value, low, high)   # the same checks a real candidate passes
+        store.lock_answer(attempt_id, question.id, part_id, question.kind, value=entry.value, low=entry.low,
+                          high=entry.high)
+    elif isinstance(question, ChoiceQuestion):
+        wrong = [o.id for o in question.options if o.id != question.answer]
+        pick = question.answer if rng.random() < 0.35 + 0.6 * persona.ability else rng.choice(wrong)
+        store.lock_answer(attempt_id, question.id, part_id, question.kind, choice=pick)
+    elif isinstance(question, NotesQuestion):
+        notes = "; ".join(rng.sample(NOTE_PHRASES, k=rng.randint(2, 6)))
+        store.lock_answer(attempt_id, question.id, part_id, question.kind, notes=checks.notes_entry(notes))
+
+
+def _self_level(rng: random.Random, persona: Persona) -> str:
+    x = persona.ability + rng.gauss(0.08, 0.2)  # a slight optimism
+    return "strong" if x > 0.62 else ("ok" if x > 0.35 else "weak")
+
+
+def run_attempt(store: AttemptStore, clock: SimulatedClock, rng: random.Random, loaded: LoadedDrill,
+                handle: str, cohort: str, persona: Persona) -> int:
+    drill = loaded.drill
+    attempt = store.start_attempt(drill.id, handle, cohort, drill.time_box_min * 60, seed=rng.randrange(2**31))
+    quits_after = len(drill.parts) if rng.random() < 0.88 else rng.randrange(1, len(drill.parts))
+    for index, part in enumerate(drill.parts):
+        if index >= quits_after:
+            return attempt.id
+        store.log_event(attempt.id, "opened", part.id)
+        clock.advance(part.minutes * 60 * 0.25 * persona.pace * rng.uniform(0.6, 1.4))
+        impatient = rng.random() < 0.06
+        for question in part.questions:
+            if impatient:
+                break
+            _answer(store, clock, rng, persona, loaded, attempt.id, part.id, question)
+        if impatient and part.questions and part.reveal:
+            # Skips to the answer: what is left is recorded as skipped, then revealed.
+            for question in part.questions:
+                store.lock_answer(attempt.id, question.id, part.id, question.kind, skipped=True)
+        for section in part.reveal:
+            clock.advance(rng.uniform(20, 90) * persona.pace)
+            store.record_reveal(attempt.id, part.id, section.stage)
+        for question in part.questions:
+            if isinstance(question, NotesQuestion):
+                rating = "full" if persona.ability > 0.7 else ("partial" if persona.ability > 0.35 else "missed")
+                store.rate_note(attempt.id, question.id, rating)
+        if part.followup:
+            for question in part.followup.questions:
+                _answer(store, clock, rng, persona, loaded, attempt.id, part.id, question)
+            clock.advance(rng.uniform(20, 60) * persona.pace)
+            store.record_reveal(attempt.id, part.id, "followup")
+        clock.advance(part.minutes * 60 * 0.2 * persona.pace * rng.uniform(0.5, 1.5))
+    store.log_event(attempt.id, "opened", "score")
+    for skill in drill.rubric:
+        clock.advance(rng.uniform(5, 25))
+        store.add_rubric_score(attempt.id, skill.id, _self_level(rng, persona), scorer="self", scorer_name=handle)
+    clock.advance(rng.uniform(10, 40))
+    store.finish(attempt.id)
+    return attempt.id
+
+
+def populate(store: AttemptStore, loaded: LoadedDrill, *, candidates: int, cohorts: tuple[str, ...],
+             seed: int = 7, days: float = 21, now: float | None = None) -> dict[str, int]:
+    """Write `candidates` candidates' attempts (some twice, a few unfinished), plus a few instructor actions."""
+    rng = random.Random(seed)
+    now = time.time() if now is None else now
+    real_clock = store.clock
+    clock = SimulatedClock(now - days * DAY_S)
+    store.clock = clock
+    attempts = 0
+    try:
+        for i in range(candidates):
+            handle = f"{FIRST_NAMES[i % len(FIRST_NAMES)]}{i // len(FIRST_NAMES) + 1 if i >= len(FIRST_NAMES) else ''}"
+            cohort = cohorts[i % len(cohorts)] if cohorts else ""
+            persona = make_persona(rng)
+            tries = 2 if rng.random() < 0.2 else 1
+            for attempt_no in range(tries):
+                clock.now = now - rng.uniform(0.05, 1.0) * days * DAY_S + attempt_no * DAY_S
+                clock.now = min(clock.now, now - 3600)
+                attempt_id = run_attempt(store, clock, rng, loaded, handle, cohort, persona)
+                attempts += 1
+                if rng.random() < 0.08:
+                    store.grant_time(attempt_id, 10 * 60, granted_by=DEMO_INSTRUCTOR,
+                                     reason="Demo: accessibility adjustment")
+                if rng.random() < 0.12:
+                    skill = rng.choice(loaded.drill.rubric)
+                    clock.advance(3600)
+                    store.add_rubric_score(attempt_id, skill.id, rng.choice(("ok", "weak")), scorer="instructor",
+                                           scorer_name=DEMO_INSTRUCTOR,
+                                           reason="Demo: the notes name the fix but not how it is detected.")
+    finally:
+        store.clock = real_clock
+    return {"candidates": candidates, "attempts": attempts}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m drills.demo", description=__doc__.splitlines()[0])
+    parser.add_argument("--candidates", type=int, default=40, help="how many candidates (1 to 2000)")
+    parser.add_argument("--cohort", action="append", default=None,
+                        help="cohort code(s) to spread candidates over (repeatable); default: two demo cohorts")
+    parser.add_argument("--drill", default="one_tenant", help="drill id (default one_tenant)")
+    parser.add_argument("--seed", type=int, default=7, help="random seed, so a demo can be reproduced")
+    args = parser.parse_args(argv)
+    if not 1 <= args.candidates <= 2000:
+        parser.error("--candidates must be between 1 and 2000")
+    try:
+        cohorts = tuple(checks.cohort_entry(c) for c in (args.cohort or ["demo-spring", "demo-autumn"]))
+    except checks.InputError as problem:
+        parser.error(f"--cohort: {problem}")
+    catalogue = load_catalogue()
+    loaded = catalogue.drills.get(args.drill)
+    if loaded is None:
+        parser.error(f"no drill {args.drill!r}; installed: {', '.join(catalogue.drills) or 'none'}")
+    store = AttemptStore(database_path())
+    try:
+        written = populate(store, loaded, candidates=args.candidates, cohorts=cohorts, seed=args.seed)
+    finally:
+        store.close()
+    print(f"Wrote {written['attempts']} attempts by {written['candidates']} candidates of {args.drill} "
+          f"to {database_path()}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
