@@ -12,13 +12,12 @@ carries no longer matches the stored one when its turn comes.
 from __future__ import annotations
 
 import multiprocessing
-import threading
-
 import duckdb
 import pytest
 
 from labs.hot_tenant import Database, LeaseHeld, OrderedStream, StaleOwner
 from labs.hot_tenant.owner import CLAIM_SEQUENCES, TAKE_OWNERSHIP
+from labs.hot_tenant.race import race_two_owners
 
 TENANT = "acme"
 
@@ -103,55 +102,19 @@ def test_append_and_takeover_overlapping_in_the_database_conflict(takeover_first
         assert stream.head(TENANT).epoch == 1 and stream.head(TENANT).last_seq == 1
 
 
-def race_in_threads(stream: OrderedStream, tenant: str) -> tuple[list, list, int]:
-    """A appends until refused; B takes over after A's third batch, then appends five batches."""
-    lease_a = stream.acquire(tenant, "A")
-    a_going = threading.Event()
-    a_ok: list[tuple[list[int], list[str]]] = []
-    b_ok: list[tuple[list[int], list[str]]] = []
-    refusals: list[StaleOwner] = []
-
-    def owner_a() -> None:
-        for n in range(100_000):
-            batch = [f"A-{n}-{k}" for k in range(1 + n % 5)]
-            try:
-                a_ok.append((stream.append(lease_a, batch), batch))
-            except StaleOwner as exc:
-                refusals.append(exc)
-                return
-            if n == 2:
-                a_going.set()
-
-    def owner_b() -> None:
-        a_going.wait()
-        lease_b = stream.acquire(tenant, "B", takeover=True)
-        for n in range(5):
-            batch = [f"B-{n}-{k}" for k in range(3)]
-            b_ok.append((stream.append(lease_b, batch), batch))
-
-    threads = [threading.Thread(target=owner_a), threading.Thread(target=owner_b)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return a_ok, b_ok, len(refusals)
-
-
 @pytest.mark.parametrize("round_", range(8))
 def test_two_owners_racing_in_threads(round_):
     stream = OrderedStream()
-    tenant = TENANT
-    a_ok, b_ok, refused = race_in_threads(stream, tenant)
-    assert refused == 1
+    report = race_two_owners(stream, TENANT, takeover_after=1 + round_ % 4)
+    assert len(report.refusals) == 1 and f"epoch {report.b_epoch}" in report.refusals[0]
     events = assert_gap_free(stream)
-    by_seq = {e.seq: e for e in events}
-    # what each owner was told it wrote is exactly what the stream holds, nothing else
-    told = [(seq, payload) for seqs, batch in a_ok + b_ok for seq, payload in zip(seqs, batch)]
-    assert sorted(told) == [(e.seq, e.payload) for e in events]
-    last_a = max(seq for seqs, _ in a_ok for seq in seqs)
-    first_b = min(seq for seqs, _ in b_ok for seq in seqs)
+    # what each owner was told it wrote is exactly what the stream holds, and nothing else
+    assert sorted(report.a_told + report.b_told) == [(e.seq, e.payload) for e in events]
+    last_a = max(seq for seq, _ in report.a_told)
+    first_b = min(seq for seq, _ in report.b_told)
     assert last_a < first_b
-    assert all(by_seq[s].owner_id == "B" and by_seq[s].epoch == 2 for s in range(first_b, len(events) + 1))
+    assert all(e.owner_id == "B" and e.epoch == report.b_epoch for e in events if e.seq >= first_b)
+    assert all(e.owner_id == "A" and e.epoch == 1 for e in events if e.seq <= last_a)
 
 
 def _process_owner(path: str, owner: str, takeover: bool, a_going, b_done, results) -> None:

@@ -11,6 +11,10 @@ MY_ATTEMPTS = "my_attempts"              # tokens started or resumed in this bro
 INSTRUCTOR_OK = "instructor_signed_in"
 GUESS_PREFIX = "guess::"                 # reader guesses on simulation pages
 PLAYED_PREFIX = "played::"               # which sim tabs have been played
+HOT_TENANT_LAB = "hot_tenant::lab"       # the reader's private hot-tenant lab (in-memory DuckDB)
+HOT_TENANT_NOTE = "hot_tenant::note"     # outcome of the reader's last lab action
+HOT_TENANT_READ = "hot_tenant::read"     # last latest-N read: (bounded page, naive page)
+HOT_TENANT_RACE = "hot_tenant::race"     # last threaded owner race
 PLATFORM_SCENARIO = "platform_scenario"  # scenario picker on the platform simulation page
 PLATFORM_PREFIX = "platform::"           # that page's switches and sliders, per scenario
 
