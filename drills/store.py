@@ -10,6 +10,7 @@ import os
 import secrets
 import threading
 import time
+from contextlib import contextmanager
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -212,6 +213,19 @@ class AttemptStore:
                     cur.execute("ROLLBACK")
                     raise
 
+    @contextmanager
+    def _transaction(self):
+        """One commit for a group of writes, under the process-wide write lock."""
+        with self._write_lock:
+            cur = self._cursor()
+            cur.execute("BEGIN TRANSACTION")
+            try:
+                yield cur
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+            cur.execute("COMMIT")
+
     def schema_version(self) -> int:
         return self._cursor().execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").fetchone()[0]
 
@@ -224,8 +238,7 @@ class AttemptStore:
 
     # -- candidates and attempts ---------------------------------------------------
     def ensure_candidate(self, handle: str, cohort: str = "") -> Candidate:
-        with self._write_lock:
-            cur = self._cursor()
+        with self._transaction() as cur:
             cur.execute(
                 "INSERT INTO candidates (handle, cohort, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                 [handle, cohort, self.clock()],
@@ -240,8 +253,7 @@ class AttemptStore:
         token = secrets.token_urlsafe(18)
         seed = seed if seed is not None else secrets.randbelow(2**31)
         now = self.clock()
-        with self._write_lock:
-            cur = self._cursor()
+        with self._transaction() as cur:
             row = cur.execute(
                 "INSERT INTO attempts (token, candidate_id, drill_id, seed, time_box_s, started_at) "
                 "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
@@ -283,21 +295,23 @@ class AttemptStore:
         Locking the same question again returns the first answer unchanged.
         """
         now = self.clock()
-        with self._write_lock:
-            cur = self._cursor()
-            created = cur.execute(
+        with self._transaction() as cur:
+            row = cur.execute(
                 f"INSERT INTO answers ({_ANSWER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT DO NOTHING RETURNING attempt_id",
+                f"ON CONFLICT DO NOTHING RETURNING {_ANSWER_COLUMNS}",
                 [attempt_id, question_id, part_id, kind, value, low, high, choice, notes, skipped, now],
-            ).fetchone() is not None
+            ).fetchone()
+            created = row is not None
             if created:
                 cur.execute(
                     "INSERT INTO attempt_events (attempt_id, happened_at, kind, part_id, detail) VALUES (?, ?, ?, ?, ?)",
                     [attempt_id, now, "skipped" if skipped else "locked", part_id,
                      json.dumps({"question": question_id})],
                 )
-            row = cur.execute(f"SELECT {_ANSWER_COLUMNS} FROM answers WHERE attempt_id = ? AND question_id = ?",
-                              [attempt_id, question_id]).fetchone()
+        if not created:
+            row = self._cursor().execute(
+                f"SELECT {_ANSWER_COLUMNS} FROM answers WHERE attempt_id = ? AND question_id = ?",
+                [attempt_id, question_id]).fetchone()
         return LockedAnswer(*row), created
 
     def answers(self, attempt_id: int) -> dict[str, LockedAnswer]:
@@ -309,15 +323,15 @@ class AttemptStore:
     # -- reveals, ratings, rubric ----------------------------------------------------
     def record_reveal(self, attempt_id: int, part_id: str, section: str) -> bool:
         now = self.clock()
-        with self._write_lock:
-            cur = self._cursor()
+        with self._transaction() as cur:
             created = cur.execute(
                 "INSERT INTO reveals VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING attempt_id",
                 [attempt_id, part_id, section, now],
             ).fetchone() is not None
             if created:
                 cur.execute(
-                    "INSERT INTO attempt_events (attempt_id, happened_at, kind, part_id, detail) VALUES (?, ?, 'revealed', ?, ?)",
+                    "INSERT INTO attempt_events (attempt_id, happened_at, kind, part_id, detail) "
+                    "VALUES (?, ?, 'revealed', ?, ?)",
                     [attempt_id, now, part_id, json.dumps({"section": section})],
                 )
         return created
@@ -344,8 +358,7 @@ class AttemptStore:
     def add_rubric_score(self, attempt_id: int, skill_id: str, level: str, *, scorer: str = "self",
                          scorer_name: str = "", reason: str = "") -> None:
         now = self.clock()
-        with self._write_lock:
-            cur = self._cursor()
+        with self._transaction() as cur:
             cur.execute(
                 "INSERT INTO rubric_scores (attempt_id, skill_id, level, scorer, scorer_name, reason, scored_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -366,8 +379,7 @@ class AttemptStore:
     # -- time and events -------------------------------------------------------------
     def grant_time(self, attempt_id: int, seconds: float, *, granted_by: str, reason: str = "") -> None:
         now = self.clock()
-        with self._write_lock:
-            cur = self._cursor()
+        with self._transaction() as cur:
             cur.execute(
                 "INSERT INTO time_grants (attempt_id, seconds, granted_by, reason, granted_at) VALUES (?, ?, ?, ?, ?)",
                 [attempt_id, seconds, granted_by, reason, now],
@@ -393,8 +405,7 @@ class AttemptStore:
 
     def finish(self, attempt_id: int) -> None:
         """Mark the attempt finished once; a second call changes nothing."""
-        with self._write_lock:
-            cur = self._cursor()
+        with self._transaction() as cur:
             done = cur.execute("SELECT 1 FROM attempt_events WHERE attempt_id = ? AND kind = 'finished'",
                                [attempt_id]).fetchone()
             if not done:

@@ -1,0 +1,30 @@
+"""Formulas and text placeholders: safe evaluation and friendly number formatting."""
+from __future__ import annotations
+
+import pytest
+
+from drills.formulas import FormulaError, evaluate, format_number, render
+
+
+def test_expressions_use_givens_and_helper_functions():
+    assert evaluate("a * b / c", {"a": 5, "b": 32, "c": 8}) == 20
+    assert evaluate("comb(n, k)", {"n": 8.0, "k": 2.0}) == 28
+    assert evaluate("max(1, x) + ceil(y)", {"x": 3, "y": 1.2}) == 5
+
+
+@pytest.mark.parametrize("expr", ["unknown + 1", "1 / 0", "__import__('os')", "'text'", "10 ** 400.0"])
+def test_bad_expressions_raise_formula_errors(expr):
+    with pytest.raises(FormulaError):
+        evaluate(expr, {})
+
+
+def test_render_fills_named_values_with_and_without_format_specs():
+    assert render("{a} jobs at {b:.1f}/s", {"a": 1200.0, "b": 6.25}) == "1,200 jobs at 6.2/s"
+    with pytest.raises(FormulaError):
+        render("{missing}", {})
+
+
+@pytest.mark.parametrize("value, text", [(160.0, "160"), (6.25, "6.25"), (3.6999999, "3.7"),
+                                         (0.0357, "0.0357"), (1104.42, "1,104"), (-2.5, "-2.5")])
+def test_format_number_reads_naturally(value, text):
+    assert format_number(value) == text

@@ -1,0 +1,49 @@
+"""Bad input gets a message written for a person, and never reaches the store."""
+from __future__ import annotations
+
+import pytest
+
+from drills import answers as checks
+
+
+@pytest.mark.parametrize("value, low, high, message", [
+    ("nan", None, None, "finite"),
+    ("inf", None, None, "finite"),
+    ("-Infinity", None, None, "finite"),
+    ("", None, None, "Enter your best guess"),
+    ("   ", None, None, "Enter your best guess"),
+    ("abc", None, None, "must be a number"),
+    ("1e400", None, None, "finite"),
+    ("1e13", None, None, "too large"),
+    ("100", "200", "50", "low end of the range is above"),
+    ("100", "50", "", "both ends"),
+    ("300", "100", "200", "inside your 80% range"),
+])
+def test_bad_numeric_entries_are_refused_with_a_reason(value, low, high, message):
+    with pytest.raises(checks.InputError, match=message):
+        checks.numeric_entry(value, low, high)
+
+
+def test_numbers_typed_like_people_type_them():
+    assert checks.numeric_entry("1,200").value == 1200
+    assert checks.numeric_entry(" 6.25 ", "6", "7") == checks.NumericEntry(6.25, 6.0, 7.0)
+
+
+@pytest.mark.parametrize("handle, message", [("", "Enter a handle"), ("x" * 10_000, "under 40"),
+                                             ("<script>alert(1)</script>", "letters, digits"),
+                                             ("<b>bold</b>", "letters, digits")])
+def test_bad_handles(handle, message):
+    with pytest.raises(checks.InputError, match=message):
+        checks.handle_entry(handle)
+
+
+def test_cohort_codes_and_notes():
+    assert checks.cohort_entry("  spring-26 ") == "spring-26"
+    assert checks.cohort_entry("") == ""
+    with pytest.raises(checks.InputError):
+        checks.cohort_entry("<img src=x onerror=alert(1)>")
+    with pytest.raises(checks.InputError, match="under 4,000"):
+        checks.notes_entry("n" * 10_000)
+    with pytest.raises(checks.InputError):
+        checks.notes_entry("   ")
+    assert checks.notes_entry(" <b>keep</b> ") == "<b>keep</b>"  # stored as typed, shown as plain text

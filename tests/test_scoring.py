@@ -1,0 +1,86 @@
+"""Grading rules, calibration, rubric precedence and the verdict."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from drills import scoring
+from drills.loader import load_catalogue
+from drills.schema import Tolerance
+from drills.store import AttemptStore, RubricScore
+
+REL10 = Tolerance(kind="relative", value=0.1)
+ABS5 = Tolerance(kind="absolute", value=5)
+
+
+@pytest.mark.parametrize("guess, expected", [(160, 1.0), (176, 1.0), (144, 1.0), (177, 0.5), (192, 0.5),
+                                             (193, 0.0), (16, 0.0)])
+def test_relative_tolerance_gives_full_then_half_marks(guess, expected):
+    assert scoring.grade_numeric(guess, 160, REL10) == expected
+
+
+@pytest.mark.parametrize("guess, expected", [(80, 1.0), (85, 1.0), (90, 0.5), (70, 0.5), (69.9, 0.0)])
+def test_absolute_tolerance(guess, expected):
+    assert scoring.grade_numeric(guess, 80, ABS5) == expected
+
+
+@given(truth=st.floats(-1e6, 1e6, allow_nan=False), miss=st.floats(0, 1e6, allow_nan=False))
+def test_score_never_rises_as_the_guess_moves_away(truth, miss):
+    near = scoring.grade_numeric(truth + miss / 2, truth, REL10)
+    far = scoring.grade_numeric(truth + miss, truth, REL10)
+    assert far <= near
+
+
+@pytest.fixture
+def loaded():
+    return load_catalogue().drills["one_tenant"]
+
+
+def test_an_attempt_is_graded_question_by_question(tmp_path, loaded):
+    store = AttemptStore(tmp_path / "g.duckdb")
+    attempt = store.start_attempt("one_tenant", "ada", "", 2700)
+    store.lock_answer(attempt.id, "jobs_in_flight", "board", "numeric", value=150, low=100, high=200)
+    store.lock_answer(attempt.id, "job_capacity", "board", "numeric", value=10, low=8, high=12)
+    store.lock_answer(attempt.id, "b1_safeguard", "break1", "choice", choice="credit_check")
+    store.lock_answer(attempt.id, "b1_arrivals", "break1", "numeric", skipped=True)
+    store.lock_answer(attempt.id, "b1_plan", "break1", "notes", notes="<b>rate limit</b> per tenant")
+    store.rate_note(attempt.id, "b1_plan", "partial")
+    results = {r.question_id: r for r in scoring.grade_attempt(
+        loaded, store.answers(attempt.id), note_ratings=store.note_ratings(attempt.id))}
+    assert results["jobs_in_flight"].truth == 160 and results["jobs_in_flight"].score == 1.0
+    assert results["jobs_in_flight"].in_range is True
+    assert results["job_capacity"].score == 0.0 and results["job_capacity"].in_range is False
+    assert results["b1_safeguard"].score == 1.0
+    assert results["b1_arrivals"].score == 0.0  # skipped counts as zero
+    assert results["b1_plan"].score == 0.5
+    assert results["utilisation"].answer is None and results["utilisation"].score is None
+    calibration = scoring.calibration(list(results.values()))
+    assert (calibration.ranges, calibration.hits, calibration.hit_rate) == (2, 1, 0.5)
+    totals = scoring.totals(list(results.values()))
+    assert totals.earned == 2.5 and totals.answered == 5 and totals.possible == len(results)
+
+
+def _score(skill, level, scorer="self", at=0.0):
+    return RubricScore(skill, level, scorer, "x", "", at)
+
+
+def test_latest_instructor_score_wins_over_self_scores():
+    history = [_score("a", "weak", "instructor", 1), _score("a", "strong", "self", 2),
+               _score("a", "ok", "instructor", 3), _score("b", "ok", "self", 4), _score("b", "strong", "self", 5)]
+    levels = scoring.current_levels(history)
+    assert levels["a"].level == "ok" and levels["a"].scorer == "instructor"
+    assert levels["b"].level == "strong"
+
+
+def test_verdict_needs_five_strong_and_warns_on_watched_weak_skills(loaded):
+    drill = loaded.drill
+    ids = [s.id for s in drill.rubric]
+    levels = {sid: _score(sid, "strong") for sid in ids[:5]} | {sid: _score(sid, "weak") for sid in ids[5:]}
+    outcome = scoring.verdict(drill, levels)
+    assert outcome.passed and outcome.strong == 5 and outcome.complete
+    levels["noisy_tenant"] = _score("noisy_tenant", "weak")
+    outcome = scoring.verdict(drill, levels)
+    assert not outcome.passed
+    assert any("noisy tenant" in w.lower() for w in outcome.warnings)
+    assert not scoring.verdict(drill, {}).complete
