@@ -1,0 +1,85 @@
+"""AppTest runs of the three simulation pages: they load alone, and guess, Play, verdict works.
+
+Each page is run standalone, as app.py's st.navigation would load it.
+"""
+from __future__ import annotations
+
+import pytest
+
+PAGES = {
+    "pages/sim_hot_shard.py": ["Celebrity key", "Tenant groups", "Shuffle sharding"],
+    "pages/sim_concurrency_pool.py": ["Pool limit"],
+    "pages/sim_retry_storm.py": ["Synchronised breakers", "Jitter, shared state, ramp"],
+}
+
+
+def lock_and_play(at, name: str, guess: float):
+    form_button = next(b for b in at.button if b.key and b.key.endswith(f"guessform::{name}-Lock in my guess"))
+    index = [b.key for b in at.button if b.key and b.key.startswith("FormSubmitter:")].index(form_button.key)
+    at.number_input[index].set_value(guess)
+    form_button.click().run()
+    assert not at.exception
+    play = at.button(key=f"play::{name}")
+    assert not play.disabled
+    play.click().run()
+    assert not at.exception
+    return at
+
+
+@pytest.mark.parametrize("script, tabs", PAGES.items())
+def test_page_loads_alone_with_its_tabs(app_test, script, tabs):
+    at = app_test(script).run()
+    assert not at.exception
+    assert [t.label for t in at.tabs] == tabs
+    # Play stays disabled until a guess is locked
+    assert all(b.disabled for b in at.button if b.key and b.key.startswith("play::"))
+
+
+def test_celebrity_guess_then_play_then_add_shards(app_test):
+    at = lock_and_play(app_test("pages/sim_hot_shard.py").run(), "hot_shard.celebrity", 150.0)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Your guess"].startswith("150")
+    assert metrics["Simulation"].startswith("152")
+    assert len(at.get("plotly_chart")) == 1
+    at.toggle(key="hs_celeb_grow").set_value(True).run()
+    assert len(at.get("plotly_chart")) == 2
+    assert any("130%" in m.value and "96%" in m.value for m in at.markdown)
+
+
+def test_moving_a_slider_changes_the_result(app_test):
+    at = app_test("pages/sim_hot_shard.py").run()
+    at.slider(key="hs_celeb_shards").set_value(6).run()
+    at = lock_and_play(at, "hot_shard.celebrity", 120.0)
+    assert {m.label: m.value for m in at.metric}["Simulation"].startswith("129.6")
+
+
+def test_tenant_groups_tab_reports_neighbours(app_test):
+    at = lock_and_play(app_test("pages/sim_hot_shard.py").run(), "hot_shard.tenants", 10.0)
+    assert any("share a group with the noisy one" in m.value for m in at.markdown)
+
+
+def test_shuffle_tab_shows_the_exact_chance(app_test):
+    at = lock_and_play(app_test("pages/sim_hot_shard.py").run(), "hot_shard.shuffle", 4.0)
+    assert any("1/28 = **3.6%**" in m.value for m in at.markdown)
+
+
+def test_pool_page_reports_fanout_and_pool(app_test):
+    at = app_test("pages/sim_concurrency_pool.py").run()
+    at.slider(key="cp_pool").set_value(10).run()
+    at = lock_and_play(at, "concurrency_pool.pool_limit", 60.0)
+    assert {m.label: m.value for m in at.metric}["Simulation"].startswith("75")
+    assert any("Pool of 10: **20** refusals" in m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize("name, low, high", [("retry_storm.sync", 360, 420), ("retry_storm.jitter", 1, 50)])
+def test_retry_storm_tabs(app_test, name, low, high):
+    at = lock_and_play(app_test("pages/sim_retry_storm.py").run(), name, 100.0)
+    value = float({m.label: m.value for m in at.metric}["Simulation"].split()[0].replace(",", ""))
+    assert low <= value <= high
+
+
+def test_guess_again_resets_play(app_test):
+    at = lock_and_play(app_test("pages/sim_concurrency_pool.py").run(), "concurrency_pool.pool_limit", 60.0)
+    at.button(key="reguess::concurrency_pool.pool_limit").click().run()
+    assert at.button(key="play::concurrency_pool.pool_limit").disabled
+    assert not at.metric
