@@ -109,17 +109,21 @@ def _truth(view: AttemptView, question, answer: LockedAnswer) -> None:
             _rate_notes(view, question)
 
 
+def _save_rating(view: AttemptView, question_id: str, widget_key: str) -> None:
+    choice = st.session_state.get(widget_key)
+    if choice in NOTE_SCORES:
+        view.store.rate_note(view.attempt.id, question_id, choice)
+
+
 def _rate_notes(view: AttemptView, question: NotesQuestion) -> None:
+    """A self-rating that is saved the moment it is picked (a new row each time it changes)."""
     current = view.note_ratings.get(question.id)
-    cols = st.columns([3, 1])
-    choice = cols[0].radio("How did your notes compare?", list(NOTE_SCORES), format_func=NOTE_LABELS.get,
-                           index=list(NOTE_SCORES).index(current) if current else None, horizontal=True,
-                           key=f"rate::{question.id}")
-    if cols[1].button("Save rating", key=f"rate::{question.id}::save", disabled=choice is None or choice == current):
-        view.store.rate_note(view.attempt.id, question.id, choice)
-        st.rerun()
+    widget_key = f"rate::{question.id}"
+    st.radio("How did your notes compare?", list(NOTE_SCORES), format_func=NOTE_LABELS.get,
+             index=list(NOTE_SCORES).index(current) if current else None, horizontal=True, key=widget_key,
+             on_change=_save_rating, args=(view, question.id, widget_key))
     if current:
-        st.caption(f"Self-rated: {NOTE_LABELS[current]}")
+        st.caption(f"Self-rated: {NOTE_LABELS[current]} — saved.")
 
 
 def flash() -> None:

@@ -1,0 +1,164 @@
+"""AppTest: every candidate page runs, Break 1 plays end to end, bad input stores nothing."""
+from __future__ import annotations
+
+import pytest
+
+from drills.loader import load_catalogue
+from drills.schema import ChoiceQuestion, NotesQuestion, NumericQuestion
+from drills.store import AttemptStore
+
+LOCK = "🔒 Lock in"
+
+
+def _texts(at) -> str:
+    parts = []
+    for kind in ("markdown", "caption", "text", "error", "info", "warning", "success", "title"):
+        parts.extend(str(e.value) for e in getattr(at, kind))
+    return "\n".join(parts)
+
+
+def _open(app_test, page: str, **params):
+    """Run a page inside the app's navigation (pages link to each other, so they need the frame)."""
+    at = app_test("app.py")
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    at.switch_page(page).run()
+    return at
+
+
+def _start(app_test, handle="ada", cohort=""):
+    at = app_test("app.py").run()
+    assert not at.exception
+    at.text_input(key="handle::one_tenant").input(handle)
+    at.text_input(key="cohort::one_tenant").input(cohort)
+    at.button[0].click().run()
+    return at
+
+
+def _go(at, part_id):
+    at.selectbox(key="part_select").set_value(part_id).run()
+    assert not at.exception, at.exception
+
+
+def _lock_question(at, question, truth_like: float | None = None):
+    key = f"lock::{question.id}"
+    if isinstance(question, NumericQuestion):
+        at.text_input(key=f"{key}::value").input(str(truth_like if truth_like is not None else 1))
+    elif isinstance(question, ChoiceQuestion):
+        at.radio(key=f"{key}::choice").set_value(question.answer)
+    else:
+        at.text_area(key=f"{key}::notes").input("rate limit, running cap, idempotency key")
+    next(b for b in at.button if b.label == LOCK).click().run()
+    assert not at.exception, at.exception
+
+
+def test_catalogue_page_lists_the_drill(app_test):
+    at = app_test("app.py").run()
+    assert not at.exception
+    assert "One Tenant Takes Everyone Down" in _texts(at) + " ".join(s.value for s in at.subheader)
+
+
+@pytest.mark.parametrize("page, expected", [("pages/drill.py", "No drill in progress"),
+                                            ("pages/results.py", "Results belong to an attempt")])
+def test_attempt_pages_explain_what_to_do_without_an_attempt(app_test, page, expected):
+    at = _open(app_test, page)
+    assert not at.exception
+    assert expected in _texts(at)
+
+
+def test_break1_end_to_end(app_test, db_path):
+    loaded = load_catalogue().drills["one_tenant"]
+    at = _start(app_test)
+    token = at.query_params["attempt"]
+    assert at.title[0].value == loaded.drill.parts[0].title
+
+    _go(at, "break1")
+    part = loaded.drill.part("break1")
+    reveal_first = next(b for b in at.button if b.label.startswith("Reveal:"))
+    assert reveal_first.disabled, "the answer must stay shut until the questions are locked"
+    assert "Truth:" not in _texts(at)
+    for question in part.questions:
+        truth = loaded.values.get(question.id)
+        _lock_question(at, question, truth)
+    store = AttemptStore(db_path)
+    attempt = store.attempt_by_token(token)
+    assert set(store.answers(attempt.id)) == {q.id for q in part.questions}
+    assert [b for b in at.button if b.label == LOCK] == [], "locked questions show no form"
+
+    for section in part.reveal:
+        button = next(b for b in at.button if b.label.startswith("Reveal:"))
+        assert not button.disabled
+        button.click().run()
+        assert not at.exception
+    text = _texts(at)
+    assert f"Truth: {loaded.values['b1_arrivals']:,.2f} jobs/s" in text
+    assert "✅ full marks" in text
+    assert len(store.reveals(attempt.id)) == len(part.reveal)
+
+    # follow-up: its own lock-ins, then its own reveal
+    for question in part.followup.questions:
+        _lock_question(at, question, loaded.values.get(question.id))
+    next(b for b in at.button if b.label == "Reveal: the follow-up answer").click().run()
+    assert "shuffle sharding" in _texts(at)
+
+    # self-rate the notes answer, then score the rubric and finish
+    at.radio(key="rate::b1_plan").set_value("full").run()
+    assert store.note_ratings(attempt.id) == {"b1_plan": "full"}
+    _go(at, "score")
+    for skill in loaded.drill.rubric:
+        at.radio(key=f"rubric::{skill.id}").set_value("strong")
+    next(b for b in at.button if b.label == "Save my scores").click().run()
+    assert {h.skill_id for h in store.rubric_history(attempt.id)} == {s.id for s in loaded.drill.rubric}
+    next(b for b in at.button if b.label == "Finish and see results").click().run()
+    assert not at.exception
+    assert store.attempt_by_token(token).finished_at is not None
+    assert "Five or more strong" in _texts(at)
+
+
+def test_locked_answers_are_read_only_after_a_rerun(app_test, db_path):
+    at = _start(app_test)
+    _go(at, "board")
+    question = load_catalogue().drills["one_tenant"].drill.question("jobs_in_flight")
+    at.text_input(key="lock::job_duration::value").input("32")
+    next(b for b in at.button if b.label == LOCK).click().run()
+    fresh = _open(app_test, "pages/drill.py", attempt=at.query_params["attempt"], part="board")
+    keys = {t.key for t in fresh.text_input}
+    assert "lock::job_duration::value" not in keys
+    assert f"lock::{question.id}::value" in keys
+    assert "Your guess: **32 s**" in _texts(fresh)
+
+
+@pytest.mark.parametrize("guess, low, high, message", [
+    ("nan", "", "", "finite"), ("inf", "", "", "finite"), ("", "", "", "Enter your best guess"),
+    ("1e300", "", "", "too large"), ("100", "300", "200", "above the high end"),
+])
+def test_bad_numeric_input_shows_a_message_and_stores_nothing(app_test, db_path, guess, low, high, message):
+    at = _start(app_test)
+    _go(at, "board")
+    at.text_input(key="lock::job_duration::value").input(guess)
+    at.text_input(key="lock::job_duration::low").input(low)
+    at.text_input(key="lock::job_duration::high").input(high)
+    next(b for b in at.button if b.label == LOCK).click().run()
+    assert any(message in e.value for e in at.error)
+    store = AttemptStore(db_path)
+    assert store.answers(store.attempt_by_token(at.query_params["attempt"]).id) == {}
+
+
+@pytest.mark.parametrize("handle", ["<script>alert(1)</script>", "x" * 10_000, ""])
+def test_bad_handles_start_nothing(app_test, db_path, handle):
+    at = _start(app_test, handle=handle)
+    assert at.error, "a clear message must appear"
+    assert "attempt" not in at.query_params
+    assert AttemptStore(db_path).attempts() == []
+
+
+def test_notes_with_html_are_shown_as_plain_text(app_test):
+    at = _start(app_test)
+    _go(at, "break1")
+    payload = "<img src=x onerror=alert(1)> **not bold**"
+    at.text_area(key="lock::b1_plan::notes").input(payload)
+    notes_index = [b for b in at.button if b.label == LOCK]
+    notes_index[-1].click().run()  # the notes form is the last one in Break 1
+    assert payload in [t.value for t in at.text]
+    assert all(payload not in m.value for m in at.markdown)
