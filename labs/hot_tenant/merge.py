@@ -96,7 +96,7 @@ def latest(store: EventStore, tenant_id: str, limit: int = 10, cursor: str | Non
 
     Each bucket is first asked for a small share (``ceil(limit / buckets)`` by default), at most
     ``max_concurrent`` queries at a time. The heap then pops the newest head; a bucket whose
-    buffer runs dry is asked for its next share only if the merge still needs it.
+    buffer runs dry is asked for more only if the merge still needs it.
     """
     _check_limit(limit)
     if not 1 <= max_concurrent <= 64:
@@ -106,13 +106,14 @@ def latest(store: EventStore, tenant_id: str, limit: int = 10, cursor: str | Non
     share = page_per_bucket or max(1, math.ceil(limit / max(1, len(streams))))
     counter = _FetchCounter()
 
-    def fetch(stream: tuple[int, int], after: tuple[int, str] | None) -> list[Event]:
+    def fetch(stream: tuple[int, int], after: tuple[int, str] | None, size: int) -> list[Event]:
         with counter:
-            return counter.record(store.fetch_bucket(tenant_id, stream, share, after))
+            return counter.record(store.fetch_bucket(tenant_id, stream, size, after))
 
     with ThreadPoolExecutor(max_workers=max_concurrent, thread_name_prefix="bucket-fetch") as pool:
-        buffers = list(pool.map(lambda s: fetch(s, before), streams))
+        buffers = list(pool.map(lambda s: fetch(s, before, share), streams))
     positions = [0] * len(streams)
+    sizes = [share] * len(streams)
     exhausted = [len(buf) < share for buf in buffers]
     heap = [_Newest(buf[0], slot) for slot, buf in enumerate(buffers) if buf]
     heapq.heapify(heap)
@@ -124,10 +125,13 @@ def latest(store: EventStore, tenant_id: str, limit: int = 10, cursor: str | Non
         slot = top.slot
         positions[slot] += 1
         if positions[slot] == len(buffers[slot]) and not exhausted[slot] and len(out) < limit:
-            # Refill one bucket at a time: its next row may be the newest left anywhere.
-            more = fetch(streams[slot], top.event.order_key)
+            # Refill one bucket at a time: its next row may be the newest left anywhere. A bucket
+            # that keeps running dry is running hot, so its next share doubles (fewer round trips),
+            # never past what the page still needs.
+            sizes[slot] = min(2 * sizes[slot], limit - len(out))
+            more = fetch(streams[slot], top.event.order_key, sizes[slot])
             buffers[slot], positions[slot] = more, 0
-            exhausted[slot] = len(more) < share
+            exhausted[slot] = len(more) < sizes[slot]
         if positions[slot] < len(buffers[slot]):
             heapq.heappush(heap, _Newest(buffers[slot][positions[slot]], slot))
 

@@ -1,0 +1,261 @@
+"""Hot tenant: a live event-store lab (buckets, retries, bounded reads, fenced owners) and a partition sim.
+
+Thin page: the lab lives in labs.hot_tenant (one private in-memory DuckDB per session), figures in ui.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from labs.hot_tenant.playground import MAX_BURST, OWNERS, Playground
+from sims import partitions
+from sims.partitions import Params
+from ui import guess, keys
+from ui import hot_tenant_charts as charts
+
+SIM_NAME = "partitions"
+SIM_PARTITION_SECONDS = 31_250        # partitions x horizon the page will ask for (the model's budget)
+
+
+# -- lab state ----------------------------------------------------------------------------------
+def lab() -> Playground:
+    if keys.HOT_TENANT_LAB not in st.session_state:
+        st.session_state[keys.HOT_TENANT_LAB] = Playground()
+    return st.session_state[keys.HOT_TENANT_LAB]
+
+
+def note(kind: str, text: str) -> None:
+    st.session_state[keys.HOT_TENANT_NOTE] = (kind, text)
+
+
+def restart_lab() -> None:
+    old = st.session_state.pop(keys.HOT_TENANT_LAB, None)
+    if old is not None:
+        old.close()
+    for key in (keys.HOT_TENANT_NOTE, keys.HOT_TENANT_READ, keys.HOT_TENANT_RACE):
+        st.session_state.pop(key, None)
+
+
+def on_write() -> None:
+    report = lab().write_burst(int(st.session_state["ht_burst"]))
+    note("success", f"Burst of {report.attempted}: {report.accepted} new events under routing version "
+                    f"{lab().version.version}.")
+
+
+def on_change_buckets() -> None:
+    before = lab().version
+    after = lab().change_buckets(int(st.session_state["ht_buckets"]))
+    note("info", f"Published routing version {after.version} with {after.buckets} buckets. Version "
+                 f"{before.version} ({before.buckets} buckets) stays readable; its events keep their place.")
+
+
+def on_retry() -> None:
+    keep = st.session_state["ht_retry_route"] == "original"
+    count = min(int(st.session_state["ht_retry_n"]), len(lab().sent))
+    if count < 1:
+        note("warning", "Write a burst first: there is nothing to retry yet.")
+        return
+    report = lab().retry_oldest(count, keep_route=keep)
+    versions = ", ".join(f"v{v}: {n}" for v, n in report.by_version.items())
+    kind = "success" if report.accepted == 0 else "info"
+    note(kind, f"Retried the {count} oldest events ({'original' if keep else 'current'} route): "
+               f"{report.recognised} recognised, {report.accepted} stored for the first time. "
+               f"Stored copies by routing version: {versions}.")
+
+
+def on_read(next_page: bool) -> None:
+    cursor = None
+    if next_page and keys.HOT_TENANT_READ in st.session_state:
+        cursor = st.session_state[keys.HOT_TENANT_READ][0].next_cursor
+    st.session_state[keys.HOT_TENANT_READ] = lab().read_latest(
+        int(st.session_state["ht_limit"]), cursor, max_concurrent=int(st.session_state["ht_cap"]))
+
+
+def on_acquire(owner: str, takeover: bool) -> None:
+    lab().acquire(owner, takeover=takeover)
+
+
+def on_append(owner: str) -> None:
+    lab().append(owner, int(st.session_state["ht_batch"]))
+
+
+def on_race() -> None:
+    st.session_state[keys.HOT_TENANT_RACE] = lab().race()
+
+
+# -- the lab tab --------------------------------------------------------------------------------
+def render_lab() -> None:
+    play = lab()
+    version = play.version
+    top = st.columns([1, 1, 1, 1])
+    top[0].metric("Events the client sent", f"{len(play.sent):,}")
+    top[1].metric("Events stored", f"{play.stored_count():,}")
+    top[2].metric("Routing version", f"v{version.version} · {version.buckets} buckets")
+    top[3].button("Start the lab again", on_click=restart_lab, help="Drops this session's lab database.")
+
+    st.subheader("1 · Write, re-route, retry")
+    cols = st.columns(3)
+    with cols[0].container(border=True):
+        st.number_input("Events in a burst", 1, MAX_BURST, 40, key="ht_burst")
+        st.button("Write burst", on_click=on_write, type="primary", width="stretch")
+    with cols[1].container(border=True):
+        st.number_input("New bucket count", 1, 64, 8 if version.buckets != 8 else 16, key="ht_buckets")
+        st.button(f"Publish routing version {version.version + 1}", on_click=on_change_buckets,
+                  width="stretch")
+    with cols[2].container(border=True):
+        st.number_input("Retry the oldest", 1, MAX_BURST, 20, key="ht_retry_n")
+        st.radio("Route retries by", ["original", "current"], horizontal=True, key="ht_retry_route",
+                 format_func=lambda v: "their first version" if v == "original" else "today's version")
+        st.button("Retry", on_click=on_retry, width="stretch")
+
+    if keys.HOT_TENANT_NOTE in st.session_state:
+        kind, text = st.session_state[keys.HOT_TENANT_NOTE]
+        getattr(st, kind)(text)
+    buckets_by_version = {v.version: v.buckets for v in play.store.versions("acme")}
+    st.plotly_chart(charts.bucket_figure(play.bucket_counts(), buckets_by_version), width="stretch")
+    st.caption("Each event's bucket is a blake2b hash of its id modulo the bucket count of the version "
+               "it was first accepted under. A retry finds the stored copy by id, so it never lands twice.")
+
+    st.subheader("2 · Read the newest events")
+    cols = st.columns([1, 1, 1, 1])
+    cols[0].number_input("Page size", 1, 50, 10, key="ht_limit")
+    cols[1].slider("Concurrent bucket reads", 1, 8, 4, key="ht_cap")
+    cols[2].button("Read the newest page", on_click=on_read, args=(False,), width="stretch")
+    last = st.session_state.get(keys.HOT_TENANT_READ)
+    cols[3].button("Next page", on_click=on_read, args=(True,), width="stretch",
+                   disabled=last is None or last[0].next_cursor is None)
+    if last is not None:
+        bounded, naive = last
+        m = st.columns(4)
+        m[0].metric("Returned", len(bounded.events))
+        m[1].metric("Candidates read (bounded)", bounded.candidates_read)
+        m[2].metric("Candidates read (naive)", naive.candidates_read)
+        m[3].metric("Bucket queries · peak at once", f"{bounded.fetches} · {bounded.peak_concurrent_fetches}")
+        left, right = st.columns([3, 2])
+        left.plotly_chart(charts.read_cost_figure(bounded, naive), width="stretch")
+        right.dataframe([{"event": e.event_id, "version": e.routing_version, "bucket": e.bucket,
+                          "occurred at": e.occurred_at} for e in bounded.events],
+                        hide_index=True, width="stretch", height=300)
+        if not bounded.events:
+            st.info("No older events.")
+        if bounded.next_cursor is None:
+            st.caption("That was the last page: paging from the newest has now read every stored event once.")
+    else:
+        st.caption("Reads cover every bucket of every routing version, old and new.")
+
+    st.subheader("3 · One ordered stream, two owners")
+    st.markdown("A strictly ordered stream cannot be spread over buckets. One owner holds a lease with an "
+                "epoch; every append carries the epoch and is refused if a newer owner has taken over.")
+    st.number_input("Events per append", 1, 25, 5, key="ht_batch")
+    owner_cols = st.columns(len(OWNERS))
+    for col, owner in zip(owner_cols, OWNERS):
+        with col.container(border=True):
+            st.markdown(f"**Owner {owner}**")
+            b = st.columns(3)
+            b[0].button("Acquire", key=f"ht_acq_{owner}", on_click=on_acquire, args=(owner, False),
+                        width="stretch")
+            b[1].button("Take over", key=f"ht_take_{owner}", on_click=on_acquire, args=(owner, True),
+                        width="stretch")
+            b[2].button("Append", key=f"ht_app_{owner}", on_click=on_append, args=(owner,),
+                        width="stretch", type="primary")
+    if play.owner_log:
+        latest_attempt = play.owner_log[-1]
+        (st.success if latest_attempt.ok else st.error)(
+            f"{latest_attempt.owner_id} {latest_attempt.action}: {latest_attempt.detail}")
+        st.plotly_chart(charts.stream_figure(play.stream_events(), play.owner_log), width="stretch")
+        with st.expander(f"All {len(play.owner_log)} owner actions"):
+            st.dataframe([{"owner": a.owner_id, "action": a.action, "epoch": a.epoch,
+                           "result": "ok" if a.ok else "refused", "detail": a.detail}
+                          for a in reversed(play.owner_log)], hide_index=True, width="stretch")
+    else:
+        st.caption("Try: A acquires and appends, B takes over, then A appends again.")
+
+    st.button("Race the two owners in threads", on_click=on_race)
+    race = st.session_state.get(keys.HOT_TENANT_RACE)
+    if race is not None:
+        tenant, report, events = race
+        seqs = [e.seq for e in events]
+        gap_free = seqs == list(range(1, len(seqs) + 1))
+        st.markdown(f"Stream `{tenant}`: A had **{report.a_batches}** batches accepted, then was refused "
+                    f"({len(report.refusals)}×); B appended from epoch **{report.b_epoch}**. "
+                    f"{len(events)} events, sequence {'has no gaps' if gap_free else 'HAS GAPS'}, "
+                    f"every event after the takeover is B's.")
+        st.plotly_chart(charts.stream_figure(events), width="stretch", key="race_chart")
+
+
+# -- the simulation tab -------------------------------------------------------------------------
+@st.cache_data(max_entries=64, show_spinner=False)
+def simulate(partition_count: int, capacity: float, hot_rate: float, buckets: int, pending: float,
+             placement: str, seed: int) -> partitions.Result:
+    spare = partition_count * capacity - hot_rate
+    floor = pending / spare if spare > 0 else 0.0
+    horizon = min(partitions.MAX_HORIZON_S, SIM_PARTITION_SECONDS / partition_count, max(120.0, 2 * floor))
+    params = Params(partitions=partition_count, partition_capacity=capacity, hot_rate=hot_rate, buckets=buckets,
+                    pending=pending, horizon_s=horizon, placement=placement)
+    return partitions.run(params, seed)
+
+
+def render_sim() -> None:
+    st.markdown("Four partitions serve 100 units/s each. One tenant sends 250 units/s, and with one bucket "
+                "all of it lands on partition A. Spread it over buckets, then replay a backlog while fresh "
+                "work keeps priority.")
+    cols = st.columns(3)
+    buckets = cols[0].slider("Buckets for the tenant (1 = no spreading)", 1, 16, 1)
+    hot_rate = cols[1].slider("Tenant rate (units/s)", 0, 1_000, 250, step=10)
+    capacity = cols[2].slider("Partition capacity (units/s)", 25, 400, 100, step=25)
+    cols = st.columns(3)
+    partition_count = cols[0].slider("Partitions", 2, 8, 4)
+    pending = cols[1].slider("Pending units to replay", 0, 30_000, 9_000, step=500)
+    placement = cols[2].radio("Bucket placement", list(partitions.PLACEMENTS), horizontal=True,
+                              help="even: bucket b on partition b mod P. hashed: a seeded random draw, "
+                                   "so two buckets can share a partition.")
+    seed = 1
+    if placement == "hashed":
+        seed = int(cols[2].number_input("Seed", 0, 10_000, 1))
+
+    result = simulate(partition_count, float(capacity), float(hot_rate), buckets, float(pending), placement, seed)
+    out = partitions.summary(result)
+
+    st.markdown("**Your guess first:** how much unserved work does the fleet add every second?")
+    locked = guess.guess_lockin(SIM_NAME, "Backlog growth", "units/s", min_value=0, max_value=10_000,
+                                default=0, step=10)
+    just_played = st.session_state.get(keys.played_key(SIM_NAME)) is not True
+    if not guess.play_button(SIM_NAME, locked):
+        st.plotly_chart(charts.partition_load_figure(result), width="stretch")
+        return
+    guess.guess_verdict(locked, out["backlog_growth_per_s"], "units/s", tolerance_rel=0.05)
+    m = st.columns(4)
+    m[0].metric("Backlog growth", f"{out['backlog_growth_per_s']:,.1f}/s")
+    m[1].metric("Fleet utilisation", f"{out['fleet_utilisation_pct']:.1f}%")
+    m[2].metric("Busiest bucket", f"{out['max_bucket_rate_per_s']:,.1f}/s")
+    drain = out["replay_drain_s"]
+    m[3].metric("Replay drained after", "never" if drain is None else f"{drain:,.1f} s",
+                help=f"Within the {out['horizon_s']:,.0f} s simulated. The ideal floor is pending ÷ spare capacity.")
+    left, right = st.columns(2)
+    with left:
+        st.plotly_chart(charts.partition_load_figure(result), width="stretch")
+    with right:
+        guess.animate(charts.backlog_frames(result), delay_s=0.04, animate_now=just_played,
+                      chart_key="ht_backlog")
+    floor = out["replay_drain_floor_s"]
+    if floor is None:
+        st.warning("The tenant alone offers more than the whole fleet can serve: no spreading can drain a replay.")
+    elif drain is None:
+        st.warning(f"The replay never finishes: a partition with no spare capacity holds part of it. "
+                   f"With ideal spreading it would take {floor:,.0f} s.")
+    elif drain > floor + partitions.TICK_S:
+        st.info(f"The replay took {drain:,.1f} s, slower than the ideal {floor:,.0f} s: "
+                "some partitions had less spare capacity than others.")
+    else:
+        st.success(f"The replay drained at the ideal pace: {floor:,.0f} s, because spare capacity "
+                   "was spread evenly.")
+
+
+st.title("Hot tenant")
+st.markdown("One tenant writes faster than any single partition can take. Spread its independent events "
+            "without ever storing one twice, read the newest ones without touching every bucket, and keep "
+            "a strictly ordered stream behind a single fenced owner.")
+lab_tab, sim_tab = st.tabs(["Event-store lab", "Partition simulation"])
+with lab_tab:
+    render_lab()
+with sim_tab:
+    render_sim()
