@@ -55,19 +55,41 @@ SWITCH_LABELS = {
     "breakers": ("Circuit breakers", "Open after 5 failures in a row, probe again after 30 s."),
 }
 
-CHART_NOTES = (
-    (backlog_figure, "Under first-in, first-out the line climbs by the gap between arrivals and "
-                     "the 6.25 jobs/s the slots can finish; watch how quickly everyone else's line "
-                     "falls once a cap or a pause applies, and that Acme's own line is left to drain "
-                     "at its cap."),
-    (waits_figure, "A job that waits longer than the dashed line cannot meet the 2-minute target, "
-                   "however fast its four calls are; compare the two groups after the mitigations."),
-    (slot_share_figure, "The red band is the hot tenant's share of the fleet: about its share of "
-                        "arrivals under FIFO, at most its cap afterwards, and no idle band while a "
-                        "backlog exists."),
-    (provider_load_figure, "A solid line above its dashed limit means 429s; during the outage B and C "
-                           "sit at 10 and 5 calls/s, three quarters of the 20 calls/s the peak needs."),
-)
+CHARTS = (backlog_figure, waits_figure, slot_share_figure, provider_load_figure)
+# One sentence per chart on what to notice, by kind of scenario.
+CHART_NOTES = {
+    "baseline": (
+        "Nothing queues: at 80% busy the fleet absorbs the random bunching of 5 jobs a second.",
+        "Waits stay near zero, far under what the 2-minute target leaves after 32 s of calls.",
+        "About a fifth of the slots stay idle; that idle band is the 1.25 jobs/s of spare capacity.",
+        "A carries about 20 calls/s, 40% of its limit; B and C are idle until A fails.",
+    ),
+    "break1": (
+        "Under first-in, first-out both lines climb together by the gap between arrivals and the "
+        "6.25 jobs/s the slots finish; after the mitigations watch how fast everyone else's line falls "
+        "while Acme's drains at its own cap.",
+        "Everyone else crosses the dashed line within minutes of the surge; a cap or pause brings "
+        "them back while Acme's own wait keeps rising.",
+        "The red band is Acme's slice of the fleet: about half of it under FIFO, matching its share "
+        "of arrivals, and no more than its cap afterwards.",
+        "Provider A is never the bottleneck here: the limit that runs out is the worker slots.",
+    ),
+    "break2": (
+        "While A is down the fleet finishes what B and C can serve; the line climbs at the gap to "
+        "5 jobs/s, or stays flat when the polish step is dropped.",
+        "Every tenant waits alike here: this break hurts everyone, so the fix is capacity, not fairness.",
+        "All 200 slots stay busy during the outage, many of them waiting for a fallback slot or a "
+        "hung call.",
+        "B and C sit at their limits of 10 and 5 calls/s, three quarters of the 20 the peak needs; "
+        "without pools the overflow shows up as 429s instead of waits.",
+    ),
+}
+
+
+def chart_kind(params: Params) -> str:
+    if platform.has_outage(params):
+        return "break2"
+    return "break1" if platform.has_surge(params) else "baseline"
 
 
 @st.cache_data(show_spinner=False, max_entries=24)
@@ -114,20 +136,30 @@ def switches(scenario: str, base: Params) -> dict[str, object]:
 
 
 def headline(out: dict[str, object]) -> None:
-    cols = st.columns(4)
-    cols[0].metric("Jobs in flight", f"{out['jobs_in_flight']:.0f}", help="Mean while the break lasts")
-    cols[1].metric("Backlog growth", f"{out['backlog_growth_jobs_per_s']:+.2f} jobs/s")
-    cols[2].metric("LLM calls", f"{out['llm_calls_per_s']:.1f} /s")
-    cols[3].metric("Slot utilisation", f"{out['utilisation_pct']:.0f}%")
-    cols = st.columns(4)
-    cols[0].metric("Finished / degraded / failed",
-                   f"{out['jobs_finished']:,} / {out['jobs_degraded']:,} / {out['jobs_failed']:,}")
-    waits = out["wait_p95_s_others"]
-    cols[1].metric("Others' wait p95", "–" if waits is None else f"{waits:.0f} s")
-    recovery = out.get("others_recovery_min")
-    cols[2].metric("Others recover in", "–" if recovery is None else f"{recovery:.1f} min")
-    cols[3].metric("Provider spend", f"${out['spend_usd_total']:,.0f}",
-                   delta=f"+${out['extra_provider_spend_usd']:,.0f} on fallbacks", delta_color="off")
+    """Three rows of short numbers: load, outcomes, and who waited and paid."""
+    def fmt(value: object, pattern: str) -> str:
+        return "–" if value is None else pattern.format(value)
+
+    rows = (
+        (("Jobs in flight", fmt(out["jobs_in_flight"], "{:.0f}")),
+         ("Backlog growth, jobs/s", fmt(out["backlog_growth_jobs_per_s"], "{:+.2f}")),
+         ("LLM calls/s", fmt(out["llm_calls_per_s"], "{:.1f}")),
+         ("Slots busy", fmt(out["utilisation_pct"], "{:.0f}%"))),
+        (("Jobs finished", fmt(out["jobs_finished"], "{:,}")),
+         ("Degraded (no polish)", fmt(out["jobs_degraded"], "{:,}")),
+         ("Failed", fmt(out["jobs_failed"], "{:,}")),
+         ("Still waiting at the end", fmt(out["backlog_at_end"], "{:,}"))),
+        (("Others' wait p95", fmt(out["wait_p95_s_others"], "{:.0f} s")),
+         ("Acme's wait p95", fmt(out["wait_p95_s_acme"], "{:.0f} s")),
+         ("Others recover in", fmt(out.get("others_recovery_min"), "{:.1f} min")),
+         ("Extra spend on B and C", fmt(out["extra_provider_spend_usd"], "${:,.0f}"))),
+    )
+    during = "" if out["scenario"] == "baseline" else " (while the break lasts, before any mitigation starts)"
+    st.caption(f"Rates are measured from minute {out['measured_from_min']:g} to "
+               f"{out['measured_to_min']:g} of the run{during}.")
+    for row in rows:
+        for column, (label, value) in zip(st.columns(4), row):
+            column.metric(label, value)
 
 
 def main() -> None:
@@ -165,11 +197,9 @@ def main() -> None:
     else:
         guess_verdict(guess, float(truth), question.unit)
     headline(out)
-    left, right = st.columns(2)
-    for i, (build, note) in enumerate(CHART_NOTES):
-        column = left if i % 2 == 0 else right
-        column.plotly_chart(build(result), width="stretch", key=f"platform-chart-{i}")
-        column.caption(note)
+    for i, (build, note) in enumerate(zip(CHARTS, CHART_NOTES[chart_kind(params)])):
+        st.plotly_chart(build(result), width="stretch", key=f"platform-chart-{i}")
+        st.caption(note)
     with st.expander("Every figure from this run"):
         st.json(out)
 

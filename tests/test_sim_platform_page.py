@@ -1,0 +1,71 @@
+"""AppTest checks for the platform simulation page: guess before play, charts after, per-scenario switches.
+
+Runs use a 10-minute window so each play stays well under the suite's time budget.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from sims import platform, presets
+from ui import keys
+
+PAGE = "pages/sim_platform.py"
+
+
+def _short_window(at, scenario: str) -> None:
+    at.slider(key=keys.platform_key(scenario, "window_min")).set_value(10.0)
+
+
+def test_play_waits_for_a_locked_guess(app_test):
+    at = app_test(PAGE).run()
+    assert not at.exception
+    assert at.title[0].value == "The platform, replayed"
+    assert at.button(key="play::platform::baseline").disabled
+    assert len(at.toggle) == len(platform.MITIGATIONS)
+    assert not at.get("plotly_chart")
+
+
+def test_guess_then_play_draws_four_charts_and_a_verdict(app_test):
+    at = app_test(PAGE).run()
+    _short_window(at, "baseline")
+    at.number_input[0].set_value(160.0)
+    at.button[0].click().run()                       # lock in
+    at.button(key="play::platform::baseline").click().run()
+    assert not at.exception
+    labels = [m.label for m in at.metric]
+    assert {"Your guess", "Simulation", "Jobs in flight", "Backlog growth, jobs/s"} <= set(labels)
+    assert len(at.get("plotly_chart")) == 4
+    simulated = next(m.value for m in at.metric if m.label == "Simulation")
+    assert simulated.endswith("jobs") and 120 < float(simulated.split()[0]) < 200
+
+
+def test_each_scenario_starts_from_its_own_switches(app_test):
+    at = app_test(PAGE).run()
+    at.selectbox(key=keys.PLATFORM_SCENARIO).set_value("break2").run()
+    assert not at.exception
+    assert at.toggle(key=keys.platform_key("break2", "polish_switch")).value is True
+    assert at.toggle(key=keys.platform_key("break2", "short_timeouts")).value is True
+    at.selectbox(key=keys.PLATFORM_SCENARIO).set_value("break1_fifo").run()
+    assert at.toggle(key=keys.platform_key("break1_fifo", "rate_limit")).value is False
+    assert at.radio(key=keys.platform_key("break1_fifo", "claim")).value == "fifo"
+
+
+def test_flipping_a_switch_changes_the_run(app_test):
+    at = app_test(PAGE).run()
+    at.selectbox(key=keys.PLATFORM_SCENARIO).set_value("break2_polish_off").run()
+    _short_window(at, "break2_polish_off")
+    at.toggle(key=keys.platform_key("break2_polish_off", "polish_switch")).set_value(True)
+    at.number_input[0].set_value(1.0)
+    at.button[0].click().run()
+    at.button(key="play::platform::break2_polish_off").click().run()
+    assert not at.exception
+    degraded = next(m.value for m in at.metric if m.label == "Degraded (no polish)")
+    assert int(degraded.replace(",", "")) > 0
+
+
+def test_platform_presets_name_figures_the_summary_has():
+    ours = [p for p in presets.PRESETS.values() if p.model == "platform"]
+    assert len(ours) >= 5
+    for preset in ours:
+        short = dataclasses.replace(preset.params, window_min=preset.params.break_at_min + 2.0)
+        assert preset.metric in platform.summary(platform.run(short, 1)), preset.id
