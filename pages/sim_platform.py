@@ -151,7 +151,8 @@ def headline(out: dict[str, object]) -> None:
          ("Still waiting at the end", fmt(out["backlog_at_end"], "{:,}"))),
         (("Others' wait p95", fmt(out["wait_p95_s_others"], "{:.0f} s")),
          ("Acme's wait p95", fmt(out["wait_p95_s_acme"], "{:.0f} s")),
-         ("Others recover in", fmt(out.get("others_recovery_min"), "{:.1f} min")),
+         ("Longest hung call on A", fmt(out.get("hung_call_max_s"), "{:.0f} s")) if "hung_calls" in out
+         else ("Others recover in", fmt(out.get("others_recovery_min"), "{:.1f} min")),
          ("Extra spend on B and C", fmt(out["extra_provider_spend_usd"], "${:,.0f}"))),
     )
     during = "" if out["scenario"] == "baseline" else " (while the break lasts, before any mitigation starts)"

@@ -19,13 +19,18 @@ US dollars for spend. Assumptions and simplifications, each chosen to keep a pea
   the oldest job among tenants under their running cap (Free 2, Pro 5, Enterprise 20, Acme
   ``acme_cap``). ``round_robin`` serves the least recently served tenant under its cap, then its
   oldest job, as the drill's claim query does. A pause is a cap of 0 that lasts to the end of the
-  run. Claiming takes no time and has no lock contention.
+  run. Claiming takes no time and has no lock contention. The drill's 28-minute recovery assumes
+  Acme keeps all 20 of its slots, which ``capped`` reproduces; under ``round_robin`` the many
+  tenants with a few queued jobs each come before Acme, so everyone else recovers about as fast
+  as with a pause. "Backlog" everywhere means jobs waiting for a slot, not jobs running.
 * Switches act from ``mitigations_from_min`` (minutes from the start of the run; 0 means the final
   design is in place all along). Before that moment the baseline design runs: FIFO, no bucket, no
   keys, one 60 s timeout, no pools, no polish switch. ``breakers`` is part of the baseline.
 * Workers. ``workers`` x ``slots_per_worker`` slots, one job each. A job is four calls in order
   (outline, draft, expand, polish). A call lasts a lognormal time with mean ``call_mean_s`` and
-  shape ``call_sigma`` (p99 near 19 s at the defaults). Finished steps are kept: a job whose step
+  shape ``call_sigma`` (p99 near 19 s at the defaults); the first try of each step is drawn when
+  the job is submitted, so runs that differ only in capacity do the same work, and a retry draws
+  a fresh time. Finished steps are kept: a job whose step
   cannot be served goes back to the queue and later resumes at that step; after
   ``max_job_attempts`` interruptions it fails.
 * Providers. A, B, C are tried in that order. A provider's per-minute limit becomes a concurrency
@@ -44,7 +49,7 @@ US dollars for spend. Assumptions and simplifications, each chosen to keep a pea
   failback). A failed call moves the step to the next provider; ``max_call_attempts`` failed or
   refused tries fail the step.
 * Polish switch. While A's breaker is not closed, a job reaching its fourth step skips it and is
-  counted as degraded.
+  counted as degraded. It follows the breaker, so with breakers off it never fires.
 * Spend. A successful call is billed at its provider's price (A $0.005, so $0.02 a job; B and C
   $0.00875, so $0.035 a job); hung, failed and refused calls are free. The daily spend cap of
   Break 3 is not modelled.
@@ -52,8 +57,8 @@ US dollars for spend. Assumptions and simplifications, each chosen to keep a pea
 from __future__ import annotations
 
 import bisect
-import heapq
 import dataclasses
+import heapq
 import math
 import random
 import statistics
