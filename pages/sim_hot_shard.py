@@ -26,7 +26,7 @@ with celebrity_tab:
     params = hot_shard.celebrity(shards=shards, hot_key_share=share)
     result = guess_then_play(
         "hot_shard.celebrity",
-        Question("Load on the celebrity key's shard", "% of capacity", 1_000.0, 100.0, 5.0),
+        Question("Load on the celebrity key's shard, as % of one shard's capacity", "%", 1_000.0, 100.0, 5.0),
         "hot_shard", params, shard_load_frames, hot_shard.hot_shard_load_pct)
     if result is not None:
         floor = hot_shard.hot_key_floor_pct(params)

@@ -24,6 +24,7 @@ LIMIT = "#2ca02c"
 STATE_COLOURS = {"waiting": "#c7c7c7", "429": HOT, "backoff": "#ff9896", "service": CALM}
 STATE_NAMES = {"waiting": "waiting for a pool slot", "429": "429 round trip",
                "backoff": "sleeping Retry-After", "service": "in service"}
+CALM_SHADES = ("#1f77b4", "#6baed6", "#08519c", "#9ecae1", "#4292c6", "#2171b5", "#c6dbef", "#084594")
 FRAMES = 12                                 # frames per animation: smooth enough, cheap to send
 
 
@@ -72,7 +73,8 @@ def shard_load_figure(result: hot_shard.Result, upto_s: float | None = None) -> 
     for shard in range(p.shards):
         rows = [(t, waiting) for t, s, waiting, _ in result.samples if s == shard and t <= end]
         fig.add_trace(go.Scatter(x=[t for t, _ in rows], y=[w for _, w in rows], mode="lines",
-                                 name=names[shard], line=dict(color=HOT if shard in hot else None)),
+                                 name=names[shard],
+                                 line=dict(color=HOT if shard in hot else CALM_SHADES[shard % len(CALM_SHADES)])),
                       row=1, col=2)
     fig.update_xaxes(title_text="seconds", range=[0, p.duration_s], row=1, col=2)
     return _layout(fig, f"{p.shards} shards, fleet at {hot_shard.fleet_utilisation_pct(result):.0f}% "
@@ -169,7 +171,8 @@ def lanes_figure(result: concurrency_pool.Result, upto_s: float | None = None) -
                                  name=STATE_NAMES[state], legendgroup=state, showlegend=row == 1,
                                  hovertemplate="%{y}: %{base:.2f}–%{x:.2f} s<extra>" + STATE_NAMES[state] + "</extra>"),
                           row=row, col=1)
-        fig.update_yaxes(autorange="reversed", showticklabels=False, title_text="calls", row=row, col=1)
+        fig.update_yaxes(categoryorder="array", autorange="reversed", showticklabels=False, title_text="calls",
+                         categoryarray=[f"call {c + 1}" for c in range(result.params.calls)], row=row, col=1)
     fig.update_layout(barmode="overlay", bargap=0.15)
     fig.update_xaxes(range=[0, end * 1.02], title_text="seconds", row=2, col=1)
     return _layout(fig, f"{result.params.calls} calls, provider serves {result.params.provider_limit} at a time",
