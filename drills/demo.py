@@ -75,7 +75,7 @@ def _numeric_guess(rng: random.Random, persona: Persona, question: NumericQuesti
 
 def _answer(store: AttemptStore, clock: SimulatedClock, rng: random.Random, persona: Persona, loaded: LoadedDrill,
             attempt_id: int, part_id: str, question) -> None:
-    clock.advance(rng.uniform(10, 45) * persona.pace)
+    clock.advance(rng.uniform(8, 30) * persona.pace)
     if isinstance(question, NumericQuestion):
         truth = loaded.values.get(question.id)
         if truth is None:   # simulation-backed: the demo does not run the simulation, it skips
@@ -119,7 +119,7 @@ def run_attempt(store: AttemptStore, clock: SimulatedClock, rng: random.Random, 
             for question in part.questions:
                 store.lock_answer(attempt.id, question.id, part.id, question.kind, skipped=True)
         for section in part.reveal:
-            clock.advance(rng.uniform(20, 90) * persona.pace)
+            clock.advance(rng.uniform(10, 40) * persona.pace)
             store.record_reveal(attempt.id, part.id, section.stage)
         for question in part.questions:
             if isinstance(question, NotesQuestion):

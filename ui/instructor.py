@@ -1,0 +1,370 @@
+"""The instructor board: filters, counts, leaderboard, skills, questions, time, calibration, one attempt, exports.
+
+Reports come from drills.cohort, cached on the filters plus the store's data version so new work shows up.
+"""
+from __future__ import annotations
+
+import datetime as dt
+
+import pandas as pd
+import streamlit as st
+
+from drills import cohort, scoring
+from drills.answers import InputError
+from drills.loader import LoadedDrill
+from drills.schema import LEVELS
+from drills.store import AttemptStore
+from drills.timebox import clock_for, format_duration
+from ui import instructor_figures as figures
+from ui.attempt_view import AttemptView
+from ui.context import get_catalogue, get_store, now
+from ui.results import guess_figure, results_table
+from ui.rubric import LEVEL_LABELS
+
+ALL_COHORTS = "\u0000all"   # a sentinel no cohort code can equal (codes are letters, digits, - and _)
+HEATMAP_ROWS = 60
+DRILL_KEY = "instructor::drill"
+COHORT_KEY = "instructor::cohort"
+DATES_KEY = "instructor::dates"
+CANDIDATE_KEY = "instructor::candidate"
+ATTEMPT_KEY = "instructor::attempt"
+FLASH_KEY = "instructor::flash"
+DEMO_COMMAND = "FAULTLINES_DB=data/faultlines.duckdb python -m drills.demo --candidates 40"
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _report(name: str, db: str, filters: tuple, version: tuple, _store: AttemptStore,
+            _key: cohort.DrillKey) -> pd.DataFrame:
+    """One cohort report; `db`, `filters` and `version` are the cache key, the store and key ride along."""
+    return getattr(cohort, name)(_store, _key, cohort.Filters(*filters))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _counts(db: str, filters: tuple, version: tuple, _store: AttemptStore) -> cohort.Counts:
+    return cohort.counts(_store, cohort.Filters(*filters))
+
+
+def _utc(ts: float | None) -> str:
+    if ts is None or pd.isna(ts):
+        return ""
+    return dt.datetime.fromtimestamp(float(ts), dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+
+
+class Board:
+    """One run's view of the board: the store, the drill, the filters and the data version."""
+
+    def __init__(self, store: AttemptStore, loaded: LoadedDrill, filters: cohort.Filters, instructor: str):
+        self.store = store
+        self.loaded = loaded
+        self.key = cohort.DrillKey.from_loaded(loaded)
+        self.filters = filters
+        self.instructor = instructor
+        self.version = cohort.data_version(store)
+        self._args = (store.path, (filters.drill_id, filters.cohort, filters.since, filters.until), self.version)
+
+    def report(self, name: str) -> pd.DataFrame:
+        return _report(name, *self._args, self.store, self.key)
+
+    def counts(self) -> cohort.Counts:
+        return _counts(*self._args, self.store)
+
+
+# -- filters ---------------------------------------------------------------------------------
+def choose_filters(store: AttemptStore) -> tuple[LoadedDrill, cohort.Filters] | None:
+    catalogue = get_catalogue()
+    if not catalogue.drills:
+        st.info("No drills are installed, so there is nothing to report. Add a YAML file under `drills/content/`.")
+        return None
+    drill_ids = list(catalogue.drills)
+    cols = st.columns([2, 1, 2])
+    drill_id = cols[0].selectbox("Drill", drill_ids, key=DRILL_KEY,
+                                 format_func=lambda d: catalogue.drills[d].drill.title)
+    codes = cohort.cohorts(store, drill_id)
+    options = [ALL_COHORTS] + codes
+    if st.session_state.get(COHORT_KEY) not in options:
+        st.session_state.pop(COHORT_KEY, None)
+    chosen = cols[1].selectbox("Cohort", options, key=COHORT_KEY,
+                               format_func=lambda c: "All cohorts" if c == ALL_COHORTS else (c or "(no cohort)"))
+    bounds = cohort.date_bounds(store, drill_id)
+    since = until = None
+    if bounds is not None:
+        first = dt.datetime.fromtimestamp(bounds[0], dt.timezone.utc).date()
+        last = dt.datetime.fromtimestamp(bounds[1], dt.timezone.utc).date()
+        picked = cols[2].date_input("Attempts started between (UTC)", value=(first, last), key=DATES_KEY)
+        picked = tuple(picked) if isinstance(picked, (tuple, list)) else (picked,)
+        if picked:
+            since = dt.datetime.combine(picked[0], dt.time(), dt.timezone.utc).timestamp()
+            end = picked[1] if len(picked) > 1 else picked[0]
+            until = dt.datetime.combine(end + dt.timedelta(days=1), dt.time(), dt.timezone.utc).timestamp()
+    return catalogue.drills[drill_id], cohort.Filters(drill_id, None if chosen == ALL_COHORTS else chosen,
+                                                      since, until)
+
+
+# -- sections --------------------------------------------------------------------------------
+def render_counts(board: Board) -> cohort.Counts:
+    counts = board.counts()
+    cols = st.columns(3)
+    cols[0].metric("Candidates", f"{counts.candidates:,}")
+    cols[1].metric("Attempts started", f"{counts.started:,}")
+    cols[2].metric("Attempts finished", f"{counts.finished:,}")
+    return counts
+
+
+def render_leaderboard(board: Board, table: pd.DataFrame) -> None:
+    shown = pd.DataFrame({
+        "Candidate": table["handle"], "Cohort": table["cohort"], "Attempts": table["attempts"],
+        "Finished": table["finished"], "Score %": table["score_pct"].round(1),
+        "Strong": table["strong"], "Overrides": table["overridden"],
+        "Time used (min)": table["used_min"].round(1), "Time box (min)": table["limit_min"].round(1),
+        "Ranges held": [f"{int(h)} of {int(r)}" if r else "—" for h, r in zip(table["hits"], table["ranges"])],
+        "Calibration %": (100 * table["hit_rate"]).round(0),
+    })
+    st.dataframe(shown, hide_index=True, width="stretch", column_config={
+        "Score %": st.column_config.ProgressColumn(min_value=0, max_value=100, format="%.0f%%"),
+        "Strong": st.column_config.NumberColumn(help=f"Strong skills of {len(board.key.skill_ids)} on the best attempt"),
+        "Calibration %": st.column_config.NumberColumn(help="How often the 80% ranges held (80 is honest)"),
+    })
+    st.caption("One row per candidate, from their best-scoring attempt; calibration counts every attempt. "
+               "Time used runs to the finish, or to the last activity of an unfinished attempt.")
+
+
+def render_skills(board: Board, table: pd.DataFrame) -> None:
+    levels = board.report("skill_levels")
+    if levels.empty:
+        st.info("No rubric scores yet: candidates score themselves at the end of a drill.")
+        return
+    order = [(h, c) for h, c in zip(table["handle"], table["cohort"])][:HEATMAP_ROWS]
+    st.plotly_chart(figures.skills_heatmap(levels, board.key, order), width="stretch", key="heatmap")
+    caption = (f"Each candidate's latest attempt. {figures.OVERRIDE_MARK} marks an instructor override "
+               "(hover for the comment).")
+    if len(table) > HEATMAP_ROWS:
+        caption += f" Showing the top {HEATMAP_ROWS} of {len(table):,} candidates; narrow the filters to see others."
+    st.caption(caption)
+    shares = board.report("skill_shares")
+    names = dict(zip(board.key.skill_ids, board.key.skill_names))
+    shares = shares.assign(Skill=shares["skill_id"].map(names)).set_index("skill_id").reindex(
+        [s for s in board.key.skill_ids if s in set(shares["skill_id"])]).reset_index()
+    st.dataframe(shares[["Skill", "strong", "ok", "weak", "overridden"]].rename(
+        columns={"strong": "Strong", "ok": "OK", "weak": "Weak", "overridden": "Overridden"}),
+        hide_index=True, width="stretch")
+
+
+def render_questions(board: Board) -> None:
+    errors = board.report("question_errors")
+    if errors.empty:
+        st.info("No numeric guesses locked in yet for these filters.")
+        return
+    sample = board.report("question_sample")
+    st.plotly_chart(figures.question_figure(errors, sample), width="stretch", key="questions_fig")
+    st.caption("Boxes span the middle half of the cohort's guesses, whiskers 5% to 95%; dots are a sample of "
+               "guesses (green within tolerance). Questions are ranked by the median miss, worst first.")
+    drill = board.loaded.drill
+    st.dataframe(pd.DataFrame({
+        "Question": errors["question_id"],
+        "Prompt": [board.loaded.text(drill.question(q).prompt) for q in errors["question_id"]],
+        "Truth": errors["truth"], "Guesses": errors["guesses"], "Skipped": errors["skipped"],
+        "Within tolerance %": (100 * errors["in_tolerance"]).round(0),
+        "Median miss %": (100 * errors["median_abs_error"]).round(0),
+        "Mean bias %": (100 * errors["mean_error"]).round(0),
+        "Ranges held %": (100 * errors["range_hit_rate"]).round(0),
+    }), hide_index=True, width="stretch")
+
+
+def render_time(board: Board) -> None:
+    spent = board.report("time_per_part")
+    if not spent["attempts"].any():
+        st.info("No time recorded yet: time per part starts when a candidate opens a part.")
+        return
+    st.plotly_chart(figures.time_figure(spent), width="stretch", key="time_fig")
+    st.caption("Bars are the cohort's median minutes per part (whiskers: middle half) beside the drill's pacing.")
+
+
+def render_calibration(board: Board, table: pd.DataFrame) -> None:
+    by_skill = board.report("calibration_by_skill")
+    if not by_skill["ranges"].any():
+        st.info("Nobody in these filters gave an 80% range yet, so there is nothing to calibrate.")
+        return
+    cols = st.columns(2)
+    cols[0].plotly_chart(figures.calibration_figure(by_skill), width="stretch", key="calib_skill")
+    cols[1].plotly_chart(figures.calibration_histogram(table), width="stretch", key="calib_people")
+    total_r, total_h = int(by_skill["ranges"].sum()), int(by_skill["hits"].sum())
+    st.caption("Stated 80% ranges against how often they held. Below 80% means ranges too narrow "
+               "(overconfident); well above means too wide. Per candidate, see the leaderboard's Calibration %. "
+               f"Questions with several skills count once per skill ({total_h:,} of {total_r:,} skill-ranges held).")
+
+
+def render_attempt(board: Board, table: pd.DataFrame) -> None:
+    candidates = list(table["candidate_id"])
+    labels = dict(zip(table["candidate_id"], (figures.candidate_label(h, c)
+                                              for h, c in zip(table["handle"], table["cohort"]))))
+    if st.session_state.get(CANDIDATE_KEY) not in labels:
+        st.session_state.pop(CANDIDATE_KEY, None)
+    cols = st.columns(2)
+    candidate_id = cols[0].selectbox("Candidate", candidates, key=CANDIDATE_KEY, format_func=labels.get)
+    attempts = board.report("attempt_summary")
+    mine = attempts[attempts["candidate_id"] == candidate_id].sort_values("started_at")
+    options = list(mine["attempt_id"])
+    described = {a: f"#{a} · started {_utc(s)} UTC · {'finished' if pd.notna(f) else 'open'} · {p:.0f}%"
+                 for a, s, f, p in zip(mine["attempt_id"], mine["started_at"], mine["finished_at"], mine["score_pct"])}
+    if st.session_state.get(ATTEMPT_KEY) not in described:
+        st.session_state.pop(ATTEMPT_KEY, None)
+    attempt_id = cols[1].selectbox("Attempt", options, key=ATTEMPT_KEY, format_func=described.get,
+                                   index=len(options) - 1 if options else None)
+    attempt = board.store.attempt_by_id(int(attempt_id)) if attempt_id is not None else None
+    if attempt is None:
+        st.info("Pick a candidate and one of their attempts.")
+        return
+    view = AttemptView.load(board.store, attempt, board.loaded)
+    results = view.results()
+    totals = scoring.totals(results)
+    clock = clock_for(attempt, now())
+    metric_cols = st.columns(4)
+    metric_cols[0].metric("Score", f"{totals.earned:g} / {totals.possible}", f"{totals.percent:.0f}%",
+                          delta_color="off")
+    metric_cols[1].metric("Time used", format_duration(clock.elapsed_s))
+    metric_cols[2].metric("Time box", format_duration(clock.limit_s),
+                          f"incl. {format_duration(attempt.extra_s)} extra" if attempt.extra_s else None,
+                          delta_color="off")
+    metric_cols[3].metric("Time left", "finished" if clock.finished else format_duration(clock.remaining_s))
+
+    st.markdown("##### Timeline")
+    rows = cohort.timeline(board.loaded, board.store.events(attempt.id), view.answers)
+    early = sum(1 for r in rows if r.early)
+    if early:
+        st.warning(f"{early} reveal(s) opened before every question they answer was locked in or skipped.", icon="⚠️")
+    st.dataframe(pd.DataFrame({
+        "When (UTC)": [_utc(r.at) for r in rows],
+        "Since start": [format_duration(r.at - attempt.started_at) for r in rows],
+        "Event": [r.kind for r in rows], "Part": [r.part_id or "" for r in rows], "Detail": [r.what for r in rows],
+        "Flag": ["⚠ revealed before lock-in" if r.early else "" for r in rows],
+    }), hide_index=True, width="stretch", key="timeline_table")
+
+    st.markdown("##### Answers against the truth")
+    figure = figures.truth_line_fixed(guess_figure(view, results))
+    if figure is not None:
+        st.plotly_chart(figure, width="stretch", key="attempt_guess_fig")
+    st.dataframe(results_table(view, results).rename(columns={"Your answer": "Answer",
+                                                              "In your 80% range": "In their 80% range"}),
+                 hide_index=True, width="stretch",
+                 column_config={"Score": st.column_config.NumberColumn(format="%.1f")})
+
+    render_rubric(board, view)
+    render_extra_time(board, view)
+
+
+def render_rubric(board: Board, view: AttemptView) -> None:
+    drill = board.loaded.drill
+    history = board.store.rubric_history(view.attempt.id)
+    levels = scoring.current_levels(history)
+    st.markdown("##### Rubric")
+    st.dataframe(pd.DataFrame([{
+        "Skill": s.name,
+        "Level that counts": LEVEL_LABELS[levels[s.id].level] if s.id in levels else "not scored",
+        "Scored by": (f"{levels[s.id].scorer}: {levels[s.id].scorer_name}" if s.id in levels else ""),
+        "Comment": levels[s.id].reason if s.id in levels else "",
+    } for s in drill.rubric]), hide_index=True, width="stretch", key="rubric_now")
+    with st.form("override", clear_on_submit=False):
+        st.markdown("**Override a skill's score** (appended; the latest instructor score wins; the candidate sees it "
+                    "with your comment)")
+        cols = st.columns([2, 2])
+        skill_id = cols[0].selectbox("Skill", [s.id for s in drill.rubric], format_func=lambda s: drill.skill(s).name,
+                                     key="override::skill")
+        level = cols[1].radio("Level", LEVELS, format_func=LEVEL_LABELS.get, horizontal=True, key="override::level")
+        comment = st.text_area("Comment (required, shown to the candidate)", key="override::comment", height=90)
+        submitted = st.form_submit_button("Save override", type="primary")
+    if submitted:
+        try:
+            cohort.override_skill(board.store, view.attempt, board.loaded, skill_id, level, comment, board.instructor)
+        except InputError as problem:
+            st.error(str(problem), icon="⚠️")
+        else:
+            st.session_state[FLASH_KEY] = f"Override saved for {drill.skill(skill_id).name}."
+            st.rerun()
+    overrides = cohort.override_history(history)
+    st.markdown("**Override history**")
+    if not overrides:
+        st.caption("No instructor overrides on this attempt.")
+    else:
+        st.dataframe(pd.DataFrame({
+            "When (UTC)": [_utc(r.scored_at) for r in overrides],
+            "Skill": [drill.skill(r.skill_id).name if r.skill_id in {s.id for s in drill.rubric} else r.skill_id
+                      for r in overrides],
+            "Level": [LEVEL_LABELS.get(r.level, r.level) for r in overrides],
+            "Who": [r.scorer_name for r in overrides], "Why": [r.reason for r in overrides],
+        }), hide_index=True, width="stretch", key="override_history")
+
+
+def render_extra_time(board: Board, view: AttemptView) -> None:
+    with st.form("extra_time"):
+        st.markdown("**Grant extra time** (added to this attempt's time box)")
+        cols = st.columns([1, 3])
+        minutes = cols[0].number_input("Extra minutes", value=10.0, step=5.0, key="extra::minutes")
+        reason = cols[1].text_input("Reason (optional)", key="extra::reason")
+        granted = st.form_submit_button("Grant extra time")
+    if granted:
+        try:
+            added = cohort.grant_extra_time(board.store, view.attempt, minutes, board.instructor, reason)
+        except InputError as problem:
+            st.error(str(problem), icon="⚠️")
+        else:
+            st.session_state[FLASH_KEY] = f"Granted {added:g} extra minutes."
+            st.rerun()
+
+
+def render_exports(board: Board) -> None:
+    store, key, filters = board.store, board.key, board.filters
+    stem = f"{filters.drill_id}_{filters.cohort or 'all'}"
+    st.caption("Files are built when you click, from the filters above.")
+    cols = st.columns(4)
+    cols[0].download_button("Answers (CSV)", lambda: cohort.to_csv_bytes(cohort.export_answers(store, key, filters)),
+                            file_name=f"{stem}_answers.csv", mime="text/csv", key="dl_answers_csv",
+                            on_click="ignore")
+    cols[1].download_button("Answers (Parquet)",
+                            lambda: cohort.to_parquet_bytes(cohort.export_answers(store, key, filters)),
+                            file_name=f"{stem}_answers.parquet", mime="application/octet-stream",
+                            key="dl_answers_parquet", on_click="ignore")
+    cols[2].download_button("Attempts (CSV)",
+                            lambda: cohort.to_csv_bytes(cohort.export_attempts(store, key, filters)),
+                            file_name=f"{stem}_attempts.csv", mime="text/csv", key="dl_attempts_csv",
+                            on_click="ignore")
+    cols[3].download_button("Attempts (Parquet)",
+                            lambda: cohort.to_parquet_bytes(cohort.export_attempts(store, key, filters)),
+                            file_name=f"{stem}_attempts.parquet", mime="application/octet-stream",
+                            key="dl_attempts_parquet", on_click="ignore")
+
+
+def render_board(instructor: str) -> None:
+    store = get_store()
+    message = st.session_state.pop(FLASH_KEY, None)
+    if message:
+        st.success(message, icon="✅")
+    chosen = choose_filters(store)
+    if chosen is None:
+        return
+    loaded, filters = chosen
+    board = Board(store, loaded, filters, instructor)
+    if cohort.date_bounds(store, filters.drill_id) is None:
+        st.info("No attempts at this drill yet. Share the catalogue with your candidates, or fill a demo cohort "
+                "to see a populated board:")
+        st.code(DEMO_COMMAND, language="bash")
+        return
+    counts = render_counts(board)
+    if counts.started == 0:
+        st.info("No attempts match these filters: pick All cohorts or widen the dates.")
+        return
+    table = board.report("leaderboard")
+    tabs = st.tabs(["Leaderboard", "Skills", "Questions", "Time", "Calibration", "Attempt", "Exports"])
+    with tabs[0]:
+        render_leaderboard(board, table)
+    with tabs[1]:
+        render_skills(board, table)
+    with tabs[2]:
+        render_questions(board)
+    with tabs[3]:
+        render_time(board)
+    with tabs[4]:
+        render_calibration(board, table)
+    with tabs[5]:
+        render_attempt(board, table)
+    with tabs[6]:
+        render_exports(board)

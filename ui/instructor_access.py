@@ -1,0 +1,88 @@
+"""The instructor sign-in gate: reads the configured hash, asks for the passphrase, remembers the session.
+
+Wrong passphrases wait longer each time and are counted; nothing below the gate runs until it opens.
+"""
+from __future__ import annotations
+
+import hashlib
+import time
+
+import streamlit as st
+
+from drills import access
+from drills.answers import InputError
+from drills.cohort import instructor_name_entry
+from ui import keys
+
+NAME_KEY = "instructor::name"
+FAILURES_KEY = "instructor::failures"
+
+
+def _secret_hash() -> object:
+    try:
+        return st.secrets.get(access.SECRET_KEY)
+    except Exception:  # no secrets file at all is the normal case, not an error
+        return None
+
+
+def _fingerprint(encoded: str) -> str:
+    return hashlib.sha256(encoded.encode("utf-8")).hexdigest()
+
+
+def _explain_setup() -> None:
+    st.warning("The instructor pages are locked because no instructor passphrase is configured. "
+               "No data is shown until one is.", icon="🔒")
+    st.markdown("Make a hash of a passphrase (at least "
+                f"{access.MIN_PASSPHRASE} characters) and configure it in one of two ways:")
+    st.code("python -m drills.access            # asks for the passphrase, prints the hash\n"
+            f"export {access.HASH_ENV}='pbkdf2_sha256$...'   # then restart the app", language="bash")
+    st.markdown(f"or put `{access.SECRET_KEY} = \"pbkdf2_sha256$...\"` in `.streamlit/secrets.toml`. "
+                "Only the hash is stored; the passphrase itself is never written down by the app.")
+
+
+def sign_in() -> str | None:
+    """The signed-in instructor's name, or None after drawing whatever the visitor needs to see."""
+    encoded = access.configured_hash(_secret_hash())
+    if encoded is None:
+        _explain_setup()
+        return None
+    try:
+        access.parse_hash(encoded)
+    except access.AccessError as problem:
+        st.error(f"The configured instructor hash cannot be used: {problem}", icon="🔒")
+        return None
+    fingerprint = _fingerprint(encoded)
+    if st.session_state.get(keys.INSTRUCTOR_OK) == fingerprint and st.session_state.get(NAME_KEY):
+        return st.session_state[NAME_KEY]
+
+    st.info("This page is for instructors. Sign in with the instructor passphrase.", icon="🔒")
+    with st.form("instructor_sign_in", enter_to_submit=True):
+        name = st.text_input("Your name (recorded with every override and time grant)", max_chars=200)
+        passphrase = st.text_input("Instructor passphrase", type="password", max_chars=access.MAX_PASSPHRASE)
+        submitted = st.form_submit_button("Sign in", type="primary")
+    if not submitted:
+        return None
+    try:
+        clean_name = instructor_name_entry(name)
+    except InputError as problem:
+        st.error(str(problem), icon="⚠️")
+        return None
+    if access.verify(passphrase or "", encoded):
+        st.session_state[keys.INSTRUCTOR_OK] = fingerprint
+        st.session_state[NAME_KEY] = clean_name
+        st.session_state[FAILURES_KEY] = 0
+        st.rerun()
+    failures = st.session_state.get(FAILURES_KEY, 0)
+    access.FAILURES.record()
+    time.sleep(access.failure_delay(failures))
+    st.session_state[FAILURES_KEY] = failures + 1
+    st.error(f"That passphrase is not right (wrong try {failures + 1} in this session; each one waits longer).",
+             icon="⛔")
+    return None
+
+
+def sign_out_button() -> None:
+    if st.button("Sign out", key="instructor_sign_out"):
+        st.session_state.pop(keys.INSTRUCTOR_OK, None)
+        st.session_state.pop(NAME_KEY, None)
+        st.rerun()

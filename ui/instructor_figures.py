@@ -1,0 +1,126 @@
+"""Plotly figures for the instructor board, built from the cohort reports' DataFrames.
+
+Handles, cohorts and comments reach Plotly html-escaped: its labels understand a few tags.
+"""
+from __future__ import annotations
+
+import html
+import math
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from drills.cohort import LEVEL_VALUE, DrillKey
+
+LEVEL_COLOURS = ((0.0, "#c62828"), (0.5, "#f9a825"), (1.0, "#2e7d32"))
+LEVEL_SHORT = {"strong": "Strong", "ok": "OK", "weak": "Weak"}
+OVERRIDE_MARK = "✎"
+
+
+def candidate_label(handle: str, cohort: str) -> str:
+    return f"{handle} ({cohort})" if cohort else handle
+
+
+def skills_heatmap(levels: pd.DataFrame, key: DrillKey, order: list[tuple[str, str]]) -> go.Figure:
+    """Rows: candidates in `order` (handle, cohort); columns: the drill's skills; ✎ marks an override."""
+    names = dict(zip(key.skill_ids, key.skill_names))
+    rows = [candidate_label(h, c) for h, c in order]
+    index = {pair: i for i, pair in enumerate(order)}
+    column = {s: j for j, s in enumerate(key.skill_ids)}
+    z = [[None] * len(key.skill_ids) for _ in rows]
+    text = [[""] * len(key.skill_ids) for _ in rows]
+    hover = [["not scored"] * len(key.skill_ids) for _ in rows]
+    for r in levels.itertuples(index=False):
+        i, j = index.get((r.handle, r.cohort)), column.get(r.skill_id)
+        if i is None or j is None:
+            continue
+        z[i][j] = LEVEL_VALUE[r.level] / 2
+        text[i][j] = LEVEL_SHORT[r.level] + (f" {OVERRIDE_MARK}" if r.overridden else "")
+        who = "instructor override: " + html.escape(str(r.reason)) if r.overridden else "self-scored"
+        hover[i][j] = f"{html.escape(rows[i])}<br>{html.escape(names[r.skill_id])}: {LEVEL_SHORT[r.level]}<br>{who}"
+    fig = go.Figure(go.Heatmap(
+        z=z, x=[names[s] for s in key.skill_ids], y=[html.escape(r) for r in rows], text=text,
+        texttemplate="%{text}", hovertext=hover, hoverinfo="text", colorscale=LEVEL_COLOURS, zmin=0, zmax=1,
+        showscale=False, xgap=2, ygap=2,
+    ))
+    fig.update_layout(height=140 + 26 * len(rows), margin=dict(l=10, r=10, t=40, b=10),
+                      yaxis=dict(autorange="reversed"), xaxis=dict(side="top"))
+    return fig
+
+
+def question_figure(errors: pd.DataFrame, sample: pd.DataFrame) -> go.Figure:
+    """Each numeric question's guesses as % of the truth: a box (5-95% whiskers), sampled points, truth at 100%."""
+    ranked = errors.sort_values("median_abs_error", ascending=False)
+    ids = list(ranked["question_id"])
+    fig = go.Figure(go.Box(
+        y=ids, q1=ranked["p25"], median=ranked["p50"], q3=ranked["p75"], lowerfence=ranked["p5"],
+        upperfence=ranked["p95"], orientation="h", name="cohort", marker_color="#1e88e5", fillcolor="rgba(30,136,229,0.25)",
+        hoverinfo="x+y",
+    ))
+    if not sample.empty:
+        colours = sample["score"].map({1.0: "#2e7d32", 0.5: "#f9a825", 0.0: "#c62828"}).fillna("#607d8b")
+        fig.add_trace(go.Scatter(
+            x=sample["pct"], y=sample["question_id"], mode="markers", name="guesses (sample)",
+            marker=dict(size=6, color=colours, opacity=0.6),
+            hovertext=[html.escape(str(h)) for h in sample["handle"]], hoverinfo="text+x",
+        ))
+    lows = [v for v in list(ranked["p5"]) + list(sample.get("pct", [])) if v is not None and not _nan(v)]
+    log = bool(lows) and min(lows) > 0
+    # The truth as a trace, not a shape: shapes and autorange disagree about log axes.
+    fig.add_trace(go.Scatter(x=[100] * len(ids), y=ids, mode="lines", name="truth", hoverinfo="skip",
+                             line=dict(color="#37474f", dash="dash", width=2)))
+    fig.add_annotation(x=2.0 if log else 100, y=ids[0], text="truth", showarrow=False, yshift=18)
+    fig.update_xaxes(title="guess as % of the truth" + (" (log scale)" if log else ""), type="log" if log else "linear")
+    fig.update_layout(height=120 + 32 * len(ids), margin=dict(l=10, r=10, t=30, b=40), showlegend=False,
+                      yaxis=dict(autorange="reversed", categoryorder="array", categoryarray=ids))
+    return fig
+
+
+def _nan(v) -> bool:
+    return isinstance(v, float) and math.isnan(v)
+
+
+def time_figure(spent: pd.DataFrame) -> go.Figure:
+    medians = spent["median_min"].fillna(0)
+    fig = go.Figure([
+        go.Bar(name="suggested pacing", x=spent["title"], y=spent["suggested_min"], marker_color="#b0bec5"),
+        go.Bar(name="cohort median", x=spent["title"], y=medians, marker_color="#1e88e5",
+               error_y=dict(type="data", symmetric=False, array=(spent["p75_min"].fillna(0) - medians).clip(lower=0),
+                            arrayminus=(medians - spent["p25_min"].fillna(0)).clip(lower=0), color="#0d47a1")),
+    ])
+    fig.update_layout(barmode="group", height=340, margin=dict(l=10, r=10, t=30, b=10), yaxis_title="minutes",
+                      legend=dict(orientation="h", y=1.12))
+    return fig
+
+
+def calibration_figure(by_skill: pd.DataFrame) -> go.Figure:
+    shown = by_skill[by_skill["ranges"] > 0]
+    fig = go.Figure(go.Bar(
+        x=shown["skill"], y=100 * shown["hit_rate"], marker_color="#7e57c2",
+        text=[f"{h} of {r}" for h, r in zip(shown["hits"], shown["ranges"])], textposition="outside",
+    ))
+    fig.add_hline(y=80, line_dash="dash", line_color="#37474f", annotation_text="80% claimed")
+    fig.update_layout(height=320, margin=dict(l=10, r=10, t=30, b=10), yaxis=dict(title="ranges that held (%)",
+                                                                                  range=[0, 110]))
+    return fig
+
+
+def calibration_histogram(board: pd.DataFrame) -> go.Figure:
+    rates = 100 * board["hit_rate"].dropna()
+    fig = go.Figure(go.Histogram(x=rates, xbins=dict(start=0, end=100.001, size=10), marker_color="#7e57c2"))
+    fig.add_vline(x=80, line_dash="dash", line_color="#37474f", annotation_text="80%")
+    fig.update_layout(height=260, margin=dict(l=10, r=10, t=30, b=10), bargap=0.05,
+                      xaxis_title="a candidate's ranges that held (%)", yaxis_title="candidates")
+    return fig
+
+
+def truth_line_fixed(fig: go.Figure | None) -> go.Figure | None:
+    """ui.results.guess_figure's 'truth' label sits at x=100 on a log axis, where annotations take log10
+    coordinates, so autorange stretches to 1e100; put the label where the line is."""
+    if fig is None:
+        return None
+    log = fig.layout.xaxis.type == "log"
+    for annotation in fig.layout.annotations:
+        if annotation.text == "truth" and log and annotation.x == 100:
+            annotation.x = 2.0
+    return fig
