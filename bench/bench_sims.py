@@ -1,0 +1,89 @@
+"""Compute time of the live simulations at each tab's default and slider-maximum settings.
+
+Prints median ms, SimPy events per second, and the ratio to a bare SimPy loop of the same event
+count timed in the same run. Targets: default under 100 ms, maximum under 2 s. Never asserts.
+Run: ``python -m bench.bench_sims [--repeat N]``.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+
+import simpy
+
+from bench.timing import measure
+from sims import concurrency_pool, hot_shard, retry_storm
+
+# (page tab, which setting, model, params): the maxima are the pages' slider bounds
+CASES = [
+    ("hot shard / celebrity", "default", "hot_shard", hot_shard.celebrity()),
+    ("hot shard / celebrity", "maximum", "hot_shard", hot_shard.celebrity(shards=12, hot_key_share=0.6)),
+    ("hot shard / tenant groups", "default", "hot_shard", hot_shard.tenant_groups()),
+    ("hot shard / tenant groups", "maximum", "hot_shard", hot_shard.tenant_groups(groups=8, multiplier=200.0)),
+    ("hot shard / shuffle", "default", "hot_shard", hot_shard.shuffle_sharding()),
+    ("hot shard / shuffle", "maximum", "hot_shard", hot_shard.shuffle_sharding(groups=16, per_tenant=3)),
+    ("pool / pool limit", "default", "concurrency_pool", concurrency_pool.Params()),
+    ("pool / pool limit", "maximum", "concurrency_pool",
+     concurrency_pool.Params(calls=60, provider_limit=1, pool_size=30, retry_after_s=0.5)),
+    ("retry storm / synchronised", "default", "retry_storm", retry_storm.Params()),
+    ("retry storm / synchronised", "maximum", "retry_storm",
+     retry_storm.Params(processes=200, in_flight_per_process=20)),
+    ("retry storm / jitter+ramp", "default", "retry_storm", retry_storm.Params(jitter=True)),
+    ("retry storm / jitter+ramp", "maximum", "retry_storm",
+     retry_storm.Params(processes=200, in_flight_per_process=20, jitter=True)),
+]
+
+
+@contextlib.contextmanager
+def counting_events():
+    """Count ``Environment.step`` calls (one per processed event) while the block runs."""
+    counter = {"events": 0}
+    original = simpy.Environment.step
+
+    def step(env):
+        counter["events"] += 1
+        return original(env)
+
+    simpy.Environment.step = step
+    try:
+        yield counter
+    finally:
+        simpy.Environment.step = original
+
+
+def bare_loop(events: int) -> None:
+    """The reference: one SimPy process doing nothing but ``events`` timeouts."""
+    env = simpy.Environment()
+
+    def tick():
+        for _ in range(events):
+            yield env.timeout(1)
+
+    env.process(tick())
+    env.run()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=11, help="timed runs per case (median is reported)")
+    args = parser.parse_args()
+    print(f"{'tab':28} {'setting':8} {'median ms':>10} {'target':>7} {'events':>8} "
+          f"{'events/s':>10} {'bare ev/s':>10} {'ratio':>6}")
+    for tab, setting, model, params in CASES:
+        module = importlib.import_module(f"sims.{model}")
+        with counting_events() as counter:
+            module.run(params, 1)
+        events = counter["events"]
+        model_stats = measure(lambda: module.run(params, 1), repeat=args.repeat)
+        bare_stats = measure(lambda: bare_loop(events), repeat=args.repeat)
+        target_s = 0.1 if setting == "default" else 2.0
+        verdict = "ok" if model_stats["median"] < target_s else "MISS"
+        model_rate = events / model_stats["median"]
+        bare_rate = events / bare_stats["median"]
+        print(f"{tab:28} {setting:8} {model_stats['median'] * 1e3:10.1f} {verdict:>7} {events:8,d} "
+              f"{model_rate:10,.0f} {bare_rate:10,.0f} {model_rate / bare_rate:6.2f}")
+
+
+if __name__ == "__main__":
+    main()
