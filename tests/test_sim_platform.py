@@ -101,6 +101,21 @@ def test_round_robin_recovers_others_about_as_fast_as_a_pause():
     assert rr["others_recovery_min"] <= 1.2 * paused["others_recovery_min"]
 
 
+@pytest.mark.parametrize("switch, arrivals", [("idempotency", 5.05), ("rate_limit", 5.95)])
+def test_either_admission_fix_from_the_start_stops_the_growth(switch, arrivals):
+    # keys leave Acme 2% of 5/s as new jobs; the bucket lets 1/s through: both stay under 6.25
+    out = preset("break1_fifo", window_min=12.0, **{switch: True})
+    assert out["arrivals_jobs_per_s"] == pytest.approx(arrivals, rel=0.05)
+    assert abs(out["backlog_growth_jobs_per_s"]) < 0.2
+
+
+def test_a_cap_from_the_start_protects_everyone_else_but_not_acme():
+    out = preset("break1_fifo", window_min=12.0, claim="capped")
+    assert out["acme_slot_share_pct"] == pytest.approx(10, abs=0.5)        # 20 of 200 slots
+    assert out["wait_p95_s_others"] < 5.0
+    assert out["backlog_growth_jobs_per_s"] == pytest.approx(5.0 - 20 / 32, rel=0.1)
+
+
 def test_break2_without_polish_switch_backlog_grows_1_25_per_s():
     out = preset("break2_polish_off", window_min=45.0)
     assert out["fallback_share_of_peak_pct"] == pytest.approx(75, abs=2)
