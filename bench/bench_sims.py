@@ -12,6 +12,7 @@ import importlib
 
 import simpy
 
+from bench.bench_platform import bare_loop     # the shared reference: one process, N timeouts
 from bench.timing import measure
 from sims import concurrency_pool, hot_shard, retry_storm
 
@@ -50,18 +51,6 @@ def counting_events():
         yield counter
     finally:
         simpy.Environment.step = original
-
-
-def bare_loop(events: int) -> None:
-    """The reference: one SimPy process doing nothing but ``events`` timeouts."""
-    env = simpy.Environment()
-
-    def tick():
-        for _ in range(events):
-            yield env.timeout(1)
-
-    env.process(tick())
-    env.run()
 
 
 def main() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from sims import concurrency_pool
-from ui.sim_charts import Question, guess_then_play, lanes_frames
+from ui.sim_charts import Question, guess_then_play, lanes_frames, tab_controls
 
 st.title("Concurrency pool")
 st.caption("A provider that serves a few calls at a time, and two ways of sending it a batch.")
@@ -15,14 +15,14 @@ st.caption("A provider that serves a few calls at a time, and two ways of sendin
 (pool_tab,) = st.tabs(["Pool limit"])
 
 with pool_tab:
-    st.markdown("The top lanes fire every call at once, the way `Promise.all` over a list does. The "
-                "bottom lanes go through a pool that lets K calls out at a time. Refused calls get a "
-                "429 with Retry-After and try again after sleeping.")
-    cols = st.columns(4)
-    pool_size = cols[0].slider("Pool size K", 1, 30, 5, key="cp_pool")
-    limit = cols[1].slider("Provider serves R at once", 1, 10, 5, key="cp_limit")
-    calls = cols[2].slider("Calls in the batch", 5, 60, 30, 5, key="cp_calls")
-    retry_after = cols[3].slider("Retry-After (s)", 0.5, 3.0, 1.0, 0.5, key="cp_retry")
+    pool_size, limit, calls, retry_after = tab_controls(
+        "The top lanes fire every call at once, the way `Promise.all` over a list does. The bottom lanes "
+        "go through a pool that lets K calls out at a time. Refused calls get a 429 with Retry-After and "
+        "try again after sleeping.",
+        dict(label="Pool size K", min_value=1, max_value=30, value=5, key="cp_pool"),
+        dict(label="Provider serves R at once", min_value=1, max_value=10, value=5, key="cp_limit"),
+        dict(label="Calls in the batch", min_value=5, max_value=60, value=30, step=5, key="cp_calls"),
+        dict(label="Retry-After (s)", min_value=0.5, max_value=3.0, value=1.0, step=0.5, key="cp_retry"))
     params = concurrency_pool.Params(calls=calls, provider_limit=limit, pool_size=pool_size,
                                      retry_after_s=retry_after)
     result = guess_then_play(

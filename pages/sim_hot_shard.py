@@ -9,8 +9,8 @@ import math
 import streamlit as st
 
 from sims import hot_shard
-from ui.sim_charts import (Question, cached_run, guess_then_play, shard_load_frames, shard_load_figure,
-                           tenant_wait_frames, waiting_by_class_frames, shuffle_groups)
+from ui.sim_charts import (Question, cached_run, guess_then_play, shard_load_figure, shard_load_frames,
+                           shuffle_groups, tab_controls, tenant_wait_frames, waiting_by_class_frames)
 
 st.title("Hot shard")
 st.caption("Hashing spreads keys, not load. Guess first, then watch what one heavy key does to its shard.")
@@ -18,11 +18,12 @@ st.caption("Hashing spreads keys, not load. Guess first, then watch what one hea
 celebrity_tab, tenants_tab, shuffle_tab = st.tabs(["Celebrity key", "Tenant groups", "Shuffle sharding"])
 
 with celebrity_tab:
-    st.markdown("One key gets a fixed share of 32 requests a second. Each shard handles 10 a second, "
-                "so with 4 shards the fleet as a whole runs at 80%. Keys are placed by a stable hash.")
-    left, right = st.columns(2)
-    shards = left.slider("Shards", 1, 12, 4, key="hs_celeb_shards")
-    share = right.slider("Celebrity key's share of traffic", 0.0, 0.6, 0.30, 0.05, key="hs_celeb_share")
+    shards, share = tab_controls(
+        "One key gets a fixed share of 32 requests a second. Each shard handles 10 a second, so with "
+        "4 shards the fleet as a whole runs at 80%. Keys are placed by a stable hash.",
+        dict(label="Shards", min_value=1, max_value=12, value=4, key="hs_celeb_shards"),
+        dict(label="Celebrity key's share of traffic", min_value=0.0, max_value=0.6, value=0.30, step=0.05,
+             key="hs_celeb_share"))
     params = hot_shard.celebrity(shards=shards, hot_key_share=share)
     result = guess_then_play(
         "hot_shard.celebrity",
@@ -46,11 +47,11 @@ with celebrity_tab:
                 f"gets under it. Caching the hot key, or splitting it, is what moves that line.")
 
 with tenants_tab:
-    st.markdown("2,000 tenants are hashed to worker groups that share 200 slots of 32-second jobs. "
-                "One tenant normally sends 0.05 jobs a second; turn it up and watch its group.")
-    left, right = st.columns(2)
-    groups = left.slider("Worker groups", 2, 8, 4, key="hs_ten_groups")
-    multiplier = right.slider("Noisy tenant's load (× normal)", 1, 200, 100, key="hs_ten_mult")
+    groups, multiplier = tab_controls(
+        "2,000 tenants are hashed to worker groups that share 200 slots of 32-second jobs. One tenant "
+        "normally sends 0.05 jobs a second; turn it up and watch its group.",
+        dict(label="Worker groups", min_value=2, max_value=8, value=4, key="hs_ten_groups"),
+        dict(label="Noisy tenant's load (× normal)", min_value=1, max_value=200, value=100, key="hs_ten_mult"))
     params = hot_shard.tenant_groups(groups=groups, multiplier=float(multiplier))
     result = guess_then_play(
         "hot_shard.tenants",
@@ -68,11 +69,11 @@ with tenants_tab:
             f"cap on running jobs is what keeps the neighbours' wait flat.")
 
 with shuffle_tab:
-    st.markdown("Now one tenant's jobs crash whatever worker picks them up. Each tenant is given a few "
-                "of the groups, and a job runs on whichever of its groups is healthy.")
-    left, right = st.columns(2)
-    groups = left.slider("Worker groups", 4, 16, 8, key="hs_shuf_groups")
-    per_tenant = right.slider("Groups per tenant", 1, 3, 2, key="hs_shuf_per")
+    groups, per_tenant = tab_controls(
+        "Now one tenant's jobs crash whatever worker picks them up. Each tenant is given a few of the "
+        "groups, and a job runs on whichever of its groups is healthy.",
+        dict(label="Worker groups", min_value=4, max_value=16, value=8, key="hs_shuf_groups"),
+        dict(label="Groups per tenant", min_value=1, max_value=3, value=2, key="hs_shuf_per"))
     params = hot_shard.shuffle_sharding(groups=groups, per_tenant=per_tenant)
     result = guess_then_play(
         "hot_shard.shuffle",

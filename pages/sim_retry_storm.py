@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from sims import retry_storm
-from ui.sim_charts import Question, calls_per_second_frames, guess_then_play
+from ui.sim_charts import Question, calls_per_second_frames, guess_then_play, tab_controls
 
 st.title("Retry storm")
 st.caption("Provider A is back after a 39-minute outage. How hard does your own fleet hit it?")
@@ -22,11 +22,11 @@ TABS = {
 
 for tab, (label, (jitter, intro)) in zip(st.tabs(list(TABS)), TABS.items()):
     with tab:
-        st.markdown(intro)
-        left, right = st.columns(2)
         slug = "jitter" if jitter else "sync"
-        processes = left.slider("Worker processes", 5, 200, 40, 5, key=f"rs_{slug}_procs")
-        parked = right.slider("Calls parked per process", 1, 20, 9, key=f"rs_{slug}_parked")
+        processes, parked = tab_controls(
+            intro,
+            dict(label="Worker processes", min_value=5, max_value=200, value=40, step=5, key=f"rs_{slug}_procs"),
+            dict(label="Calls parked per process", min_value=1, max_value=20, value=9, key=f"rs_{slug}_parked"))
         params = retry_storm.Params(processes=processes, in_flight_per_process=parked, jitter=jitter)
         result = guess_then_play(
             f"retry_storm.{slug}",

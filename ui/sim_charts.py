@@ -263,6 +263,12 @@ class Question:
     tolerance_rel: float = 0.1
 
 
+def tab_controls(intro: str, *sliders: dict) -> list:
+    """A tab's short introduction and its sliders side by side; returns the slider values."""
+    st.markdown(intro)
+    return [column.slider(**spec) for column, spec in zip(st.columns(len(sliders)), sliders)]
+
+
 def guess_then_play(name: str, question: Question, model: str, params: object,
                     frames: Callable[[object], list[go.Figure]], truth: Callable[[object], float],
                     seed: int = 1) -> object | None:
