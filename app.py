@@ -8,6 +8,7 @@ import streamlit as st
 
 from ui import keys
 from ui.context import current_token, get_store
+from ui.frame import run_in_frame
 from ui.timer import sidebar_clock
 
 st.set_page_config(page_title="Fault Lines", page_icon="🧭", layout="wide")
@@ -28,4 +29,4 @@ with st.sidebar:
     if token:
         sidebar_clock(token, st.query_params.get(keys.PART))
 
-navigation.run()
+run_in_frame(navigation)

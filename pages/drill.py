@@ -12,6 +12,9 @@ from ui.context import current_attempt, get_store
 from ui.lockin import flash
 from ui.reveal import render_part
 from ui.rubric import render_self_score
+from ui.frame import require_frame
+
+require_frame()
 
 SCORE_STEP = "score"
 

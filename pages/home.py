@@ -10,6 +10,9 @@ from drills import answers as checks
 from drills.timebox import clock_for, format_duration
 from ui import keys
 from ui.context import get_catalogue, get_store, now, remember_attempt
+from ui.frame import require_frame
+
+require_frame()
 
 st.title("Fault Lines")
 st.markdown(

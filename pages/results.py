@@ -10,6 +10,9 @@ from ui import keys
 from ui.attempt_view import AttemptView
 from ui.context import current_attempt, get_store
 from ui.results import render_results
+from ui.frame import require_frame
+
+require_frame()
 
 found = current_attempt()
 if found is None:

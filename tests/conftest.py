@@ -19,9 +19,24 @@ def db_path(tmp_path, monkeypatch) -> Path:
 
 
 @pytest.fixture
-def app_test(db_path):
-    """Build an AppTest for a page file (relative to the repo) against this test's database."""
+def app_test(db_path, monkeypatch):
+    """Build an AppTest for a page file (relative to the repo) against this test's database.
+
+    AppTest forgets, before every run, that app.py uses st.navigation, so each run would start
+    in the legacy pages/ mode that a real server leaves after its first request (ui/frame.py).
+    Patching the flag back after AppTest's reset reproduces the server's steady state; the
+    browser tests cover the first request itself.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
     from streamlit.testing.v1 import AppTest
+
+    original_init = PagesManager.__init__
+
+    def init_in_navigation_mode(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init_in_navigation_mode)
 
     def make(script: str = "app.py", timeout: float = 60):
         return AppTest.from_file(str(Path(__file__).resolve().parent.parent / script), default_timeout=timeout)

@@ -1,0 +1,31 @@
+"""Keep every page inside app.py's frame, even on the first request after a server start.
+
+Streamlit treats a `pages/` folder as the old multipage layout until app.py has called
+st.navigation once; a bookmarked /drill link arriving first would then run the page alone
+(no sidebar clock, wrong menu). Pages call require_frame(), which reruns through app.py.
+"""
+from __future__ import annotations
+
+import threading
+
+import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
+
+_run = threading.local()
+
+
+def run_in_frame(navigation) -> None:
+    """app.py runs the chosen page through this, so the page knows the frame is around it."""
+    _run.framed = True
+    try:
+        navigation.run()
+    finally:
+        _run.framed = False
+
+
+def require_frame() -> None:
+    if getattr(_run, "framed", False):
+        return
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
