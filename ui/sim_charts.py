@@ -64,6 +64,8 @@ def shard_load_figure(result: hot_shard.Result, upto_s: float | None = None) -> 
                          text=[f"{v:.0f}%" for v in loads], textposition="outside", showlegend=False,
                          hovertemplate="%{x}: %{y:.0f}%<extra></extra>"), row=1, col=1)
     fig.add_hline(y=100, line=dict(color=LIMIT, dash="solid"), annotation_text="capacity", row=1, col=1)
+    fig.add_hline(y=hot_shard.fleet_utilisation_pct(result), line=dict(color=GREY, dash="dash"),
+                  annotation_text="fleet average", annotation_position="bottom right", row=1, col=1)
     floor = hot_shard.hot_key_floor_pct(p)
     if floor > 0:
         fig.add_hline(y=floor, line=dict(color=HOT, dash="dot"), annotation_text="hot key alone",
