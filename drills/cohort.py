@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 import json
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import pandas as pd
 
@@ -24,6 +24,9 @@ MAX_EXTRA_MIN = 240
 MAX_INSTRUCTOR_NAME = checks.MAX_HANDLE
 _NOTE_SCORE_SQL = " ".join(f"WHEN '{k}' THEN {v}" for k, v in scoring.NOTE_SCORES.items())
 _EPS = 1e-9  # the same slack scoring.grade_numeric allows at the tolerance edge
+# Simulation truths vary a little with each attempt's seed; cohort reports compare every guess with one
+# reference run instead (a candidate's own results page still grades against their own seed).
+REFERENCE_SEED = 0
 
 
 # -- the drill as a key the SQL can join against ---------------------------------------------
@@ -35,7 +38,7 @@ class DrillKey:
     question_ids: tuple[str, ...]
     part_ids: tuple[str, ...]
     kinds: tuple[str, ...]
-    truths: tuple[float | None, ...]    # None for choice, notes and simulation-backed numerics
+    truths: tuple[float | None, ...]    # None for choice and notes (and simulations without a reference run)
     bands: tuple[float | None, ...]
     right_choices: tuple[str | None, ...]
     skill_pairs: tuple[tuple[str, str], ...]
@@ -44,7 +47,8 @@ class DrillKey:
     part_titles: tuple[tuple[str, str, float], ...]   # (part id, title, suggested minutes)
 
     @classmethod
-    def from_loaded(cls, loaded: LoadedDrill) -> DrillKey:
+    def from_loaded(cls, loaded: LoadedDrill, sim_truths: Mapping[str, float] | None = None) -> DrillKey:
+        """`sim_truths`: one reference run of each simulation-backed question (left ungraded without it)."""
         drill = loaded.drill
         parts = {}
         for part in drill.parts:
@@ -56,9 +60,11 @@ class DrillKey:
         qids, pids, kinds, truths, bands, rights, pairs = [], [], [], [], [], [], []
         for q in drill.all_questions():
             truth = band = right = None
-            if isinstance(q, NumericQuestion) and q.sim is None:
-                truth = float(loaded.values[q.id])
-                band = scoring.tolerance_band(truth, q.tolerance)
+            if isinstance(q, NumericQuestion):
+                known = loaded.values.get(q.id) if q.sim is None else (sim_truths or {}).get(q.id)
+                if known is not None:
+                    truth = float(known)
+                    band = scoring.tolerance_band(truth, q.tolerance)
             elif isinstance(q, ChoiceQuestion):
                 right = q.answer
             qids.append(q.id)
@@ -418,7 +424,7 @@ def to_csv_bytes(df: pd.DataFrame) -> bytes:
     """CSV with text cells that a spreadsheet would run as a formula prefixed by an apostrophe."""
     safe = df.copy()
     for column in safe.columns:
-        if safe[column].dtype == object:
+        if safe[column].dtype == object or pd.api.types.is_string_dtype(safe[column]):
             safe[column] = safe[column].map(
                 lambda v: "'" + v if isinstance(v, str) and v.startswith(_FORMULA_START) else v)
     return safe.to_csv(index=False).encode("utf-8")

@@ -9,9 +9,11 @@ import math
 import random
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from drills import answers as checks
+from drills.cohort import REFERENCE_SEED
 from drills.loader import LoadedDrill, load_catalogue
 from drills.schema import ChoiceQuestion, NotesQuestion, NumericQuestion
 from drills.store import AttemptStore, database_path
@@ -74,11 +76,11 @@ def _numeric_guess(rng: random.Random, persona: Persona, question: NumericQuesti
 
 
 def _answer(store: AttemptStore, clock: SimulatedClock, rng: random.Random, persona: Persona, loaded: LoadedDrill,
-            attempt_id: int, part_id: str, question) -> None:
+            attempt_id: int, part_id: str, question, sim_truths: Mapping[str, float]) -> None:
     clock.advance(rng.uniform(8, 30) * persona.pace)
     if isinstance(question, NumericQuestion):
-        truth = loaded.values.get(question.id)
-        if truth is None:   # simulation-backed: the demo does not run the simulation, it skips
+        truth = loaded.values.get(question.id) if question.sim is None else sim_truths.get(question.id)
+        if truth is None:   # a simulation the caller did not run: recorded as skipped
             store.lock_answer(attempt_id, question.id, part_id, question.kind, skipped=True)
             return
         value, low, high = _numeric_guess(rng, persona, question, truth)
@@ -100,7 +102,8 @@ def _self_level(rng: random.Random, persona: Persona) -> str:
 
 
 def run_attempt(store: AttemptStore, clock: SimulatedClock, rng: random.Random, loaded: LoadedDrill,
-                handle: str, cohort: str, persona: Persona) -> int:
+                handle: str, cohort: str, persona: Persona, sim_truths: Mapping[str, float] | None = None) -> int:
+    sim_truths = sim_truths or {}
     drill = loaded.drill
     attempt = store.start_attempt(drill.id, handle, cohort, drill.time_box_min * 60, seed=rng.randrange(2**31))
     quits_after = len(drill.parts) if rng.random() < 0.88 else rng.randrange(1, len(drill.parts))
@@ -113,7 +116,7 @@ def run_attempt(store: AttemptStore, clock: SimulatedClock, rng: random.Random, 
         for question in part.questions:
             if impatient:
                 break
-            _answer(store, clock, rng, persona, loaded, attempt.id, part.id, question)
+            _answer(store, clock, rng, persona, loaded, attempt.id, part.id, question, sim_truths)
         if impatient and part.questions and part.reveal:
             # Skips to the answer: what is left is recorded as skipped, then revealed.
             for question in part.questions:
@@ -127,7 +130,7 @@ def run_attempt(store: AttemptStore, clock: SimulatedClock, rng: random.Random, 
                 store.rate_note(attempt.id, question.id, rating)
         if part.followup:
             for question in part.followup.questions:
-                _answer(store, clock, rng, persona, loaded, attempt.id, part.id, question)
+                _answer(store, clock, rng, persona, loaded, attempt.id, part.id, question, sim_truths)
             clock.advance(rng.uniform(20, 60) * persona.pace)
             store.record_reveal(attempt.id, part.id, "followup")
         clock.advance(part.minutes * 60 * 0.2 * persona.pace * rng.uniform(0.5, 1.5))
@@ -141,7 +144,8 @@ def run_attempt(store: AttemptStore, clock: SimulatedClock, rng: random.Random, 
 
 
 def populate(store: AttemptStore, loaded: LoadedDrill, *, candidates: int, cohorts: tuple[str, ...],
-             seed: int = 7, days: float = 21, now: float | None = None) -> dict[str, int]:
+             seed: int = 7, days: float = 21, now: float | None = None,
+             sim_truths: Mapping[str, float] | None = None) -> dict[str, int]:
     """Write `candidates` candidates' attempts (some twice, a few unfinished), plus a few instructor actions."""
     rng = random.Random(seed)
     now = time.time() if now is None else now
@@ -158,7 +162,7 @@ def populate(store: AttemptStore, loaded: LoadedDrill, *, candidates: int, cohor
             for attempt_no in range(tries):
                 clock.now = now - rng.uniform(0.05, 1.0) * days * DAY_S + attempt_no * DAY_S
                 clock.now = min(clock.now, now - 3600)
-                attempt_id = run_attempt(store, clock, rng, loaded, handle, cohort, persona)
+                attempt_id = run_attempt(store, clock, rng, loaded, handle, cohort, persona, sim_truths)
                 attempts += 1
                 if rng.random() < 0.08:
                     store.grant_time(attempt_id, 10 * 60, granted_by=DEMO_INSTRUCTOR,
@@ -172,6 +176,14 @@ def populate(store: AttemptStore, loaded: LoadedDrill, *, candidates: int, cohor
     finally:
         store.clock = real_clock
     return {"candidates": candidates, "attempts": attempts}
+
+
+def reference_sim_truths(loaded: LoadedDrill, seed: int = REFERENCE_SEED) -> dict[str, float]:
+    """One run of each simulation the drill embeds, so demo guesses have something to aim at."""
+    from sims import presets  # only the CLI pays for the models
+
+    return {q.id: presets.evaluate(q.sim, seed) for q in loaded.drill.all_questions()
+            if isinstance(q, NumericQuestion) and q.sim}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -194,7 +206,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"no drill {args.drill!r}; installed: {', '.join(catalogue.drills) or 'none'}")
     store = AttemptStore(database_path())
     try:
-        written = populate(store, loaded, candidates=args.candidates, cohorts=cohorts, seed=args.seed)
+        written = populate(store, loaded, candidates=args.candidates, cohorts=cohorts, seed=args.seed,
+                           sim_truths=reference_sim_truths(loaded))
     finally:
         store.close()
     print(f"Wrote {written['attempts']} attempts by {written['candidates']} candidates of {args.drill} "

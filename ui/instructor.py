@@ -12,11 +12,11 @@ import streamlit as st
 from drills import cohort, scoring
 from drills.answers import InputError
 from drills.loader import LoadedDrill
-from drills.schema import LEVELS
+from drills.schema import LEVELS, NumericQuestion
 from drills.store import AttemptStore
 from drills.timebox import clock_for, format_duration
 from ui import instructor_figures as figures
-from ui.attempt_view import AttemptView
+from ui.attempt_view import AttemptView, simulation_truths
 from ui.context import get_catalogue, get_store, now
 from ui.results import guess_figure, results_table
 from ui.rubric import LEVEL_LABELS
@@ -44,6 +44,12 @@ def _counts(db: str, filters: tuple, version: tuple, _store: AttemptStore) -> co
     return cohort.counts(_store, cohort.Filters(*filters))
 
 
+def reference_sim_truths(loaded: LoadedDrill) -> dict[str, float]:
+    preset_ids = tuple((q.id, q.sim) for q in loaded.drill.all_questions()
+                       if isinstance(q, NumericQuestion) and q.sim)
+    return simulation_truths(loaded.drill.id, cohort.REFERENCE_SEED, preset_ids) if preset_ids else {}
+
+
 def _utc(ts: float | None) -> str:
     if ts is None or pd.isna(ts):
         return ""
@@ -56,7 +62,7 @@ class Board:
     def __init__(self, store: AttemptStore, loaded: LoadedDrill, filters: cohort.Filters, instructor: str):
         self.store = store
         self.loaded = loaded
-        self.key = cohort.DrillKey.from_loaded(loaded)
+        self.key = cohort.DrillKey.from_loaded(loaded, reference_sim_truths(loaded))
         self.filters = filters
         self.instructor = instructor
         self.version = cohort.data_version(store)
@@ -157,7 +163,8 @@ def render_questions(board: Board) -> None:
     sample = board.report("question_sample")
     st.plotly_chart(figures.question_figure(errors, sample), width="stretch", key="questions_fig")
     st.caption("Boxes span the middle half of the cohort's guesses, whiskers 5% to 95%; dots are a sample of "
-               "guesses (green within tolerance). Questions are ranked by the median miss, worst first.")
+               "guesses (green within tolerance). Questions are ranked by the median miss, worst first. "
+               "Simulation-graded questions are compared with one reference run of the simulation.")
     drill = board.loaded.drill
     st.dataframe(pd.DataFrame({
         "Question": errors["question_id"],

@@ -1,0 +1,108 @@
+"""The instructor passphrase: salted PBKDF2 hashes, constant-time checks, configuration and the CLI."""
+from __future__ import annotations
+
+import hmac
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from drills import access
+
+ROOT = Path(__file__).resolve().parent.parent
+FAST = 1_000  # iterations: the minimum parse_hash accepts, so tests stay quick
+
+
+def test_right_passphrase_verifies_and_wrong_ones_do_not():
+    encoded = access.hash_passphrase("correct horse battery", iterations=FAST)
+    assert access.verify("correct horse battery", encoded)
+    for wrong in ("correct horse batter", "Correct horse battery", "", " correct horse battery", "x" * 10_000):
+        assert not access.verify(wrong, encoded)
+
+
+def test_each_hash_has_its_own_salt_and_keeps_no_passphrase():
+    first = access.hash_passphrase("correct horse battery", iterations=FAST)
+    second = access.hash_passphrase("correct horse battery", iterations=FAST)
+    assert first != second
+    assert "horse" not in first
+    scheme, iterations, salt, digest = first.split("$")
+    assert (scheme, int(iterations), len(bytes.fromhex(salt)), len(bytes.fromhex(digest))) == \
+        ("pbkdf2_sha256", FAST, 16, 32)
+
+
+def test_default_hash_uses_many_iterations():
+    assert access.parse_hash(access.hash_passphrase("correct horse battery")).iterations >= 200_000
+
+
+def test_digests_are_compared_in_constant_time(monkeypatch):
+    calls = []
+    real = hmac.compare_digest
+
+    def spy(a, b):
+        calls.append((a, b))
+        return real(a, b)
+
+    monkeypatch.setattr(access.hmac, "compare_digest", spy)
+    access.verify("correct horse battery", access.hash_passphrase("correct horse battery", iterations=FAST))
+    assert len(calls) == 1
+
+
+@pytest.mark.parametrize("bad", ["", "plain-text-passphrase", "pbkdf2_sha256$abc$00$00",
+                                 "pbkdf2_sha256$1000$zz$" + "0" * 64, "md5$1000$" + "00" * 16 + "$" + "00" * 32,
+                                 "pbkdf2_sha256$10$" + "00" * 16 + "$" + "00" * 32,
+                                 "pbkdf2_sha256$1000$" + "00" * 16 + "$" + "00" * 8])
+def test_a_damaged_hash_is_reported_not_accepted(bad):
+    with pytest.raises(access.AccessError):
+        access.verify("correct horse battery", bad)
+
+
+@pytest.mark.parametrize("weak", ["", "short", "x" * (access.MAX_PASSPHRASE + 1)])
+def test_weak_or_huge_passphrases_are_refused(weak):
+    with pytest.raises(access.AccessError):
+        access.hash_passphrase(weak, iterations=FAST)
+
+
+def test_environment_wins_over_the_secret(monkeypatch):
+    monkeypatch.delenv(access.HASH_ENV, raising=False)
+    assert access.configured_hash(None) is None
+    assert access.configured_hash("  ") is None
+    assert access.configured_hash("from-secret") == "from-secret"
+    monkeypatch.setenv(access.HASH_ENV, " from-env ")
+    assert access.configured_hash("from-secret") == "from-env"
+
+
+def test_wrong_tries_wait_longer_up_to_a_cap():
+    delays = [access.failure_delay(n) for n in range(8)]
+    assert delays == sorted(delays)
+    assert delays[0] == access.FAILURE_DELAY_S
+    assert delays[-1] == access.MAX_FAILURE_DELAY_S
+
+
+def test_failures_are_counted_across_sessions():
+    counter = access.FailureCounter()
+    assert [counter.record() for _ in range(3)] == [1, 2, 3]
+
+
+def test_cli_prints_a_hash_that_verifies(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("correct horse battery\n"))
+    assert access.main([]) == 0
+    encoded = capsys.readouterr().out.strip().splitlines()[0]
+    assert access.verify("correct horse battery", encoded)
+
+
+def test_cli_refuses_a_short_passphrase(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("short\n"))
+    assert access.main([]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "at least" in captured.err
+
+
+def test_cli_runs_as_a_module():
+    done = subprocess.run([sys.executable, "-m", "drills.access"], input="correct horse battery\n", text=True,
+                          capture_output=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0
+    assert access.verify("correct horse battery", done.stdout.splitlines()[0])
+    assert access.HASH_ENV in done.stderr
