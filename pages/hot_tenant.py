@@ -89,7 +89,7 @@ def render_lab() -> None:
     top = st.columns([1, 1, 1, 1])
     top[0].metric("Events the client sent", f"{len(play.sent):,}")
     top[1].metric("Events stored", f"{play.stored_count():,}")
-    top[2].metric("Routing version", f"v{version.version} · {version.buckets} buckets")
+    top[2].metric("Routing version · buckets", f"v{version.version} · {version.buckets}")
     top[3].button("Start the lab again", on_click=restart_lab, help="Drops this session's lab database.")
 
     st.subheader("1 · Write, re-route, retry")
@@ -129,7 +129,7 @@ def render_lab() -> None:
         m[0].metric("Returned", len(bounded.events))
         m[1].metric("Candidates read (bounded)", bounded.candidates_read)
         m[2].metric("Candidates read (naive)", naive.candidates_read)
-        m[3].metric("Bucket queries · peak at once", f"{bounded.fetches} · {bounded.peak_concurrent_fetches}")
+        m[3].metric("Queries · most at once", f"{bounded.fetches} · {bounded.peak_concurrent_fetches}")
         left, right = st.columns([3, 2])
         left.plotly_chart(charts.read_cost_figure(bounded, naive), width="stretch")
         right.dataframe([{"event": e.event_id, "version": e.routing_version, "bucket": e.bucket,
@@ -145,7 +145,7 @@ def render_lab() -> None:
     st.subheader("3 · One ordered stream, two owners")
     st.markdown("A strictly ordered stream cannot be spread over buckets. One owner holds a lease with an "
                 "epoch; every append carries the epoch and is refused if a newer owner has taken over.")
-    st.number_input("Events per append", 1, 25, 5, key="ht_batch")
+    st.columns([1, 3])[0].number_input("Events per append", 1, 25, 5, key="ht_batch")
     owner_cols = st.columns(len(OWNERS))
     for col, owner in zip(owner_cols, OWNERS):
         with col.container(border=True):
@@ -179,7 +179,8 @@ def render_lab() -> None:
                     f"({len(report.refusals)}×); B appended from epoch **{report.b_epoch}**. "
                     f"{len(events)} events, sequence {'has no gaps' if gap_free else 'HAS GAPS'}, "
                     f"every event after the takeover is B's.")
-        st.plotly_chart(charts.stream_figure(events), width="stretch", key="race_chart")
+        st.plotly_chart(charts.stream_figure(events, title=f"Threaded race on {tenant}"), width="stretch",
+                        key="race_chart")
 
 
 # -- the simulation tab -------------------------------------------------------------------------
@@ -230,12 +231,8 @@ def render_sim() -> None:
     drain = out["replay_drain_s"]
     m[3].metric("Replay drained after", "never" if drain is None else f"{drain:,.1f} s",
                 help=f"Within the {out['horizon_s']:,.0f} s simulated. The ideal floor is pending ÷ spare capacity.")
-    left, right = st.columns(2)
-    with left:
-        st.plotly_chart(charts.partition_load_figure(result), width="stretch")
-    with right:
-        guess.animate(charts.backlog_frames(result), delay_s=0.04, animate_now=just_played,
-                      chart_key="ht_backlog")
+    st.plotly_chart(charts.partition_load_figure(result), width="stretch")
+    guess.animate(charts.backlog_frames(result), delay_s=0.04, animate_now=just_played, chart_key="ht_backlog")
     floor = out["replay_drain_floor_s"]
     if floor is None:
         st.warning("The tenant alone offers more than the whole fleet can serve: no spreading can drain a replay.")

@@ -35,14 +35,14 @@ def metric(at, label: str) -> str:
 
 def test_page_opens_with_both_tabs(page):
     assert [t.label for t in page.tabs] == ["Event-store lab", "Partition simulation"]
-    assert metric(page, "Routing version") == "v1 · 4 buckets"
+    assert metric(page, "Routing version · buckets") == "v1 · 4"
 
 
 def test_burst_change_and_retries_never_double_an_event(page):
     click(page, "Write burst")
     page.number_input(key="ht_buckets").set_value(8).run()
     click(page, "Publish routing version 2")
-    assert metric(page, "Routing version") == "v2 · 8 buckets"
+    assert metric(page, "Routing version · buckets") == "v2 · 8"
     click(page, "Retry")  # 20 oldest, original route
     page.radio(key="ht_retry_route").set_value("current").run()
     click(page, "Retry")
@@ -109,4 +109,5 @@ def test_figures_carry_the_data():
     play.append("A", 2)
     stream = charts.stream_figure(play.stream_events(), play.owner_log)
     assert [t.name for t in stream.data] == ["owner A", "refused append"]
+    assert list(stream.data[1].x) == [4]  # A was refused when the head stood at 3
     play.close()

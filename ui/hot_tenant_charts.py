@@ -57,8 +57,12 @@ def read_cost_figure(bounded: Page, naive: Page) -> go.Figure:
     return _layout(fig, f"Cost of one page across {bounded.streams} bucket streams", "", "rows")
 
 
-def stream_figure(events: Sequence[StreamEvent], attempts: Sequence[OwnerAttempt] = ()) -> go.Figure:
-    """Sequence numbers coloured by the owner that wrote them; refused appends as grey crosses."""
+def stream_figure(events: Sequence[StreamEvent], attempts: Sequence[OwnerAttempt] = (), *,
+                  title: str = "The ordered stream: one mark per sequence number") -> go.Figure:
+    """Sequence numbers coloured by the owner that wrote them; refused appends as grey crosses.
+
+    A refusal is drawn at the number it would have taken: one past the stream's head at the time.
+    """
     fig = go.Figure()
     for owner in sorted({e.owner_id for e in events}):
         mine = [e for e in events if e.owner_id == owner]
@@ -68,14 +72,12 @@ def stream_figure(events: Sequence[StreamEvent], attempts: Sequence[OwnerAttempt
                         hovertext=[e.payload for e in mine])
     refused = [a for a in attempts if a.action == "append" and not a.ok and a.epoch > 0]
     if refused:
-        head = events[-1].seq if events else 0
-        fig.add_scatter(x=[head + 1] * len(refused), y=[f"epoch {a.epoch}" for a in refused], mode="markers",
+        fig.add_scatter(x=[a.head_seq + 1 for a in refused], y=[f"epoch {a.epoch}" for a in refused], mode="markers",
                         name="refused append", marker=dict(size=14, symbol="x", color=REFUSED_COLOUR),
                         hovertext=[a.detail for a in refused])
     fig.update_yaxes(type="category", categoryorder="category ascending")
     fig.update_xaxes(rangemode="tozero")
-    return _layout(fig, "The ordered stream: one row per sequence number", "sequence number", "",
-                   height=260)
+    return _layout(fig, title, "sequence number", "", height=260)
 
 
 # -- the partition simulation ------------------------------------------------------------------
@@ -94,7 +96,7 @@ def partition_load_figure(result: Result) -> go.Figure:
     fig.add_bar(x=names, y=rates, marker_color=colours, name="offered units/s",
                 text=[f"{r:,.1f}" for r in rates], textposition="outside")
     fig.add_hline(y=p.partition_capacity, line_dash="dash", line_color="#333",
-                  annotation_text=f"capacity {p.partition_capacity:,.0f}/s", annotation_position="top left")
+                  annotation_text=f"capacity {p.partition_capacity:,.0f}/s", annotation_position="top right")
     average = partitions.fleet_utilisation_pct(result) / 100 * p.partition_capacity
     fig.add_hline(y=average, line_dash="dot", line_color="#2ca02c",
                   annotation_text=f"fleet average {partitions.fleet_utilisation_pct(result):.1f}%",

@@ -4,7 +4,7 @@ The client side (which events it sent, under which routing version) lives here s
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from labs.hot_tenant.db import Database
 from labs.hot_tenant.merge import Page, latest, latest_naive
@@ -44,6 +44,7 @@ class OwnerAttempt:
     epoch: int
     detail: str
     seqs: tuple[int, ...] = ()
+    head_seq: int = 0                        # the stream's last sequence number just after the attempt
 
 
 @dataclass
@@ -139,6 +140,7 @@ class Playground:
                                       f"seq {seqs[0]}–{seqs[-1]}" if n > 1 else f"seq {seqs[0]}", tuple(seqs)))
 
     def _log(self, attempt: OwnerAttempt) -> OwnerAttempt:
+        attempt = replace(attempt, head_seq=self.stream.head(TENANT).last_seq)
         self.owner_log.append(attempt)
         return attempt
 
