@@ -855,7 +855,8 @@ def summary(result: Result) -> dict[str, object]:
     p = result.params
     start, end = focus_window(p)
     span = max(end - start, 1e-9)
-    inside = _in_window(result.samples, start, end)
+    # a window shorter than one sampling interval falls back to the run's first and last samples
+    inside = _in_window(result.samples, start, end) or [result.samples[0], result.samples[-1]]
     first, last = inside[0], inside[-1]
     elapsed = max(last.t - first.t, 1e-9)
     in_flight = statistics.fmean(s.running_acme + s.running_others for s in inside)

@@ -227,6 +227,13 @@ def test_runner_rejects_a_bad_scenario(capsys):
     assert "scenario must be one of" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("scenario", sorted(platform.SCENARIOS))
+def test_every_scenario_summarises_even_a_few_seconds(scenario):
+    out = summary(run(Params.for_scenario(scenario, window_min=0.1, break_at_min=0.05), SEED))
+    assert out["scenario"] == scenario
+    json.dumps(out)
+
+
 def test_progress_is_reported_in_order_up_to_one():
     seen: list[float] = []
     run(Params(window_min=6.0), SEED, progress=seen.append)
