@@ -1,0 +1,266 @@
+"""The instructor page in AppTest: the passphrase gate, the board, overrides, extra time and bad input."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from drills import access, cohort
+from drills.demo import populate
+from drills.loader import load_catalogue
+from drills.schema import NumericQuestion
+from drills.store import AttemptStore
+from drills.timebox import clock_for
+from ui import instructor as board_ui
+
+PAGE = "pages/instructor.py"
+PASSPHRASE = "correct horse battery staple"
+LOADED = load_catalogue().drills["one_tenant"]
+SIM_TRUTHS = {q.id: 100.0 for q in LOADED.drill.all_questions() if isinstance(q, NumericQuestion) and q.sim}
+HOSTILE_COHORT = "<b>bold</b><script>alert(1)</script>"
+
+
+@pytest.fixture(scope="module")
+def demo_template(tmp_path_factory):
+    path = tmp_path_factory.mktemp("instructor") / "template.duckdb"
+    store = AttemptStore(path)
+    populate(store, LOADED, candidates=3, cohorts=("north", "south"), seed=5, sim_truths=SIM_TRUTHS)
+    store.close()
+    return path
+
+
+@pytest.fixture
+def configured(monkeypatch):
+    monkeypatch.setenv(access.HASH_ENV, access.hash_passphrase(PASSPHRASE, iterations=1_000))
+    delays = []
+    monkeypatch.setattr(access, "failure_delay", lambda n: delays.append(n) or 0.0)
+    return delays
+
+
+@pytest.fixture
+def demo_db(db_path, demo_template):
+    shutil.copy(demo_template, db_path)
+    return db_path
+
+
+def _button(at, label):
+    return next(b for b in at.button if b.label == label)
+
+
+def _sign_in(at, passphrase=PASSPHRASE, name="Prof Ada"):
+    at.text_input[0].input(name)
+    at.text_input[1].input(passphrase)
+    _button(at, "Sign in").click()
+    return at.run()
+
+
+def _signed_in(app_test):
+    at = app_test(PAGE)
+    at.run()
+    _sign_in(at)
+    assert not at.exception, at.exception
+    return at
+
+
+def _metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def _frame_with(at, column):
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+def _texts(at) -> list[str]:
+    out = []
+    for kind in ("markdown", "caption", "info", "warning", "error", "success", "title", "subheader"):
+        out.extend(str(e.value) for e in getattr(at, kind))
+    return out
+
+
+# -- the gate ---------------------------------------------------------------------------------
+def test_without_a_configured_passphrase_the_page_explains_and_shows_nothing(app_test, demo_db, monkeypatch):
+    monkeypatch.delenv(access.HASH_ENV, raising=False)
+    at = app_test(PAGE)
+    at.run()
+    assert not at.exception
+    assert any("no instructor passphrase is configured" in w.value for w in at.warning)
+    assert any("python -m drills.access" in c.value for c in at.code)
+    assert not at.metric and not at.dataframe and not at.text_input
+
+
+def test_a_damaged_hash_is_reported(app_test, demo_db, monkeypatch):
+    monkeypatch.setenv(access.HASH_ENV, "not-a-hash")
+    at = app_test(PAGE)
+    at.run()
+    assert any("cannot be used" in e.value for e in at.error)
+    assert not at.metric and not at.text_input
+
+
+def test_wrong_passphrases_are_refused_slowed_and_counted(app_test, demo_db, configured):
+    before = access.FAILURES.total
+    at = app_test(PAGE)
+    at.run()
+    _sign_in(at, "not the passphrase")
+    assert any("wrong try 1" in e.value for e in at.error)
+    _sign_in(at, "still not the passphrase")
+    assert any("wrong try 2" in e.value for e in at.error)
+    assert configured == [0, 1]            # each wrong try waited, longer each time
+    assert access.FAILURES.total == before + 2
+    assert not at.metric and not at.dataframe
+
+
+def test_a_bad_instructor_name_is_refused_before_the_passphrase(app_test, demo_db, configured):
+    at = app_test(PAGE)
+    at.run()
+    _sign_in(at, name="<b>x</b>")
+    assert any("letters, digits" in e.value for e in at.error)
+    assert not at.metric and configured == []
+
+
+def test_the_right_passphrase_opens_the_board(app_test, demo_db, configured):
+    at = _signed_in(app_test)
+    store = AttemptStore(demo_db)
+    counts = cohort.counts(store, cohort.Filters("one_tenant"))
+    store.close()
+    metrics = _metrics(at)
+    assert metrics["Candidates"] == str(counts.candidates)
+    assert metrics["Attempts started"] == str(counts.started)
+    assert metrics["Attempts finished"] == str(counts.finished)
+    board = _frame_with(at, "Calibration %")
+    assert len(board) == counts.candidates
+    assert {"Candidate", "Attempts", "Score %", "Strong", "Time used (min)", "Time box (min)"} <= set(board.columns)
+    assert "Prof Ada" in " ".join(c.value for c in at.caption)
+    assert len(_frame_with(at, "Within tolerance %")) > 0
+    assert len(_frame_with(at, "Flag")) > 0           # the selected attempt's timeline
+    assert configured == []
+
+
+def test_the_cohort_filter_narrows_the_counts(app_test, demo_db, configured):
+    at = _signed_in(app_test)
+    everyone = int(_metrics(at)["Candidates"])
+    at.selectbox(key=board_ui.COHORT_KEY).set_value("north").run()
+    assert not at.exception
+    assert 0 < int(_metrics(at)["Candidates"]) < everyone
+    assert set(_frame_with(at, "Calibration %")["Cohort"]) == {"north"}
+
+
+def test_an_empty_store_says_how_to_fill_a_demo(app_test, db_path, configured):
+    at = _signed_in(app_test)
+    assert any("No attempts at this drill yet" in i.value for i in at.info)
+    assert any("python -m drills.demo" in c.value for c in at.code)
+    assert not at.metric
+
+
+# -- overrides and extra time --------------------------------------------------------------------
+def _selected_attempt(at, db_path):
+    attempt_id = at.selectbox(key=board_ui.ATTEMPT_KEY).value
+    store = AttemptStore(db_path)
+    try:
+        return store.attempt_by_id(int(attempt_id))
+    finally:
+        store.close()
+
+
+def _override(at, skill_id, level, comment):
+    at.selectbox(key="override::skill").set_value(skill_id)
+    at.radio(key="override::level").set_value(level)
+    at.text_area(key="override::comment").input(comment)
+    _button(at, "Save override").click()
+    return at.run()
+
+
+def test_an_override_shows_with_its_comment_history_and_on_the_candidates_results(app_test, demo_db, configured):
+    at = _signed_in(app_test)
+    attempt = _selected_attempt(at, demo_db)
+    skill = LOADED.drill.rubric[0]
+    _override(at, skill.id, "weak", "Names the cap but never says how it is detected.")
+    assert not at.exception
+    assert any("Override saved" in s.value for s in at.success)
+    _override(at, skill.id, "ok", "Second look: the alert on queue age is there.")
+    history = _frame_with(at, "Why")
+    assert list(history["Why"]) == ["Names the cap but never says how it is detected.",
+                                    "Second look: the alert on queue age is there."]
+    assert set(history["Who"]) == {"Prof Ada"}
+    now = _frame_with(at, "Level that counts").set_index("Skill").loc[skill.name]
+    assert (now["Level that counts"], now["Scored by"]) == ("OK", "instructor: Prof Ada")
+    assert now["Comment"] == "Second look: the alert on queue age is there."
+
+    results = app_test("app.py")       # the results page links to others, so it runs inside the frame
+    results.query_params["attempt"] = attempt.token
+    results.run()
+    results.switch_page("pages/results.py").run()
+    assert not results.exception, results.exception
+    rubric = _frame_with(results, "Instructor comment").set_index("Skill").loc[skill.name]
+    assert (rubric["Level"], rubric["Scored by"]) == ("OK", "instructor")
+    assert rubric["Instructor comment"] == "Second look: the alert on queue age is there."
+
+
+@pytest.mark.parametrize("comment, message", [("", "A comment is required."),
+                                              ("x" * 10_000, "Keep the comment under 1,000 characters")])
+def test_a_bad_override_comment_gets_a_message_and_stores_nothing(app_test, demo_db, configured, comment, message):
+    at = _signed_in(app_test)
+    attempt = _selected_attempt(at, demo_db)
+    store = AttemptStore(demo_db)
+    before = store.rubric_history(attempt.id)
+    store.close()
+    _override(at, LOADED.drill.rubric[0].id, "weak", comment)
+    assert any(message in e.value for e in at.error)
+    store = AttemptStore(demo_db)
+    assert store.rubric_history(attempt.id) == before
+    store.close()
+
+
+def test_extra_time_changes_the_candidates_time_left(app_test, demo_db, configured):
+    store = AttemptStore(demo_db)
+    fresh = store.start_attempt("one_tenant", "zed", "north", 45 * 60)
+    store.close()
+    at = _signed_in(app_test)
+    at.selectbox(key=board_ui.CANDIDATE_KEY).set_value(fresh.candidate_id).run()
+    assert at.selectbox(key=board_ui.ATTEMPT_KEY).value == fresh.id
+    assert _metrics(at)["Time box"] == "45:00"
+    at.number_input(key="extra::minutes").set_value(15)
+    at.text_input(key="extra::reason").input("fire alarm")
+    _button(at, "Grant extra time").click()
+    at.run()
+    assert not at.exception
+    assert any("Granted 15 extra minutes" in s.value for s in at.success)
+    assert _metrics(at)["Time box"] == "1:00:00"
+
+    store = AttemptStore(demo_db)
+    after = store.attempt_by_id(fresh.id)
+    store.close()
+    assert after.extra_s == 900
+    assert clock_for(after, after.started_at + 60).remaining_s == 59 * 60
+    candidate = app_test("app.py")
+    candidate.query_params["attempt"] = fresh.token
+    candidate.run()
+    left = next(m.value for m in candidate.sidebar.metric if m.label == "Time left")
+    minutes, seconds = (int(v) for v in left.split(":"))
+    assert 45 * 60 < minutes * 60 + seconds <= 60 * 60
+
+
+@pytest.mark.parametrize("minutes, message", [(-5, "at least 1 minute"), (1e9, "capped at 240 minutes")])
+def test_bad_extra_time_gets_a_message_and_stores_nothing(app_test, demo_db, configured, minutes, message):
+    at = _signed_in(app_test)
+    attempt = _selected_attempt(at, demo_db)
+    at.number_input(key="extra::minutes").set_value(minutes)
+    _button(at, "Grant extra time").click()
+    at.run()
+    assert any(message in e.value for e in at.error)
+    store = AttemptStore(demo_db)
+    assert store.attempt_by_id(attempt.id).extra_s == attempt.extra_s
+    store.close()
+
+
+def test_a_cohort_code_with_html_is_shown_as_plain_text(app_test, demo_db, configured):
+    store = AttemptStore(demo_db)  # a row written around the candidate checks, as an old import might
+    store.start_attempt("one_tenant", "mallory", HOSTILE_COHORT, 45 * 60)
+    store.close()
+    at = _signed_in(app_test)
+    assert HOSTILE_COHORT in at.selectbox(key=board_ui.COHORT_KEY).options
+    assert HOSTILE_COHORT in set(_frame_with(at, "Calibration %")["Cohort"])
+    assert not any("<script" in text or "<b>" in text for text in _texts(at))
+    at.selectbox(key=board_ui.COHORT_KEY).set_value(HOSTILE_COHORT).run()
+    assert not at.exception
+    assert _metrics(at)["Candidates"] == "1"
+    assert not any("<script" in text or "<b>" in text for text in _texts(at))
