@@ -26,7 +26,7 @@ CASES = [
     ("hot shard / shuffle", "maximum", "hot_shard", hot_shard.shuffle_sharding(groups=16, per_tenant=3)),
     ("pool / pool limit", "default", "concurrency_pool", concurrency_pool.Params()),
     ("pool / pool limit", "maximum", "concurrency_pool",
-     concurrency_pool.Params(calls=60, provider_limit=1, pool_size=30, retry_after_s=0.5)),
+     concurrency_pool.Params(calls=40, provider_limit=1, pool_size=30, retry_after_s=0.5)),
     ("retry storm / synchronised", "default", "retry_storm", retry_storm.Params()),
     ("retry storm / synchronised", "maximum", "retry_storm",
      retry_storm.Params(processes=200, in_flight_per_process=20)),

@@ -21,7 +21,7 @@ with pool_tab:
         "try again after sleeping.",
         dict(label="Pool size K", min_value=1, max_value=30, value=5, key="cp_pool"),
         dict(label="Provider serves R at once", min_value=1, max_value=10, value=5, key="cp_limit"),
-        dict(label="Calls in the batch", min_value=5, max_value=60, value=30, step=5, key="cp_calls"),
+        dict(label="Calls in the batch", min_value=5, max_value=40, value=30, step=5, key="cp_calls"),
         dict(label="Retry-After (s)", min_value=0.5, max_value=3.0, value=1.0, step=0.5, key="cp_retry"))
     params = concurrency_pool.Params(calls=calls, provider_limit=limit, pool_size=pool_size,
                                      retry_after_s=retry_after)

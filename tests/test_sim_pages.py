@@ -83,3 +83,25 @@ def test_guess_again_resets_play(app_test):
     at.button(key="reguess::concurrency_pool.pool_limit").click().run()
     assert at.button(key="play::concurrency_pool.pool_limit").disabled
     assert not at.metric
+
+
+@pytest.mark.parametrize("preset_id", ["hot_shard.celebrity_4", "hot_shard.tenant_groups", "hot_shard.shuffle_cut_off",
+                                       "concurrency_pool.pool10_rejected", "retry_storm.no_jitter_peak"])
+def test_drill_embed_figures_build_for_each_model(preset_id):
+    from ui.sim_charts import preset_figure
+
+    figure = preset_figure(preset_id, seed=3)
+    assert figure.data and figure.layout.title.text
+
+
+def test_animation_frames_end_on_the_full_figure():
+    from sims import concurrency_pool
+    from ui import sim_charts
+
+    result = concurrency_pool.run(concurrency_pool.Params(pool_size=10), 1)
+    frames = sim_charts.lanes_frames(result)
+    assert len(frames) == sim_charts.FRAMES
+    assert frames[-1].to_dict() == sim_charts.lanes_figure(result).to_dict()
+    # early frames hold fewer bars than the last, and their title counts the 429s so far
+    assert sum(len(t.x) for t in frames[0].data) < sum(len(t.x) for t in frames[-1].data)
+    assert "fan-out 75 × 429" in frames[-1].layout.title.text

@@ -38,17 +38,30 @@ def _layout(fig: go.Figure, title: str, height: int = 420) -> go.Figure:
     return fig
 
 
+Frame = tuple[list[dict], str]         # per-trace data that changes over time, and the title
+
+
+def _frames(final: go.Figure, frame_at: Callable[[float], Frame], cuts: list[float]) -> list[go.Figure]:
+    """Earlier frames are the final figure with their own trace data swapped in.
+
+    Building and validating a Plotly figure costs tens of milliseconds; swapping data in a dict
+    copy costs almost nothing, so a whole animation costs about one figure.
+    """
+    base = final.to_dict()
+    frames = []
+    for cut in cuts[:-1]:
+        traces, title = frame_at(cut)
+        frames.append(go.Figure({"data": [{**trace, **data} for trace, data in zip(base["data"], traces)],
+                                 "layout": {**base["layout"], "title": {**base["layout"]["title"], "text": title}}},
+                                _validate=False))
+    return frames + [final]
+
+
 # ---- hot shard ------------------------------------------------------------------------------
 
-def shard_load_figure(result: hot_shard.Result, upto_s: float | None = None) -> go.Figure:
-    """Per-shard load (% of capacity) beside each shard's queue over time, up to ``upto_s``.
-
-    Bars show arrivals seen so far over capacity; the final frame (``upto_s`` is None) shows
-    the offered load the model computes, with the capacity line and the hot key's own floor.
-    """
+def _shard_load_frame(result: hot_shard.Result, end: float, final: bool) -> Frame:
     p = result.params
-    end = p.duration_s if upto_s is None else upto_s
-    if upto_s is None:
+    if final:
         loads = list(hot_shard.shard_load_pct(result))
     else:
         seen = [0] * p.shards
@@ -56,13 +69,30 @@ def shard_load_figure(result: hot_shard.Result, upto_s: float | None = None) -> 
             if arrive <= end:
                 seen[shard] += 1
         loads = [100.0 * n / max(end, 1e-9) / p.shard_capacity_rps for n in seen]
+    traces = [dict(y=loads, text=[f"{v:.0f}%" for v in loads])]
+    for shard in range(p.shards):
+        rows = [(t, waiting) for t, s, waiting, _ in result.samples if s == shard and t <= end]
+        traces.append(dict(x=[t for t, _ in rows], y=[w for _, w in rows]))
+    title = (f"{p.shards} shards, fleet at {hot_shard.fleet_utilisation_pct(result):.0f}% of capacity, "
+             f"t = {end:.0f} s")
+    return traces, title
+
+
+def shard_load_figure(result: hot_shard.Result) -> go.Figure:
+    """Per-shard load (% of capacity) beside each shard's queue over time.
+
+    The bars show the offered load the model computes, against the capacity line, the fleet
+    average and the hot key's own floor; animation frames show arrivals seen so far instead.
+    """
+    p = result.params
+    traces, title = _shard_load_frame(result, p.duration_s, final=True)
     hot = set(result.placement[0])
     names = [f"Shard {s + 1}" for s in range(p.shards)]
     fig = make_subplots(rows=1, cols=2, column_widths=[0.45, 0.55],
                         subplot_titles=("Load, % of one shard's capacity", "Requests waiting"))
-    fig.add_trace(go.Bar(x=names, y=loads, marker_color=[HOT if s in hot else CALM for s in range(p.shards)],
-                         text=[f"{v:.0f}%" for v in loads], textposition="outside", showlegend=False,
-                         hovertemplate="%{x}: %{y:.0f}%<extra></extra>"), row=1, col=1)
+    fig.add_trace(go.Bar(x=names, marker_color=[HOT if s in hot else CALM for s in range(p.shards)],
+                         textposition="outside", showlegend=False,
+                         hovertemplate="%{x}: %{y:.0f}%<extra></extra>", **traces[0]), row=1, col=1)
     fig.add_hline(y=100, line=dict(color=LIMIT, dash="solid"), annotation_text="capacity", row=1, col=1)
     fig.add_hline(y=hot_shard.fleet_utilisation_pct(result), line=dict(color=GREY, dash="dash"),
                   annotation_text="fleet average", annotation_position="bottom right", row=1, col=1)
@@ -70,76 +100,58 @@ def shard_load_figure(result: hot_shard.Result, upto_s: float | None = None) -> 
     if floor > 0:
         fig.add_hline(y=floor, line=dict(color=HOT, dash="dot"), annotation_text="hot key alone",
                       annotation_position="bottom right", row=1, col=1)
-    top = max(loads + [floor, 100.0]) * 1.2
-    fig.update_yaxes(range=[0, top], row=1, col=1)
+    fig.update_yaxes(range=[0, max(traces[0]["y"] + [floor, 100.0]) * 1.25], row=1, col=1)
     for shard in range(p.shards):
-        rows = [(t, waiting) for t, s, waiting, _ in result.samples if s == shard and t <= end]
-        fig.add_trace(go.Scatter(x=[t for t, _ in rows], y=[w for _, w in rows], mode="lines",
-                                 name=names[shard],
-                                 line=dict(color=HOT if shard in hot else CALM_SHADES[shard % len(CALM_SHADES)])),
+        colour = HOT if shard in hot else CALM_SHADES[shard % len(CALM_SHADES)]
+        fig.add_trace(go.Scatter(mode="lines", name=names[shard], line=dict(color=colour), **traces[shard + 1]),
                       row=1, col=2)
     fig.update_xaxes(title_text="seconds", range=[0, p.duration_s], row=1, col=2)
-    return _layout(fig, f"{p.shards} shards, fleet at {hot_shard.fleet_utilisation_pct(result):.0f}% "
-                        f"of capacity, t = {end:.0f} s")
+    return _layout(fig, title)
 
 
 def shard_load_frames(result: hot_shard.Result) -> list[go.Figure]:
-    cuts = _cutoffs(result.params.duration_s)
-    return [shard_load_figure(result, t) for t in cuts[:-1]] + [shard_load_figure(result)]
+    return _frames(shard_load_figure(result), lambda t: _shard_load_frame(result, t, final=False),
+                   _cutoffs(result.params.duration_s))
 
 
-def _wait_series(result: hot_shard.Result, keys: frozenset[int], bin_s: float, end: float):
-    sums: dict[int, list[float]] = {}
-    for key, shard, arrive, start, _ in result.jobs:
-        if key in keys and arrive <= end:
-            wait = (start if start is not None else result.params.duration_s) - arrive
-            sums.setdefault(int(arrive // bin_s), []).append(wait)
-    bins = sorted(sums)
-    return [(b + 0.5) * bin_s / 60 for b in bins], [sum(sums[b]) / len(sums[b]) / 60 for b in bins]
+def _tenant_classes(result: hot_shard.Result) -> dict[str, frozenset[int]]:
+    near = hot_shard.neighbours(result)
+    return {f"the noisy tenant's {len(near):,} neighbours": near,
+            "everyone else": frozenset(range(1, len(result.placement))) - near}
 
 
-def tenant_wait_figure(result: hot_shard.Result, upto_s: float | None = None) -> go.Figure:
+def _tenant_wait_frame(result: hot_shard.Result, end: float) -> Frame:
+    """Mean wait in minutes by arrival bin, for each class of tenant, up to ``end``."""
+    p = result.params
+    bin_s = max(p.duration_s / 40, p.sample_every_s)
+    traces = []
+    for keys in _tenant_classes(result).values():
+        sums: dict[int, list[float]] = {}
+        for key, _, arrive, start, _ in result.jobs:
+            if key in keys and arrive <= end:
+                sums.setdefault(int(arrive // bin_s), []).append((start if start is not None else p.duration_s)
+                                                                  - arrive)
+        bins = sorted(sums)
+        traces.append(dict(x=[(b + 0.5) * bin_s / 60 for b in bins],
+                           y=[sum(sums[b]) / len(sums[b]) / 60 for b in bins]))
+    return traces, f"Waits with {p.shards} worker groups, t = {end / 60:.1f} min"
+
+
+def tenant_wait_figure(result: hot_shard.Result) -> go.Figure:
     """Mean wait (minutes) of the noisy tenant's neighbours and everyone else, by arrival time."""
     p = result.params
-    end = p.duration_s if upto_s is None else upto_s
-    near = hot_shard.neighbours(result)
-    groups_of = {f"the noisy tenant's {len(near):,} neighbours": near,
-                 "everyone else": frozenset(range(1, len(result.placement))) - near}
+    traces, title = _tenant_wait_frame(result, p.duration_s)
     fig = go.Figure()
-    bin_s = max(p.duration_s / 40, p.sample_every_s)
-    for (label, keys), colour in zip(groups_of.items(), (HOT, CALM)):
-        x, y = _wait_series(result, keys, bin_s, end)
-        fig.add_trace(go.Scatter(x=x, y=y, mode="lines+markers", name=label, line=dict(color=colour)))
+    for label, data, colour in zip(_tenant_classes(result), traces, (HOT, CALM)):
+        fig.add_trace(go.Scatter(mode="lines+markers", name=label, line=dict(color=colour), **data))
     fig.update_xaxes(title_text="job submitted at (minutes into the run)", range=[0, p.duration_s / 60])
     fig.update_yaxes(title_text="mean wait before a worker starts (minutes)", rangemode="tozero")
-    return _layout(fig, f"Waits with {p.shards} worker groups, t = {end / 60:.1f} min")
+    return _layout(fig, title)
 
 
 def tenant_wait_frames(result: hot_shard.Result) -> list[go.Figure]:
-    return [tenant_wait_figure(result, t) for t in _cutoffs(result.params.duration_s)]
-
-
-def waiting_by_class_figure(result: hot_shard.Result, classes: dict[str, frozenset[int]],
-                            upto_s: float | None = None) -> go.Figure:
-    """Jobs submitted but not yet started, per class of tenant, sampled over time."""
-    p = result.params
-    end = p.duration_s if upto_s is None else upto_s
-    moments = sorted({t for t, *_ in result.samples if t <= end})
-    fig = go.Figure()
-    for (label, keys), colour in zip(classes.items(), (HOT, "#ff7f0e", CALM)):
-        waiting = [sum(1 for key, _, arrive, start, _ in result.jobs
-                       if key in keys and arrive <= t and (start is None or start > t)) for t in moments]
-        fig.add_trace(go.Scatter(x=[t / 60 for t in moments], y=waiting, mode="lines", name=label,
-                                 line=dict(color=colour, width=3)))
-    fig.update_xaxes(title_text="minutes into the run", range=[0, p.duration_s / 60])
-    fig.update_yaxes(title_text="jobs waiting for a worker", rangemode="tozero")
-    broken = ", ".join(str(g + 1) for g in result.down_shards)
-    return _layout(fig, f"{p.shards} groups, {p.groups_per_key} per tenant; groups {broken} crash-looping")
-
-
-def waiting_by_class_frames(result: hot_shard.Result) -> list[go.Figure]:
-    classes = shuffle_groups(result)
-    return [waiting_by_class_figure(result, classes, t) for t in _cutoffs(result.params.duration_s)]
+    return _frames(tenant_wait_figure(result), lambda t: _tenant_wait_frame(result, t),
+                   _cutoffs(result.params.duration_s))
 
 
 def shuffle_groups(result: hot_shard.Result) -> dict[str, frozenset[int]]:
@@ -155,72 +167,133 @@ def shuffle_groups(result: hot_shard.Result) -> dict[str, frozenset[int]]:
     return {f"{label} ({len(keys):,})": frozenset(keys) for label, keys in classes.items() if keys}
 
 
+def _waiting_series(result: hot_shard.Result) -> tuple[list[float], list[list[int]]]:
+    """Sample times, and for each tenant class the jobs submitted but not yet started then."""
+    moments = sorted({t for t, *_ in result.samples})
+    series = []
+    for keys in shuffle_groups(result).values():
+        changes = sorted([(arrive, 1) for key, _, arrive, _, _ in result.jobs if key in keys]
+                         + [(start, -1) for key, _, _, start, _ in result.jobs if key in keys and start is not None])
+        counts, level, i = [], 0, 0
+        for moment in moments:
+            while i < len(changes) and changes[i][0] <= moment:
+                level += changes[i][1]
+                i += 1
+            counts.append(level)
+        series.append(counts)
+    return moments, series
+
+
+def _waiting_by_class_frame(result: hot_shard.Result, end: float, waiting=None) -> Frame:
+    p = result.params
+    moments, series = waiting or _waiting_series(result)
+    shown = [i for i, t in enumerate(moments) if t <= end]
+    traces = [dict(x=[moments[i] / 60 for i in shown], y=[counts[i] for i in shown]) for counts in series]
+    broken = ", ".join(str(g + 1) for g in result.down_shards)
+    return traces, f"{p.shards} groups, {p.groups_per_key} per tenant; groups {broken} crash-looping"
+
+
+def waiting_by_class_figure(result: hot_shard.Result) -> go.Figure:
+    """Jobs submitted but not yet started, per class of tenant (by broken groups), over time."""
+    p = result.params
+    traces, title = _waiting_by_class_frame(result, p.duration_s)
+    fig = go.Figure()
+    for label, data, colour in zip(shuffle_groups(result), traces, (HOT, "#ff7f0e", CALM)):
+        fig.add_trace(go.Scatter(mode="lines", name=label, line=dict(color=colour, width=3), **data))
+    fig.update_xaxes(title_text="minutes into the run", range=[0, p.duration_s / 60])
+    fig.update_yaxes(title_text="jobs waiting for a worker", rangemode="tozero")
+    return _layout(fig, title)
+
+
+def waiting_by_class_frames(result: hot_shard.Result) -> list[go.Figure]:
+    waiting = _waiting_series(result)
+    return _frames(waiting_by_class_figure(result), lambda t: _waiting_by_class_frame(result, t, waiting),
+                   _cutoffs(result.params.duration_s))
+
+
 # ---- concurrency pool -----------------------------------------------------------------------
 
-def lanes_figure(result: concurrency_pool.Result, upto_s: float | None = None) -> go.Figure:
-    """One row per call, fan-out above and the pool below, coloured by what the call is doing."""
-    lanes = (result.fanout, result.pool)
-    end = max(lane.makespan_s for lane in lanes)
-    cut = end if upto_s is None else upto_s
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.12,
-                        subplot_titles=[f"{lane.name}: {_lane_score(lane, cut)}" for lane in lanes])
-    for row, lane in enumerate(lanes, start=1):
+def _lanes_end(result: concurrency_pool.Result) -> float:
+    return max(result.fanout.makespan_s, result.pool.makespan_s)
+
+
+def _lanes_frame(result: concurrency_pool.Result, cut: float) -> Frame:
+    traces, scores = [], []
+    for lane in (result.fanout, result.pool):
         for state in concurrency_pool.STATES:
             bars = [(call, start, min(stop, cut)) for call, s, start, stop in lane.segments
                     if s == state and start < cut]
-            fig.add_trace(go.Bar(y=[f"call {c + 1}" for c, _, _ in bars], x=[b - a for _, a, b in bars],
-                                 base=[a for _, a, _ in bars], orientation="h", marker_color=STATE_COLOURS[state],
-                                 name=STATE_NAMES[state], legendgroup=state, showlegend=row == 1,
-                                 hovertemplate="%{y}: %{base:.2f}–%{x:.2f} s<extra>" + STATE_NAMES[state] + "</extra>"),
+            traces.append(dict(y=[f"call {c + 1}" for c, _, _ in bars], x=[b - a for _, a, b in bars],
+                               base=[a for _, a, _ in bars]))
+        refused = sum(1 for _, s, start, _ in lane.segments if s == "429" and start < cut)
+        done = f" done at {lane.makespan_s:.2f} s" if lane.makespan_s <= cut + 1e-9 else ""
+        scores.append(f"{lane.name} {refused} × 429{done}")
+    return traces, f"t = {min(cut, _lanes_end(result)):.1f} s · " + " · ".join(scores)
+
+
+def lanes_figure(result: concurrency_pool.Result) -> go.Figure:
+    """One row per call, fan-out above and the pool below, coloured by what the call is doing."""
+    end = _lanes_end(result)
+    traces, title = _lanes_frame(result, end)
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.1,
+                        subplot_titles=[f"{lane.name}" for lane in (result.fanout, result.pool)])
+    data = iter(traces)
+    for row in (1, 2):
+        for state in concurrency_pool.STATES:
+            fig.add_trace(go.Bar(orientation="h", marker_color=STATE_COLOURS[state], name=STATE_NAMES[state],
+                                 legendgroup=state, showlegend=row == 1,
+                                 hovertemplate="%{y}: from %{base:.2f} s for %{x:.2f} s<extra>"
+                                               + STATE_NAMES[state] + "</extra>", **next(data)),
                           row=row, col=1)
         fig.update_yaxes(categoryorder="array", autorange="reversed", showticklabels=False, title_text="calls",
                          categoryarray=[f"call {c + 1}" for c in range(result.params.calls)], row=row, col=1)
     fig.update_layout(barmode="overlay", bargap=0.15)
     fig.update_xaxes(range=[0, end * 1.02], title_text="seconds", row=2, col=1)
-    return _layout(fig, f"{result.params.calls} calls, provider serves {result.params.provider_limit} at a time",
-                   height=620)
-
-
-def _lane_score(lane: concurrency_pool.Lane, cut: float) -> str:
-    refused = sum(1 for _, s, start, _ in lane.segments if s == "429" and start < cut)
-    done = lane.makespan_s <= cut + 1e-9
-    return f"{refused} × 429" + (f", done at {lane.makespan_s:.2f} s" if done else "")
+    return _layout(fig, title, height=620)
 
 
 def lanes_frames(result: concurrency_pool.Result) -> list[go.Figure]:
-    end = max(result.fanout.makespan_s, result.pool.makespan_s)
-    return [lanes_figure(result, t) for t in _cutoffs(end)[:-1]] + [lanes_figure(result)]
+    return _frames(lanes_figure(result), lambda t: _lanes_frame(result, t), _cutoffs(_lanes_end(result)))
 
 
 # ---- retry storm ----------------------------------------------------------------------------
 
-def calls_per_second_figure(result: retry_storm.Result, upto_s: float | None = None) -> go.Figure:
+def _storm_start(result: retry_storm.Result) -> float:
+    return max(0.0, result.params.outage_s - retry_storm.LEAD_S)
+
+
+def _calls_per_second_frame(result: retry_storm.Result, end: float) -> Frame:
+    p = result.params
+    traces = []
+    for kinds in (("probe", "parked"), ("fresh",)):
+        counts = retry_storm.per_second(result, kinds)
+        seconds = [s for s in sorted(counts) if _storm_start(result) <= s <= end]
+        traces.append(dict(x=[s - p.outage_s for s in seconds], y=[counts[s] for s in seconds]))
+    mode = "jittered probes, shared breaker, staged ramp" if p.jitter else "own breakers, fixed probe schedule"
+    return traces, f"{p.processes} processes, {mode}"
+
+
+def calls_per_second_figure(result: retry_storm.Result) -> go.Figure:
     """Calls reaching the provider each second around recovery, against its per-second limit."""
     p = result.params
-    start = max(0.0, p.outage_s - retry_storm.LEAD_S)
-    end = p.end_s if upto_s is None else upto_s
+    traces, title = _calls_per_second_frame(result, p.end_s)
     fig = go.Figure()
-    for kinds, label, colour in ((("probe", "parked"), "parked calls and probes", HOT),
-                                 (("fresh",), "fresh demand", CALM)):
-        counts = retry_storm.per_second(result, kinds)
-        seconds = [s for s in sorted(counts) if start <= s <= end]
-        fig.add_trace(go.Bar(x=[s - p.outage_s for s in seconds], y=[counts[s] for s in seconds],
-                             name=label, marker_color=colour, marker_line_width=0))
+    for label, colour, data in zip(("parked calls and probes", "fresh demand"), (HOT, CALM), traces):
+        fig.add_trace(go.Bar(name=label, marker_color=colour, marker_line_width=0, **data))
     fig.add_hline(y=p.provider_limit_per_s, line=dict(color=LIMIT, width=2),
                   annotation_text=f"provider limit {p.provider_limit_per_s}/s")
     peak = max(retry_storm.peak_calls_per_s(result), p.provider_limit_per_s)
     fig.update_layout(barmode="stack", bargap=0)
-    fig.update_xaxes(title_text="seconds since the provider recovered", range=[start - p.outage_s, p.after_s])
+    fig.update_xaxes(title_text="seconds since the provider recovered",
+                     range=[_storm_start(result) - p.outage_s, p.after_s])
     fig.update_yaxes(title_text="calls reaching the provider that second", range=[0, peak * 1.1])
-    mode = "jittered probes, shared breaker, staged ramp" if p.jitter else "own breakers, fixed probe schedule"
-    return _layout(fig, f"{p.processes} processes, {mode}")
+    return _layout(fig, title)
 
 
 def calls_per_second_frames(result: retry_storm.Result) -> list[go.Figure]:
-    p = result.params
-    start = max(0.0, p.outage_s - retry_storm.LEAD_S)
-    cuts = [start + c for c in _cutoffs(p.end_s - start)]
-    return [calls_per_second_figure(result, t) for t in cuts[:-1]] + [calls_per_second_figure(result)]
+    start = _storm_start(result)
+    cuts = [start + c for c in _cutoffs(result.params.end_s - start)]
+    return _frames(calls_per_second_figure(result), lambda t: _calls_per_second_frame(result, t), cuts)
 
 
 # ---- drill embeds ---------------------------------------------------------------------------
@@ -233,7 +306,7 @@ def preset_figure(preset_id: str, seed: int) -> go.Figure:
     if preset.model == "hot_shard":
         result = hot_shard.run(preset.params, seed)
         if preset.params.bad_key_breaks_groups:
-            return waiting_by_class_figure(result, shuffle_groups(result))
+            return waiting_by_class_figure(result)
         if preset.params.servers_per_shard > 1:
             return tenant_wait_figure(result)
         return shard_load_figure(result)
