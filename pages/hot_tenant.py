@@ -200,7 +200,7 @@ def render_sim() -> None:
                 "all of it lands on partition A. Spread it over buckets, then replay a backlog while fresh "
                 "work keeps priority.")
     cols = st.columns(3)
-    buckets = cols[0].slider("Buckets for the tenant (1 = no spreading)", 1, 16, 1)
+    buckets = cols[0].slider("Buckets (1 = no spreading)", 1, 16, 1)
     hot_rate = cols[1].slider("Tenant rate (units/s)", 0, 1_000, 250, step=10)
     capacity = cols[2].slider("Partition capacity (units/s)", 25, 400, 100, step=25)
     cols = st.columns(3)
