@@ -19,6 +19,18 @@ PAGES = {
         st.Page("pages/drill.py", title="Drill", icon="📝", url_path="drill"),
         st.Page("pages/results.py", title="Results", icon="📊", url_path="results"),
     ],
+    "Simulations": [
+        st.Page("pages/sim_hot_shard.py", title="Hot shard", icon="🔥", url_path="hot-shard"),
+        st.Page("pages/sim_concurrency_pool.py", title="Concurrency pool", icon="🚦", url_path="concurrency-pool"),
+        st.Page("pages/sim_retry_storm.py", title="Retry storm", icon="🌩️", url_path="retry-storm"),
+        st.Page("pages/sim_platform.py", title="Whole platform", icon="🏭", url_path="platform"),
+    ],
+    "Labs": [
+        st.Page("pages/hot_tenant.py", title="Hot tenant event store", icon="🧪", url_path="hot-tenant"),
+    ],
+    "Instructors": [
+        st.Page("pages/instructor.py", title="Scoreboard", icon="🎓", url_path="instructor"),
+    ],
 }
 
 get_store()  # open (and migrate) the store once per process, before any page runs

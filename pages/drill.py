@@ -80,6 +80,6 @@ else:
 index = steps.index(current)
 cols = st.columns([1, 1, 4])
 if index > 0:
-    cols[0].button("← Previous", on_click=go_to, args=(steps[index - 1],), use_container_width=True)
+    cols[0].button("← Previous", on_click=go_to, args=(steps[index - 1],), width="stretch")
 if index < len(steps) - 1:
-    cols[1].button("Next →", on_click=go_to, args=(steps[index + 1],), use_container_width=True, type="primary")
+    cols[1].button("Next →", on_click=go_to, args=(steps[index + 1],), width="stretch", type="primary")

@@ -47,7 +47,7 @@ for drill_id, loaded in catalogue.drills.items():
                                         placeholder="e.g. ada")
             cohort = cols[1].text_input("Cohort code (optional)", key=f"cohort::{drill_id}", max_chars=200)
             cols[2].markdown("&nbsp;")
-            start = cols[2].form_submit_button("Start the clock", type="primary", use_container_width=True)
+            start = cols[2].form_submit_button("Start the clock", type="primary", width="stretch")
         if start:
             try:
                 clean_handle = checks.handle_entry(handle)

@@ -46,8 +46,11 @@ def test_an_attempt_is_graded_question_by_question(tmp_path, loaded):
     store.lock_answer(attempt.id, "b1_arrivals", "break1", "numeric", skipped=True)
     store.lock_answer(attempt.id, "b1_plan", "break1", "notes", notes="<b>rate limit</b> per tenant")
     store.rate_note(attempt.id, "b1_plan", "partial")
+    from sims import presets
+
+    sim_values = scoring.sim_truths(loaded, attempt.seed, presets.evaluate)
     results = {r.question_id: r for r in scoring.grade_attempt(
-        loaded, store.answers(attempt.id), note_ratings=store.note_ratings(attempt.id))}
+        loaded, store.answers(attempt.id), sim_values=sim_values, note_ratings=store.note_ratings(attempt.id))}
     assert results["jobs_in_flight"].truth == 160 and results["jobs_in_flight"].score == 1.0
     assert results["jobs_in_flight"].in_range is True
     assert results["job_capacity"].score == 0.0 and results["job_capacity"].in_range is False

@@ -59,7 +59,7 @@ def animate(frames: Iterable[go.Figure], *, delay_s: float = 0.05, animate_now: 
         return
     shown = frames if animate_now else frames[-1:]
     for i, fig in enumerate(shown):
-        placeholder.plotly_chart(fig, use_container_width=True,
+        placeholder.plotly_chart(fig, width="stretch",
                                  key=None if i < len(shown) - 1 else chart_key)
         if i < len(shown) - 1:
             time.sleep(delay_s)

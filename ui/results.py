@@ -135,14 +135,14 @@ def render_results(view: AttemptView) -> None:
     if figure is None:
         st.info("No numeric guesses locked in yet.")
     else:
-        st.plotly_chart(figure, use_container_width=True, key="guess_fig")
+        st.plotly_chart(figure, width="stretch", key="guess_fig")
         st.caption("Dots on the dashed line were exact; green is within tolerance, amber within twice it. "
                    "Bars are your 80% ranges.")
-    st.dataframe(results_table(view, results), hide_index=True, use_container_width=True,
+    st.dataframe(results_table(view, results), hide_index=True, width="stretch",
                  column_config={"Score": st.column_config.NumberColumn(format="%.1f")})
 
     st.subheader("Time per part against the pacing")
-    st.plotly_chart(time_figure(view), use_container_width=True, key="time_fig")
+    st.plotly_chart(time_figure(view), width="stretch", key="time_fig")
 
     st.subheader("Rubric")
     history = view.store.rubric_history(view.attempt.id)
@@ -153,7 +153,7 @@ def render_results(view: AttemptView) -> None:
         rows.append({"Skill": skill.name, "Level": LEVEL_LABELS[row.level] if row else "not scored",
                      "Scored by": (row.scorer if row else ""),
                      "Instructor comment": row.reason if row and row.scorer == "instructor" else ""})
-    st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True)
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     outcome = scoring.verdict(drill, levels)
     if not outcome.complete:
         st.info("Score every skill to get the verdict.")
