@@ -26,9 +26,10 @@ Assumptions (units are requests, or jobs, and seconds):
   wait is counted up to the end of the run (a lower bound).
 
 Default params reproduce the celebrity-key figures in drill 13 (break 1, follow-up): a key with
-30% of the traffic on one of 4 shards of 10 req/s, the fleet at 80%, 20 ordinary keys. Jump
-hashing puts 5 ordinary keys beside it on 4 shards (152% of capacity, brief: 153%) and 2 on 6
-shards (130%, brief: 127%); an even spread would have given 133% on 6 shards.
+30% of the traffic on one of 4 shards of 10 req/s, the fleet at 80%, 20 ordinary keys of 1.12
+req/s each. The celebrity alone is 9.6 req/s, 96% of a shard. Jump hashing puts 5 ordinary keys
+beside it on 4 shards, (9.6 + 5 x 1.12) / 10 = 152% (brief: 153%), and 3 on 6 shards, 130%
+(brief: 127%). Small key sets land unevenly: an even spread (20/6 keys) would give 133%.
 """
 from __future__ import annotations
 
