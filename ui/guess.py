@@ -74,6 +74,8 @@ def guess_verdict(guess: float, truth: float, unit: str, *, tolerance_rel: float
     cols[0].metric("Your guess", f"{fmt(guess)} {unit}")
     cols[1].metric("Simulation", f"{fmt(truth)} {unit}")
     off = guess - truth
-    cols[2].metric("Off by", f"{fmt(abs(off))} {unit}", delta="close" if close else ("high" if off > 0 else "low"),
-                   delta_color="normal" if close else "inverse")
+    verdict = "within tolerance" if close else ("too high" if off > 0 else "too low")
+    cols[2].metric("Off by", f"{fmt(abs(off))} {unit}", delta=verdict,
+                   delta_color="green" if close else "red",
+                   delta_arrow="off" if close else ("up" if off > 0 else "down"))
     return close
