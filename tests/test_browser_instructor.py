@@ -1,0 +1,78 @@
+"""Chromium: an instructor signs in, sees the heatmap and question chart drawn, opens a timeline, downloads CSV."""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from drills import access
+from drills.demo import populate
+from drills.loader import load_catalogue
+from drills.schema import NumericQuestion
+from drills.store import AttemptStore
+from tests.browser import AppServer, wait_for_app
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+PASSPHRASE = "correct horse battery staple"
+LOADED = load_catalogue().drills["one_tenant"]
+SIM_TRUTHS = {q.id: 100.0 for q in LOADED.drill.all_questions() if isinstance(q, NumericQuestion) and q.sim}
+
+
+@pytest.fixture
+def instructor_server(tmp_path):
+    if "pages/instructor.py" not in (ROOT / "app.py").read_text(encoding="utf-8"):
+        pytest.skip("app.py does not register pages/instructor.py yet")
+    db_path = tmp_path / "browser.duckdb"
+    store = AttemptStore(db_path)
+    populate(store, LOADED, candidates=4, cohorts=("north",), seed=9, sim_truths=SIM_TRUTHS)
+    answers = store.query("SELECT COUNT(*) FROM answers").fetchone()[0]
+    store.close()
+    server = AppServer(db_path, env={access.HASH_ENV: access.hash_passphrase(PASSPHRASE, iterations=1_000)})
+    server.start()
+    yield server, answers
+    server.stop()
+
+
+def _tab(page, name):
+    page.get_by_role("tab", name=name).click()
+    wait_for_app(page)
+    return page.get_by_role("tabpanel", name=name)
+
+
+def test_instructor_signs_in_sees_charts_opens_a_timeline_and_downloads_csv(instructor_server, page, tmp_path):
+    server, answer_rows = instructor_server
+    page.goto(f"{server.url}/instructor")
+    wait_for_app(page)
+    page.get_by_label("Your name").fill("Prof Ada")
+    page.get_by_label("Instructor passphrase").fill(PASSPHRASE)
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_test_id("stMetric").first.wait_for()
+    wait_for_app(page)
+    assert "Candidates" in page.get_by_test_id("stMetric").first.inner_text()
+
+    skills = _tab(page, "Skills")
+    skills.locator(".js-plotly-plot g.hm image").first.wait_for(state="attached")
+    assert skills.locator(".js-plotly-plot g.hm").count() == 1
+
+    questions = _tab(page, "Questions")
+    questions.locator(".js-plotly-plot .boxlayer .trace").first.wait_for(state="attached")
+    assert questions.locator(".js-plotly-plot .boxlayer path.box").count() >= 10
+
+    attempt = _tab(page, "Attempt")
+    attempt.get_by_text("Timeline", exact=True).wait_for()
+    assert attempt.get_by_test_id("stDataFrame").count() >= 2
+    assert "Time box" in attempt.get_by_test_id("stMetric").all_inner_texts()[2]
+
+    exports = _tab(page, "Exports")
+    with page.expect_download() as download:
+        exports.get_by_role("button", name="Answers (CSV)").click()
+    saved = tmp_path / "answers.csv"
+    download.value.save_as(saved)
+    with saved.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == answer_rows
+    assert {r["cohort"] for r in rows} == {"north"}
+    assert {"handle", "question_id", "value", "truth", "score", "in_range"} <= set(rows[0])
