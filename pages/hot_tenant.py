@@ -11,6 +11,9 @@ from sims import partitions
 from sims.partitions import Params
 from ui import guess, keys
 from ui import hot_tenant_charts as charts
+from ui.frame import require_frame
+
+require_frame()
 
 SIM_NAME = "partitions"
 SIM_PARTITION_SECONDS = 31_250        # partitions x horizon the page will ask for (the model's budget)

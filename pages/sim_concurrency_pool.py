@@ -8,6 +8,9 @@ import streamlit as st
 
 from sims import concurrency_pool
 from ui.sim_charts import Question, guess_then_play, lanes_frames, tab_controls
+from ui.frame import require_frame
+
+require_frame()
 
 st.title("Concurrency pool")
 st.caption("A provider that serves a few calls at a time, and two ways of sending it a batch.")

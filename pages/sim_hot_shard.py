@@ -11,6 +11,9 @@ import streamlit as st
 from sims import hot_shard
 from ui.sim_charts import (Question, cached_run, guess_then_play, shard_load_figure, shard_load_frames,
                            shuffle_groups, tab_controls, tenant_wait_frames, waiting_by_class_frames)
+from ui.frame import require_frame
+
+require_frame()
 
 st.title("Hot shard")
 st.caption("Hashing spreads keys, not load. Guess first, then watch what one heavy key does to its shard.")

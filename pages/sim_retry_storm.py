@@ -8,6 +8,9 @@ import streamlit as st
 
 from sims import retry_storm
 from ui.sim_charts import Question, calls_per_second_frames, guess_then_play, tab_controls
+from ui.frame import require_frame
+
+require_frame()
 
 st.title("Retry storm")
 st.caption("Provider A is back after a 39-minute outage. How hard does your own fleet hit it?")

@@ -4,6 +4,8 @@ Figures are built from pure scoring results; user text only ever reaches tables 
 """
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -85,9 +87,16 @@ def guess_figure(view: AttemptView, results: list[scoring.QuestionResult]) -> go
         error_x=dict(type="data", symmetric=False, array=highs, arrayminus=lows, color="#90a4ae"),
         hovertext=hover, hoverinfo="text", name="your guess",
     ))
-    fig.add_vline(x=100, line_dash="dash", line_color="#37474f", annotation_text="truth")
-    positive = [v for v in ratios if v > 0]
-    fig.update_xaxes(title="your guess as % of the truth", type="log" if positive == ratios else "linear")
+    # The truth line is a trace, not a layout shape: shapes on a log axis take log10 units.
+    fig.add_trace(go.Scatter(x=[100, 100], y=[labels[0], labels[-1]], mode="lines", hoverinfo="skip",
+                             line=dict(dash="dash", color="#37474f"), name="truth"))
+    extremes = [v for v in ratios + [r - lo for r, lo in zip(ratios, lows)] + [r + hi for r, hi in zip(ratios, highs)]
+                + [100] if v > 0]
+    if all(v > 0 for v in ratios):
+        low, high = math.log10(min(extremes)), math.log10(max(extremes))
+        pad = max(0.1, (high - low) * 0.08)
+        fig.update_xaxes(type="log", range=[low - pad, high + pad])
+    fig.update_xaxes(title="your guess as % of the truth (dashed line = exact)")
     fig.update_layout(height=120 + 28 * len(labels), margin=dict(l=10, r=10, t=30, b=40), showlegend=False,
                       yaxis=dict(autorange="reversed"))
     return fig
@@ -117,14 +126,14 @@ def render_results(view: AttemptView) -> None:
 
     cols = st.columns(4)
     cols[0].metric("Score", f"{format_number(totals.earned)} / {totals.possible}", f"{totals.percent:.0f}%",
-                   delta_color="off")
+                   delta_color="off", delta_arrow="off")
     cols[1].metric("Answered", f"{totals.answered} / {totals.possible}")
     rate = calib.hit_rate
     cols[2].metric("80% ranges that held", "—" if rate is None else f"{calib.hits} of {calib.ranges}",
-                   None if rate is None else f"{rate:.0%} vs 80% claimed", delta_color="off")
+                   None if rate is None else f"{rate:.0%} vs 80% claimed", delta_color="off", delta_arrow="off")
     cols[3].metric("Time used", format_duration(clock.elapsed_s),
                    f"over by {format_duration(clock.overtime_s)}" if clock.over else "inside the box",
-                   delta_color="inverse" if clock.over else "off")
+                   delta_color="red" if clock.over else "off", delta_arrow="off")
     st.caption(calib.verdict)
     if totals.unrated_notes:
         st.info(f"{totals.unrated_notes} notes answer(s) still need your self-rating (on the drill page, "
