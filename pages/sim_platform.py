@@ -14,6 +14,9 @@ from ui import keys
 from ui.guess import guess_lockin, guess_verdict, play_button
 from ui.platform_charts import (backlog_figure, provider_load_figure, slot_share_figure,
                                 waits_figure)
+from ui.frame import require_frame
+
+require_frame()
 
 
 @dataclass(frozen=True)
