@@ -8,7 +8,7 @@ import streamlit as st
 
 from ui import keys
 from ui.attempt_view import AttemptView
-from ui.context import current_attempt, get_store
+from ui.context import get_store, require_attempt
 from ui.lockin import flash
 from ui.reveal import render_part
 from ui.rubric import render_self_score
@@ -18,14 +18,10 @@ require_frame()
 
 SCORE_STEP = "score"
 
-found = current_attempt()
-if found is None:
-    st.title("No drill in progress")
-    st.info("Start a drill from the catalogue, or paste your attempt link there to resume.")
-    st.page_link("pages/home.py", label="Go to the catalogue", icon="🏠")
-    st.stop()
-
-attempt, loaded = found
+attempt, loaded = require_attempt(
+    "No drill in progress",
+    "Start a drill from the catalogue, or paste your attempt link there to resume.",
+)
 store = get_store()
 drill = loaded.drill
 steps = [p.id for p in drill.parts] + [SCORE_STEP]

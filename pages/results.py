@@ -8,20 +8,16 @@ import streamlit as st
 
 from ui import keys
 from ui.attempt_view import AttemptView
-from ui.context import current_attempt, get_store
+from ui.context import get_store, require_attempt
 from ui.results import render_results
 from ui.frame import require_frame
 
 require_frame()
 
-found = current_attempt()
-if found is None:
-    st.title("Results")
-    st.info("Results belong to an attempt. Open them from your attempt link, or start a drill first.")
-    st.page_link("pages/home.py", label="Go to the catalogue", icon="🏠")
-    st.stop()
-
-attempt, loaded = found
+attempt, loaded = require_attempt(
+    "Results",
+    "Results belong to an attempt. Open them from your attempt link, or start a drill first.",
+)
 st.title(f"Results — {loaded.drill.title}")
 if attempt.finished_at is None:
     st.info("This attempt is still open: the figures below are a snapshot so far.")

@@ -56,6 +56,17 @@ def current_attempt() -> tuple[Attempt, LoadedDrill] | None:
     return attempt, loaded
 
 
+def require_attempt(title: str, explanation: str) -> tuple[Attempt, LoadedDrill]:
+    """The current attempt, or an explanation and a way back to the catalogue (stops the page)."""
+    found = current_attempt()
+    if found is None:
+        st.title(title)
+        st.info(explanation)
+        st.page_link("pages/home.py", label="Go to the catalogue", icon="🏠")
+        st.stop()
+    return found
+
+
 def remember_attempt(token: str) -> None:
     """Keep the token in the URL and in this session's list of attempts to resume."""
     st.session_state[keys.ATTEMPT_TOKEN] = token
