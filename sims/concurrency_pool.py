@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import simpy
 
-from sims.stable_hash import check_bounds
+from sims._params import check_bounds
 
 MAX_CALL_WAVES = 20_000             # calls x ceil(calls / R): bounds the fan-out's 429 rounds
 BOUNDS = {

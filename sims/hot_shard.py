@@ -43,7 +43,8 @@ from dataclasses import dataclass
 
 import simpy
 
-from sims.stable_hash import check_bounds, pick_groups
+from sims._params import check_bounds, flag
+from sims.stable_hash import pick_groups
 
 HOT_KEY = "celebrity"               # stays on shard 0 for 1..MAX_SHARDS shards under jump hashing
 ORDINARY_KEY = "key-{}"             # ordinary key names, numbered from 1
@@ -80,8 +81,7 @@ class Params:
 
     def __post_init__(self) -> None:
         check_bounds(self, BOUNDS)
-        if not isinstance(self.bad_key_breaks_groups, bool):
-            raise ValueError(f"bad_key_breaks_groups must be true or false, got {self.bad_key_breaks_groups!r}")
+        flag("bad_key_breaks_groups", self.bad_key_breaks_groups)
         if self.groups_per_key > self.shards:
             raise ValueError(f"groups_per_key ({self.groups_per_key}) cannot exceed shards ({self.shards})")
         if self.arrival_rps * self.duration_s > MAX_JOBS:

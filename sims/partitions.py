@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 import simpy
 
+from sims._params import choice, number, whole
+
 TICK_S = 0.125                      # seconds per tick; a power of two keeps the fluid sums exact
 MAX_PARTITIONS = 64
 MAX_BUCKETS = 256
@@ -48,14 +50,13 @@ class Params:
     placement: str = "even"             # "even" (bucket b on partition b mod P) or "hashed"
 
     def __post_init__(self) -> None:
-        _check_whole("partitions", self.partitions, 1, MAX_PARTITIONS)
-        _check_whole("buckets", self.buckets, 1, MAX_BUCKETS)
-        _check_number("partition_capacity", self.partition_capacity, 0.0, MAX_RATE, low_open=True)
-        _check_number("hot_rate", self.hot_rate, 0.0, MAX_RATE)
-        _check_number("pending", self.pending, 0.0, MAX_PENDING)
-        _check_number("horizon_s", self.horizon_s, TICK_S, MAX_HORIZON_S)
-        if self.placement not in PLACEMENTS:
-            raise ValueError(f"placement must be one of {', '.join(PLACEMENTS)}, got {self.placement!r}")
+        whole("partitions", self.partitions, 1, MAX_PARTITIONS)
+        whole("buckets", self.buckets, 1, MAX_BUCKETS)
+        number("partition_capacity", self.partition_capacity, 0.0, MAX_RATE, low_open=True)
+        number("hot_rate", self.hot_rate, 0.0, MAX_RATE)
+        number("pending", self.pending, 0.0, MAX_PENDING)
+        number("horizon_s", self.horizon_s, TICK_S, MAX_HORIZON_S)
+        choice("placement", self.placement, PLACEMENTS)
         if self.ticks * self.partitions > EVENT_BUDGET:
             raise ValueError(f"horizon_s x partitions is too large for one run "
                              f"(at most {EVENT_BUDGET * TICK_S:,.0f} partition-seconds)")
@@ -68,23 +69,6 @@ class Params:
     def nominal_capacity(self) -> float:
         return self.partitions * self.partition_capacity
 
-
-def _check_whole(name: str, value: object, low: int, high: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name} must be a whole number, got {value!r}")
-    if not low <= value <= high:
-        raise ValueError(f"{name} must be between {low} and {high}, got {value}")
-
-
-def _check_number(name: str, value: object, low: float, high: float, *, low_open: bool = False) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{name} must be a number, got {value!r}")
-    if value != value or value in (float("inf"), float("-inf")):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    too_low = value <= low if low_open else value < low
-    if too_low or value > high:
-        bound = "above" if low_open else "at least"
-        raise ValueError(f"{name} must be {bound} {low:g} and at most {high:g}, got {value:g}")
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import simpy
 
-from sims.stable_hash import check_bounds
+from sims._params import check_bounds, flag
 
 RAMP_SHARES = (0.10, 0.25, 0.50, 1.0)   # A's share of traffic in each stage after recovery
 LEAD_S = 60.0                           # fresh demand is simulated from this long before recovery
@@ -69,8 +69,7 @@ class Params:
 
     def __post_init__(self) -> None:
         check_bounds(self, BOUNDS)
-        if not isinstance(self.jitter, bool):
-            raise ValueError(f"jitter must be true or false, got {self.jitter!r}")
+        flag("jitter", self.jitter)
         expected = (self.processes * (self.in_flight_per_process + self.outage_s / self.probe_interval_s)
                     + self.demand_per_s * (LEAD_S + self.after_s))
         if expected > MAX_CALLS:

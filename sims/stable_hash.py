@@ -1,14 +1,11 @@
 """Stable key placement for the sharding models: a process-independent hash and jump hashing.
 
 Python's built-in ``hash()`` of a string changes between processes, so placement would not
-repeat from one run to the next; everything here depends only on the key's text. The module
-also holds the single bounds check the models use on their Params.
+repeat from one run to the next; everything here depends only on the key's text.
 """
 from __future__ import annotations
 
 import hashlib
-import math
-from collections.abc import Mapping
 
 _MASK64 = (1 << 64) - 1
 _JUMP_MULTIPLIER = 2862933555777941757      # the LCG constant from Lamping & Veach (2014)
@@ -48,22 +45,3 @@ def pick_groups(key: str, groups: int, per_key: int) -> tuple[int, ...]:
         left = [g for g in range(groups) if g not in chosen]
         chosen.append(left[jump_bucket(f"{key}#{pick}", len(left))])
     return tuple(sorted(chosen))
-
-
-def check_bounds(params: object, bounds: Mapping[str, tuple[float, float]]) -> None:
-    """Raise one-line ValueErrors for fields of ``params`` outside ``bounds`` (inclusive).
-
-    A field whose bounds are ints must be a whole number; bools are only accepted for fields
-    not listed here.
-    """
-    for name, (low, high) in bounds.items():
-        value = getattr(params, name)
-        whole = isinstance(low, int) and isinstance(high, int)
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ValueError(f"{name} must be a number, got {value!r}")
-        if whole and not isinstance(value, int):
-            raise ValueError(f"{name} must be a whole number, got {value!r}")
-        if not math.isfinite(value):
-            raise ValueError(f"{name} must be a finite number, got {value!r}")
-        if not low <= value <= high:
-            raise ValueError(f"{name} must be between {low:g} and {high:g}, got {value:g}")
