@@ -68,6 +68,8 @@ from dataclasses import dataclass
 
 import simpy
 
+from sims._params import choice, flag, number, whole
+
 STEPS = ("outline", "draft", "expand", "polish")
 PLAN_NAMES = ("Free", "Pro", "Enterprise")
 PLAN_TENANT_SHARE = (0.65, 0.275, 0.075)      # share of tenant accounts
@@ -217,51 +219,42 @@ class Params:
         return cls(scenario=name, **overrides)
 
     def _validate(self) -> None:
-        def need(ok: bool, message: str) -> None:
-            if not ok:
-                raise ValueError(message)
-
         for field in dataclasses.fields(self):
-            value = getattr(self, field.name)
             if field.type == "bool":
-                need(isinstance(value, bool), f"{field.name} must be true or false, got {value!r}")
-            elif field.type in ("int", "float"):
-                need(isinstance(value, (int, float)) and not isinstance(value, bool)
-                     and math.isfinite(value), f"{field.name} must be a finite number, got {value!r}")
-                if field.type == "int":
-                    need(float(value).is_integer(), f"{field.name} must be a whole number, got {value!r}")
-        need(self.claim in CLAIM_RULES, f"claim must be one of {', '.join(CLAIM_RULES)}, got {self.claim!r}")
-        need(0 < self.window_min <= MAX_WINDOW_MIN, f"window_min must be in (0, {MAX_WINDOW_MIN:g}]")
-        need(0 <= self.break_at_min <= MAX_WINDOW_MIN, f"break_at_min must be in [0, {MAX_WINDOW_MIN:g}]")
-        need(0 < self.peak_jobs_per_s <= MAX_PEAK_JOBS_PER_S,
-             f"peak_jobs_per_s must be in (0, {MAX_PEAK_JOBS_PER_S:g}]")
-        need(4 <= self.tenants <= MAX_TENANTS, f"tenants must be between 4 and {MAX_TENANTS}")
-        need(0 < self.acme_normal_jobs_per_s < self.peak_jobs_per_s,
-             "acme_normal_jobs_per_s must be positive and below peak_jobs_per_s")
-        need(0 < self.acme_multiplier <= 400, "acme_multiplier must be in (0, 400]")
-        need(0 <= self.acme_resubmit_share < 1, "acme_resubmit_share must be in [0, 1)")
-        need(0 <= self.acme_cap <= 1000, "acme_cap must be between 0 and 1000")
-        need(0 <= self.outage_min <= MAX_WINDOW_MIN, f"outage_min must be in [0, {MAX_WINDOW_MIN:g}]")
-        need(self.hang_s >= 0 and self.error_latency_s > 0, "hang_s must be >= 0 and error_latency_s > 0")
-        need(0 <= self.mitigations_from_min <= MAX_WINDOW_MIN,
-             f"mitigations_from_min must be in [0, {MAX_WINDOW_MIN:g}]")
-        need(1 <= self.workers <= 400 and 1 <= self.slots_per_worker <= 50,
-             "workers must be in [1, 400] and slots_per_worker in [1, 50]")
-        need(0.5 <= self.call_mean_s <= 120 and 0 <= self.call_sigma <= 1.5,
-             "call_mean_s must be in [0.5, 120] and call_sigma in [0, 1.5]")
-        need(0 < self.first_token_s < FIRST_TOKEN_TIMEOUT_S, "first_token_s must be in (0, 5)")
-        need(self.total_timeout_s > FIRST_TOKEN_TIMEOUT_S, "total_timeout_s must be above 5 s")
+                flag(field.name, getattr(self, field.name))
+        choice("claim", self.claim, CLAIM_RULES)
+        number("window_min", self.window_min, 0, MAX_WINDOW_MIN, low_open=True)
+        number("break_at_min", self.break_at_min, 0, MAX_WINDOW_MIN)
+        number("peak_jobs_per_s", self.peak_jobs_per_s, 0, MAX_PEAK_JOBS_PER_S, low_open=True)
+        whole("tenants", self.tenants, 4, MAX_TENANTS)
+        number("acme_normal_jobs_per_s", self.acme_normal_jobs_per_s, 0, low_open=True)
+        if self.acme_normal_jobs_per_s >= self.peak_jobs_per_s:
+            raise ValueError(f"acme_normal_jobs_per_s must be below peak_jobs_per_s ({self.peak_jobs_per_s:g}), "
+                             f"got {self.acme_normal_jobs_per_s:g}")
+        number("acme_multiplier", self.acme_multiplier, 0, 400, low_open=True)
+        number("acme_resubmit_share", self.acme_resubmit_share, 0, 1, high_open=True)
+        whole("acme_cap", self.acme_cap, 0, 1000)
+        number("outage_min", self.outage_min, 0, MAX_WINDOW_MIN)
+        number("hang_s", self.hang_s, 0)
+        number("error_latency_s", self.error_latency_s, 0, low_open=True)
+        number("mitigations_from_min", self.mitigations_from_min, 0, MAX_WINDOW_MIN)
+        whole("workers", self.workers, 1, 400)
+        whole("slots_per_worker", self.slots_per_worker, 1, 50)
+        number("call_mean_s", self.call_mean_s, 0.5, 120)
+        number("call_sigma", self.call_sigma, 0, 1.5)
+        number("first_token_s", self.first_token_s, 0, FIRST_TOKEN_TIMEOUT_S, low_open=True, high_open=True)
+        number("total_timeout_s", self.total_timeout_s, FIRST_TOKEN_TIMEOUT_S, low_open=True)
         for name in ("limit_a_per_min", "limit_b_per_min", "limit_c_per_min"):
-            need(0 < getattr(self, name) <= 1e6, f"{name} must be in (0, 1e6]")
+            number(name, getattr(self, name), 0, 1e6, low_open=True)
         for name in ("price_a_usd", "price_b_usd", "price_c_usd"):
-            need(0 <= getattr(self, name) <= 100, f"{name} must be in [0, 100]")
-        need(self.breaker_failures >= 1 and self.breaker_open_s > 0,
-             "breaker_failures must be >= 1 and breaker_open_s > 0")
-        need(self.max_call_attempts >= 1 and self.max_job_attempts >= 1,
-             "max_call_attempts and max_job_attempts must be >= 1")
-        need(self.retry_after_s > 0, "retry_after_s must be positive")
-        need(1 <= self.sample_s <= 60, "sample_s must be in [1, 60]")
-        need(self.recovered_below_jobs >= 0, "recovered_below_jobs must be >= 0")
+            number(name, getattr(self, name), 0, 100)
+        whole("breaker_failures", self.breaker_failures, 1)
+        number("breaker_open_s", self.breaker_open_s, 0, low_open=True)
+        whole("max_call_attempts", self.max_call_attempts, 1)
+        whole("max_job_attempts", self.max_job_attempts, 1)
+        number("retry_after_s", self.retry_after_s, 0, low_open=True)
+        number("sample_s", self.sample_s, 1, 60)
+        whole("recovered_below_jobs", self.recovered_below_jobs, 0)
 
     # Figures that follow from the params alone (the board arithmetic), for tests and the page.
     @property

@@ -4,6 +4,7 @@ Figures come from brief 000 (drill 13: one tenant takes everyone down): the boar
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import statistics
@@ -210,6 +211,14 @@ def test_explicit_params_override_the_scenario():
 def test_bad_params_get_one_clear_message(bad, message):
     with pytest.raises(ValueError, match=message):
         Params(**bad)
+
+
+@pytest.mark.parametrize("field", [f.name for f in dataclasses.fields(Params) if f.type in ("int", "float", "bool")])
+def test_every_number_and_switch_is_checked_at_the_front_door(field):
+    bad = "yes" if Params.__dataclass_fields__[field].type == "bool" else float("nan")
+    with pytest.raises(ValueError, match=field) as err:
+        Params(**{field: bad})
+    assert "\n" not in str(err.value)
 
 
 def test_headless_runner_prints_one_json_object(capsys):
