@@ -13,23 +13,25 @@ from ui.timer import sidebar_clock
 
 st.set_page_config(page_title="Fault Lines", page_icon="🧭", layout="wide")
 
+# No custom url_path: until app.py first runs, Streamlit routes by the pages/ file names,
+# so the URLs must be those names for a bookmark to work on a freshly started server.
 PAGES = {
     "Drills": [
         st.Page("pages/home.py", title="Catalogue", icon="🏠", default=True),
-        st.Page("pages/drill.py", title="Drill", icon="📝", url_path="drill"),
-        st.Page("pages/results.py", title="Results", icon="📊", url_path="results"),
+        st.Page("pages/drill.py", title="Drill", icon="📝"),
+        st.Page("pages/results.py", title="Results", icon="📊"),
     ],
     "Simulations": [
-        st.Page("pages/sim_hot_shard.py", title="Hot shard", icon="🔥", url_path="hot-shard"),
-        st.Page("pages/sim_concurrency_pool.py", title="Concurrency pool", icon="🚦", url_path="concurrency-pool"),
-        st.Page("pages/sim_retry_storm.py", title="Retry storm", icon="🌩️", url_path="retry-storm"),
-        st.Page("pages/sim_platform.py", title="Whole platform", icon="🏭", url_path="platform"),
+        st.Page("pages/sim_hot_shard.py", title="Hot shard", icon="🔥"),
+        st.Page("pages/sim_concurrency_pool.py", title="Concurrency pool", icon="🚦"),
+        st.Page("pages/sim_retry_storm.py", title="Retry storm", icon="🌩️"),
+        st.Page("pages/sim_platform.py", title="Whole platform", icon="🏭"),
     ],
     "Labs": [
-        st.Page("pages/hot_tenant.py", title="Hot tenant event store", icon="🧪", url_path="hot-tenant"),
+        st.Page("pages/hot_tenant.py", title="Hot tenant event store", icon="🧪"),
     ],
     "Instructors": [
-        st.Page("pages/instructor.py", title="Scoreboard", icon="🎓", url_path="instructor"),
+        st.Page("pages/instructor.py", title="Scoreboard", icon="🎓"),
     ],
 }
 
