@@ -13,38 +13,12 @@ import argparse
 import os
 import time
 import tracemalloc
-from collections.abc import Callable
 
-import simpy
-
-from bench.timing import fmt_ms, measure, summarise
+from bench.timing import bare_loop, fmt_ms, measure
 from sims import platform
 
 TARGET_S = 2.0          # a preset run should stay interactive on the page
 PEAK_HOUR = platform.Params.for_scenario("baseline", window_min=60.0)
-
-
-def bare_loop(events: int) -> None:
-    """The cheapest SimPy run with ``events`` events: one process, one timeout after another."""
-    env = simpy.Environment()
-
-    def ticker():
-        for _ in range(events):
-            yield env.timeout(1.0)
-
-    env.process(ticker())
-    env.run()
-
-
-def measure_cpu(fn: Callable[[], object], repeat: int) -> dict[str, float]:
-    """Like ``measure`` but in CPU seconds of this process, which other load on the machine barely moves."""
-    fn()
-    samples = []
-    for _ in range(repeat):
-        start = time.process_time()
-        fn()
-        samples.append(time.process_time() - start)
-    return summarise(samples)
 
 
 def peak_memory_mb(params: platform.Params) -> float:
@@ -67,8 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     events = result.events
     model = measure(lambda: platform.run(PEAK_HOUR, 1), repeat=args.repeat, warmup=1)
     bare = measure(lambda: bare_loop(events), repeat=args.repeat, warmup=1)
-    model_cpu = measure_cpu(lambda: platform.run(PEAK_HOUR, 1), args.repeat)
-    bare_cpu = measure_cpu(lambda: bare_loop(events), args.repeat)
+    model_cpu = measure(lambda: platform.run(PEAK_HOUR, 1), repeat=args.repeat, clock=time.process_time)
+    bare_cpu = measure(lambda: bare_loop(events), repeat=args.repeat, clock=time.process_time)
     memory = peak_memory_mb(PEAK_HOUR)
 
     model_rate = events / model["median"]

@@ -12,8 +12,7 @@ import importlib
 
 import simpy
 
-from bench.bench_platform import bare_loop     # the shared reference: one process, N timeouts
-from bench.timing import measure
+from bench.timing import bare_loop, measure
 from sims import concurrency_pool, hot_shard, retry_storm
 
 # (page tab, which setting, model, params): the maxima are the pages' slider bounds
