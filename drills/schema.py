@@ -162,6 +162,14 @@ class Skill(_Frozen):
     weak: str = Field(min_length=1, description="What a weak answer looks like.")
 
 
+class LevelNames(_Frozen):
+    """What the three rubric levels are called in this drill (e.g. Staff / Senior / Junior)."""
+
+    strong: str = Field(default="Strong", min_length=1, description="Name of the top level.")
+    ok: str = Field(default="OK", min_length=1, description="Name of the middle level.")
+    weak: str = Field(default="Weak", min_length=1, description="Name of the bottom level.")
+
+
 class Verdict(_Frozen):
     """How rubric levels turn into the closing verdict."""
 
@@ -184,6 +192,7 @@ class Drill(_Frozen):
     derived: tuple[Derived, ...] = Field(default=(), description="Helper quantities computed from givens.")
     parts: tuple[Part, ...] = Field(min_length=1, description="The drill's steps in order.")
     rubric: tuple[Skill, ...] = Field(min_length=1, description="Self-scoring rubric.")
+    level_names: LevelNames = Field(default_factory=LevelNames, description="Names shown for strong / ok / weak.")
     verdict: Verdict = Field(description="Verdict rules over the rubric.")
 
     @model_validator(mode="after")
@@ -236,6 +245,9 @@ class Drill(_Frozen):
             if q.id == question_id:
                 return q
         raise KeyError(question_id)
+
+    def level_label(self, level: str) -> str:
+        return getattr(self.level_names, level)
 
     def skill(self, skill_id: str) -> Skill:
         for s in self.rubric:

@@ -16,7 +16,6 @@ from drills.schema import ChoiceQuestion, NumericQuestion
 from drills.timebox import clock_for, format_duration, time_per_part
 from ui.attempt_view import AttemptView
 from ui.context import now
-from ui.rubric import LEVEL_LABELS
 
 SCORE_COLOURS = {1.0: "#2e7d32", 0.5: "#f9a825", 0.0: "#c62828"}
 
@@ -159,7 +158,7 @@ def render_results(view: AttemptView) -> None:
     rows = []
     for skill in drill.rubric:
         row = levels.get(skill.id)
-        rows.append({"Skill": skill.name, "Level": LEVEL_LABELS[row.level] if row else "not scored",
+        rows.append({"Skill": skill.name, "Level": drill.level_label(row.level) if row else "not scored",
                      "Scored by": (row.scorer if row else ""),
                      "Instructor comment": row.reason if row and row.scorer == "instructor" else ""})
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")

@@ -10,7 +10,7 @@ from drills.schema import LEVELS
 from drills.scoring import current_levels
 from ui.attempt_view import AttemptView
 
-LEVEL_LABELS = {"strong": "Strong", "ok": "OK", "weak": "Weak"}
+LEVEL_LABELS = {"strong": "Strong", "ok": "OK", "weak": "Weak"}  # defaults; drills may rename them
 
 
 def render_self_score(view: AttemptView) -> bool:
@@ -24,12 +24,13 @@ def render_self_score(view: AttemptView) -> bool:
         chosen: dict[str, str | None] = {}
         for skill in drill.rubric:
             st.markdown(f"**{skill.name}**")
-            st.caption(f"**Strong:** {skill.strong}  \n**OK:** {skill.ok}  \n**Weak:** {skill.weak}")
+            st.caption(f"**{drill.level_label('strong')}:** {skill.strong}  \n"
+                       f"**{drill.level_label('ok')}:** {skill.ok}  \n**{drill.level_label('weak')}:** {skill.weak}")
             current = levels.get(skill.id)
             if current is not None and current.scorer == "instructor":
-                st.info(f"Your instructor scored this **{LEVEL_LABELS[current.level]}**; see your results.")
+                st.info(f"Your instructor scored this **{drill.level_label(current.level)}**; see your results.")
             mine = own.get(skill.id)
-            chosen[skill.id] = st.radio(skill.name, LEVELS, format_func=LEVEL_LABELS.get, horizontal=True,
+            chosen[skill.id] = st.radio(skill.name, LEVELS, format_func=drill.level_label, horizontal=True,
                                         index=LEVELS.index(mine) if mine else None, key=f"rubric::{skill.id}",
                                         label_visibility="collapsed")
         saved = st.form_submit_button("Save my scores", type="primary")
