@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 
-from sims import concurrency_pool, hot_shard, platform, retry_storm
+from sims import concurrency_pool, hot_shard, partitions, platform, retry_storm
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,10 @@ PRESETS: dict[str, SimPreset] = _entries(
               "backlog_growth_jobs_per_s", "jobs/s", "Backlog growth on the fallbacks with all four calls"),
     SimPreset("platform.break2_extra_spend", "platform", platform.Params.for_scenario("break2"),
               "extra_provider_spend_usd", "$", "Extra provider spend for the 40-minute outage"),
+    SimPreset("partitions.replay_drain", "partitions", partitions.Params(buckets=4),
+              "replay_drain_s", "s", "Seconds to replay the backlog, 4 even buckets, fresh work first"),
+    SimPreset("partitions.replay_drain_uneven", "partitions", partitions.Params(buckets=3, horizon_s=240.0),
+              "replay_drain_s", "s", "Seconds to replay the backlog when the tenant lands on 3 of 4 partitions"),
 )
 
 
