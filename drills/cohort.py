@@ -83,21 +83,23 @@ class DrillKey:
         return len(self.question_ids)
 
     def sql(self) -> tuple[str, list]:
-        """CTEs `qkey` and `qskill` built from parameters (arrays unnested side by side)."""
-        text = """
+        """CTEs `qkey` and `qskill` as parameterised VALUES lists.
+
+        VALUES rather than unnested arrays: the planner then knows the key is small and builds its
+        hash tables on the key and the attempts, never on a million answers.
+        """
+        rows = list(zip(self.question_ids, self.part_ids, self.kinds, self.truths, self.bands, self.right_choices,
+                        range(1, len(self.question_ids) + 1))) or [("", "", "", None, None, None, 0)]
+        pairs = list(self.skill_pairs) or [("", "")]
+        text = f"""
         qkey AS (
-            SELECT unnest(?::VARCHAR[]) AS question_id, unnest(?::VARCHAR[]) AS part_id,
-                   unnest(?::VARCHAR[]) AS kind, unnest(?::DOUBLE[]) AS truth,
-                   unnest(?::DOUBLE[]) AS band, unnest(?::VARCHAR[]) AS right_choice,
-                   unnest(range(1, ?::BIGINT + 1)) AS position
+            SELECT * FROM (VALUES {", ".join(["(?, ?, ?, ?::DOUBLE, ?::DOUBLE, ?::VARCHAR, ?::BIGINT)"] * len(rows))})
+                AS v(question_id, part_id, kind, truth, band, right_choice, position)
         ),
         qskill AS (
-            SELECT unnest(?::VARCHAR[]) AS question_id, unnest(?::VARCHAR[]) AS skill_id
+            SELECT * FROM (VALUES {", ".join(["(?, ?)"] * len(pairs))}) AS v(question_id, skill_id)
         )"""
-        params = [list(self.question_ids), list(self.part_ids), list(self.kinds), list(self.truths),
-                  list(self.bands), list(self.right_choices), len(self.question_ids),
-                  [q for q, _ in self.skill_pairs] or [""], [s for _, s in self.skill_pairs] or [""]]
-        return text, params
+        return text, [x for row in rows for x in row] + [x for pair in pairs for x in pair]
 
 
 @dataclass(frozen=True)
@@ -137,23 +139,24 @@ _TIMING = ("""
             SELECT g.attempt_id, SUM(g.seconds) AS extra_s FROM time_grants g
             WHERE g.attempt_id IN (SELECT attempt_id FROM att) GROUP BY g.attempt_id
         ),
-        ev AS (
-            SELECT e.attempt_id, MIN(e.happened_at) FILTER (WHERE e.kind = 'finished') AS finished_at,
-                   MAX(e.happened_at) AS last_at
-            FROM attempt_events e WHERE e.attempt_id IN (SELECT attempt_id FROM att) GROUP BY e.attempt_id
-        ),
-        timing AS (
-            SELECT att.attempt_id, ev.finished_at, COALESCE(grants.extra_s, 0) AS extra_s,
-                   att.time_box_s + COALESCE(grants.extra_s, 0) AS limit_s,
-                   GREATEST(0, COALESCE(ev.finished_at, ev.last_at, att.started_at) - att.started_at) AS used_s
-            FROM att LEFT JOIN ev USING (attempt_id) LEFT JOIN grants USING (attempt_id)
+        finished AS (
+            SELECT e.attempt_id, MIN(e.happened_at) AS finished_at FROM attempt_events e
+            WHERE e.kind = 'finished' AND e.attempt_id IN (SELECT attempt_id FROM att) GROUP BY e.attempt_id
         )""", [])
 
-_GRADED = (f"""
+_RATINGS = ("""
         ratings AS (
             SELECT n.attempt_id, n.question_id, arg_max(n.rating, (n.rated_at, n.id)) AS rating
             FROM note_ratings n WHERE n.attempt_id IN (SELECT attempt_id FROM att) GROUP BY ALL
         ),
+        rated AS (
+            SELECT r.attempt_id, r.question_id, CASE r.rating """ + _NOTE_SCORE_SQL + """ END AS note_score
+            FROM ratings r JOIN answers an USING (attempt_id, question_id) WHERE NOT an.skipped
+        )""", [])
+
+# Every answer with its grade. Notes are graded by their latest self-rating, joined in separately
+# (`rated`) because a million-row join for a few thousand ratings would dominate the query.
+_GRADED = (f"""
         graded AS (
             SELECT an.attempt_id, an.question_id, k.part_id, k.kind, k.truth, k.position, an.value, an.low, an.high,
                    an.choice, an.notes, an.skipped, an.locked_at,
@@ -163,21 +166,26 @@ _GRADED = (f"""
                        CASE WHEN abs(an.value - k.truth) <= k.band * (1 + {_EPS}) THEN 1.0
                             WHEN abs(an.value - k.truth) <= 2 * k.band * (1 + {_EPS}) THEN 0.5 ELSE 0.0 END
                      WHEN k.kind = 'choice' THEN CASE WHEN an.choice = k.right_choice THEN 1.0 ELSE 0.0 END
-                     WHEN k.kind = 'notes' THEN CASE r.rating {_NOTE_SCORE_SQL} END
                    END AS score,
                    CASE WHEN k.kind = 'numeric' AND NOT an.skipped AND an.low IS NOT NULL AND k.truth IS NOT NULL
                         THEN an.low <= k.truth AND k.truth <= an.high END AS in_range
             FROM answers an JOIN att USING (attempt_id) JOIN qkey k USING (question_id)
-            LEFT JOIN ratings r ON r.attempt_id = an.attempt_id AND r.question_id = an.question_id
         )""", [])
 
+# The score that counts per (attempt, skill): the latest instructor row, else the latest self row.
 _LEVELS = ("""
         levels AS (
             SELECT s.attempt_id, s.skill_id,
                    arg_max(s.level, (s.scorer = 'instructor', s.scored_at, s.id)) AS level,
-                   arg_max(s.scorer, (s.scorer = 'instructor', s.scored_at, s.id)) AS scorer,
+                   bool_or(s.scorer = 'instructor') AS overridden,
                    arg_max(s.reason, (s.scorer = 'instructor', s.scored_at, s.id)) AS reason
             FROM rubric_scores s WHERE s.attempt_id IN (SELECT attempt_id FROM att) GROUP BY ALL
+        )""", [])
+
+_LATEST = ("""
+        latest AS (
+            SELECT candidate_id, arg_max(attempt_id, (started_at, attempt_id)) AS attempt_id FROM att
+            GROUP BY candidate_id
         )""", [])
 
 
@@ -191,10 +199,6 @@ def data_version(store: AttemptStore) -> tuple[int, int]:
     row = store.query("SELECT (SELECT COALESCE(MAX(id), 0) FROM attempt_events), "
                       "(SELECT COALESCE(MAX(id), 0) FROM note_ratings)").fetchone()
     return int(row[0]), int(row[1])
-
-
-def drills_with_attempts(store: AttemptStore) -> list[str]:
-    return [r[0] for r in store.query("SELECT DISTINCT drill_id FROM attempts ORDER BY 1").fetchall()]
 
 
 def cohorts(store: AttemptStore, drill_id: str) -> list[str]:
@@ -226,95 +230,87 @@ def counts(store: AttemptStore, filters: Filters) -> Counts:
     return Counts(*(int(v) for v in row))
 
 
-# -- the leaderboard ------------------------------------------------------------------------
+# -- attempts and the leaderboard ------------------------------------------------------------
 def attempt_summary(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
-    """One row per attempt: score, Strong count, time used against the box, ranges held."""
-    head, params = _with(filters.sql(), key.sql(), _TIMING, _GRADED, _LEVELS)
+    """One row per attempt: score, Strong count, time used against the box, ranges held.
+
+    Time used runs to the finish, or for an unfinished attempt to its last lock-in.
+    """
+    head, params = _with(filters.sql(), key.sql(), _TIMING, _RATINGS, _GRADED, _LEVELS)
     sql = head + """,
+        notes AS (SELECT attempt_id, SUM(note_score) AS earned FROM rated GROUP BY attempt_id),
         per_attempt AS (
-            SELECT attempt_id, SUM(score) AS earned, COUNT(*) AS answered,
-                   COUNT(in_range) AS ranges, COUNT(*) FILTER (WHERE in_range) AS hits
-            FROM graded GROUP BY attempt_id
+            SELECT g.attempt_id, COALESCE(SUM(g.score), 0) + COALESCE(ANY_VALUE(n.earned), 0) AS earned,
+                   COUNT(*) AS answered, COUNT(g.in_range) AS ranges, COUNT(*) FILTER (WHERE g.in_range) AS hits,
+                   MAX(g.locked_at) AS last_at
+            FROM graded g LEFT JOIN notes n USING (attempt_id) GROUP BY g.attempt_id
         ),
         strong AS (
             SELECT attempt_id, COUNT(*) FILTER (WHERE level = 'strong') AS strong,
-                   COUNT(*) FILTER (WHERE scorer = 'instructor') AS overridden
+                   COUNT(*) FILTER (WHERE overridden) AS overridden
             FROM levels GROUP BY attempt_id
         )
-        SELECT att.attempt_id, att.candidate_id, att.handle, att.cohort, att.started_at, t.finished_at,
+        SELECT att.attempt_id, att.candidate_id, att.handle, att.cohort, att.started_at, f.finished_at,
                COALESCE(p.earned, 0) AS earned, 100.0 * COALESCE(p.earned, 0) / ? AS score_pct,
                COALESCE(p.answered, 0) AS answered, COALESCE(s.strong, 0) AS strong,
-               COALESCE(s.overridden, 0) AS overridden, t.used_s, t.limit_s, t.extra_s,
+               COALESCE(s.overridden, 0) AS overridden,
+               GREATEST(0, COALESCE(f.finished_at, p.last_at, att.started_at) - att.started_at) AS used_s,
+               att.time_box_s + COALESCE(g.extra_s, 0) AS limit_s, COALESCE(g.extra_s, 0) AS extra_s,
                COALESCE(p.ranges, 0) AS ranges, COALESCE(p.hits, 0) AS hits
-        FROM att JOIN timing t USING (attempt_id)
+        FROM att LEFT JOIN finished f USING (attempt_id) LEFT JOIN grants g USING (attempt_id)
         LEFT JOIN per_attempt p USING (attempt_id) LEFT JOIN strong s USING (attempt_id)
         ORDER BY att.started_at, att.attempt_id"""
     return _df(store, sql, params + [max(1, key.possible)])
 
 
+def leaderboard_from(summary: pd.DataFrame) -> pd.DataFrame:
+    """One row per candidate from attempt_summary: their best attempt (ties: the latest), calibration over all."""
+    columns = ["candidate_id", "handle", "cohort", "attempts", "finished", "attempt_id", "score_pct", "strong",
+               "overridden", "used_min", "limit_min", "ranges", "hits", "hit_rate"]
+    if summary.empty:
+        return pd.DataFrame(columns=columns)
+    ordered = summary.sort_values(["candidate_id", "score_pct", "started_at", "attempt_id"])
+    best = ordered.groupby("candidate_id", sort=False).tail(1).set_index("candidate_id")
+    per = summary.groupby("candidate_id").agg(attempts=("attempt_id", "size"),
+                                              finished=("finished_at", "count"),
+                                              ranges=("ranges", "sum"), hits=("hits", "sum"))
+    out = best[["handle", "cohort", "attempt_id", "score_pct", "strong", "overridden"]].join(per)
+    out["used_min"] = best["used_s"] / 60
+    out["limit_min"] = best["limit_s"] / 60
+    out["hit_rate"] = (out["hits"] / out["ranges"]).where(out["ranges"] > 0)
+    out = out.reset_index().sort_values(["score_pct", "strong", "handle", "cohort"],
+                                        ascending=[False, False, True, True], kind="stable")
+    return out[columns].reset_index(drop=True)
+
+
 def leaderboard(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
-    """One row per candidate, summarising their best attempt (ties: the latest); calibration over all."""
-    head, params = _with(filters.sql(), key.sql(), _TIMING, _GRADED, _LEVELS)
-    sql = head + """,
-        per_attempt AS (
-            SELECT att.attempt_id, att.candidate_id, att.started_at,
-                   COALESCE(SUM(g.score), 0) AS earned,
-                   COUNT(g.in_range) AS ranges, COUNT(*) FILTER (WHERE g.in_range) AS hits
-            FROM att LEFT JOIN graded g USING (attempt_id) GROUP BY ALL
-        ),
-        strong AS (
-            SELECT attempt_id, COUNT(*) FILTER (WHERE level = 'strong') AS strong,
-                   COUNT(*) FILTER (WHERE scorer = 'instructor') AS overridden
-            FROM levels GROUP BY attempt_id
-        ),
-        per_candidate AS (
-            SELECT candidate_id, COUNT(*) AS attempts,
-                   arg_max(attempt_id, (earned, started_at, attempt_id)) AS best_attempt,
-                   SUM(ranges) AS ranges, SUM(hits) AS hits
-            FROM per_attempt GROUP BY candidate_id
-        )
-        SELECT c.id AS candidate_id, c.handle, c.cohort, pc.attempts,
-               (SELECT COUNT(*) FROM timing t2 JOIN att a2 USING (attempt_id)
-                 WHERE a2.candidate_id = c.id AND t2.finished_at IS NOT NULL) AS finished,
-               pc.best_attempt AS attempt_id, 100.0 * pa.earned / ? AS score_pct,
-               COALESCE(s.strong, 0) AS strong, COALESCE(s.overridden, 0) AS overridden,
-               t.used_s / 60 AS used_min, t.limit_s / 60 AS limit_min,
-               pc.ranges, pc.hits, CASE WHEN pc.ranges > 0 THEN pc.hits / pc.ranges END AS hit_rate
-        FROM per_candidate pc JOIN candidates c ON c.id = pc.candidate_id
-        JOIN per_attempt pa ON pa.attempt_id = pc.best_attempt
-        JOIN timing t ON t.attempt_id = pc.best_attempt
-        LEFT JOIN strong s ON s.attempt_id = pc.best_attempt
-        ORDER BY score_pct DESC, strong DESC, c.handle, c.cohort"""
-    return _df(store, sql, params + [max(1, key.possible)])
+    return leaderboard_from(attempt_summary(store, key, filters))
 
 
 # -- skills ---------------------------------------------------------------------------------
-def skill_levels(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
-    """The level that counts per (candidate, skill) on each candidate's latest attempt."""
-    head, params = _with(filters.sql(), _LEVELS)
-    sql = head + """,
-        latest AS (
-            SELECT candidate_id, arg_max(attempt_id, (started_at, attempt_id)) AS attempt_id
-            FROM att GROUP BY candidate_id
-        )
-        SELECT att.candidate_id, att.handle, att.cohort, att.attempt_id, l.skill_id, l.level,
-               l.scorer = 'instructor' AS overridden, l.reason
-        FROM latest JOIN att USING (attempt_id) JOIN levels l USING (attempt_id)
+def skill_levels(store: AttemptStore, key: DrillKey, filters: Filters,
+                 candidate_ids: Sequence[int] | None = None) -> pd.DataFrame:
+    """The level that counts per (candidate, skill) on each candidate's latest attempt (optionally some only)."""
+    head, params = _with(filters.sql(), _LATEST, _LEVELS)
+    only = ""
+    if candidate_ids is not None:
+        only = " WHERE att.candidate_id IN (SELECT unnest(?::BIGINT[]))"
+        params = params + [[int(c) for c in candidate_ids]]
+    sql = head + f"""
+        SELECT att.candidate_id, att.handle, att.cohort, att.attempt_id, l.skill_id, l.level, l.overridden,
+               CASE WHEN l.overridden THEN l.reason ELSE '' END AS reason
+        FROM latest JOIN att USING (attempt_id) JOIN levels l USING (attempt_id){only}
         ORDER BY att.handle, att.cohort, l.skill_id"""
     return _df(store, sql, params)
 
 
 def skill_shares(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
     """Per skill, how many latest attempts sit at each level (the heatmap's summary for big cohorts)."""
-    head, params = _with(filters.sql(), _LEVELS)
-    sql = head + """,
-        latest AS (
-            SELECT candidate_id, arg_max(attempt_id, (started_at, attempt_id)) AS attempt_id
-            FROM att GROUP BY candidate_id
-        )
+    head, params = _with(filters.sql(), _LATEST, _LEVELS)
+    sql = head + """
         SELECT l.skill_id, COUNT(*) FILTER (WHERE l.level = 'strong') AS strong,
                COUNT(*) FILTER (WHERE l.level = 'ok') AS ok, COUNT(*) FILTER (WHERE l.level = 'weak') AS weak,
-               COUNT(*) FILTER (WHERE l.scorer = 'instructor') AS overridden
+               COUNT(*) FILTER (WHERE l.overridden) AS overridden
         FROM latest JOIN levels l USING (attempt_id) GROUP BY l.skill_id"""
     return _df(store, sql, params)
 
@@ -322,20 +318,27 @@ def skill_shares(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.Dat
 # -- questions ------------------------------------------------------------------------------
 def question_errors(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
     """Per numeric question: the cohort's guesses as % of the truth (quantiles), hit rate, ranked by error."""
-    head, params = _with(filters.sql(), key.sql(), _GRADED)
-    sql = head + """
-        SELECT g.question_id, ANY_VALUE(g.truth) AS truth, ANY_VALUE(g.position) AS position,
-               COUNT(*) FILTER (WHERE NOT g.skipped) AS guesses, COUNT(*) FILTER (WHERE g.skipped) AS skipped,
-               AVG(CASE WHEN g.score = 1.0 THEN 1.0 ELSE 0.0 END) FILTER (WHERE NOT g.skipped) AS in_tolerance,
-               AVG((g.value - g.truth) / abs(g.truth)) FILTER (WHERE NOT g.skipped) AS mean_error,
-               MEDIAN(abs(g.value - g.truth) / abs(g.truth)) FILTER (WHERE NOT g.skipped) AS median_abs_error,
-               quantile_cont(100 * g.value / g.truth, [0.05, 0.25, 0.5, 0.75, 0.95])
-                   FILTER (WHERE NOT g.skipped) AS pct_quantiles,
-               COUNT(g.in_range) AS ranges, AVG(g.in_range::INTEGER) AS range_hit_rate
-        FROM graded g
-        WHERE g.kind = 'numeric' AND g.truth IS NOT NULL AND g.truth <> 0
-        GROUP BY g.question_id
-        ORDER BY median_abs_error DESC NULLS LAST, g.question_id"""
+    head, params = _with(filters.sql(), key.sql())
+    sql = head + f""",
+        numeric AS (
+            SELECT an.question_id, an.skipped, an.value, an.low, an.high, k.truth, k.band, k.position
+            FROM answers an JOIN att USING (attempt_id) JOIN qkey k USING (question_id)
+            WHERE k.kind = 'numeric' AND k.truth IS NOT NULL AND k.truth <> 0
+        ),
+        skips AS (SELECT question_id, COUNT(*) AS skipped FROM numeric WHERE skipped GROUP BY question_id),
+        guessed AS (
+            SELECT question_id, ANY_VALUE(truth) AS truth, ANY_VALUE(position) AS position, COUNT(*) AS guesses,
+                   AVG(CASE WHEN abs(value - truth) <= band * (1 + {_EPS}) THEN 1.0 ELSE 0.0 END) AS in_tolerance,
+                   AVG((value - truth) / abs(truth)) AS mean_error,
+                   quantile_cont(abs(value - truth) / abs(truth), 0.5) AS median_abs_error,
+                   quantile_cont(100 * value / truth, [0.05, 0.25, 0.5, 0.75, 0.95]) AS pct_quantiles,
+                   COUNT(low) AS ranges, AVG((low <= truth AND truth <= high)::INTEGER) AS range_hit_rate
+            FROM numeric WHERE NOT skipped GROUP BY question_id
+        )
+        SELECT g.question_id, g.truth, g.position, g.guesses, COALESCE(s.skipped, 0) AS skipped, g.in_tolerance,
+               g.mean_error, g.median_abs_error, g.pct_quantiles, g.ranges, g.range_hit_rate
+        FROM guessed g LEFT JOIN skips s USING (question_id)
+        ORDER BY g.median_abs_error DESC NULLS LAST, g.question_id"""
     df = _df(store, sql, params)
     if not df.empty:
         quantiles = df.pop("pct_quantiles").apply(lambda q: list(q) if q is not None else [None] * 5)
@@ -344,22 +347,26 @@ def question_errors(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.
     return df
 
 
-def question_sample(store: AttemptStore, key: DrillKey, filters: Filters, per_question: int = 60) -> pd.DataFrame:
-    """Up to `per_question` guesses per numeric question (a stable pseudo-random pick) to draw as points."""
-    head, params = _with(filters.sql(), key.sql(), _GRADED)
-    sql = head + """
-        SELECT question_id, handle, 100 * value / truth AS pct, score FROM (
-            SELECT g.question_id, att.handle, g.value, g.truth, g.score,
-                   row_number() OVER (PARTITION BY g.question_id ORDER BY hash(g.attempt_id)) AS pick
-            FROM graded g JOIN att USING (attempt_id)
-            WHERE g.kind = 'numeric' AND NOT g.skipped AND g.truth IS NOT NULL AND g.truth <> 0
-        ) WHERE pick <= ? ORDER BY question_id, pick"""
-    return _df(store, sql, params + [per_question])
+def question_sample(store: AttemptStore, key: DrillKey, filters: Filters, attempts: int = 60) -> pd.DataFrame:
+    """Every numeric guess from a stable pseudo-random pick of `attempts` attempts, to draw as points."""
+    head, params = _with(filters.sql(), key.sql())
+    sql = head + f""",
+        picked AS (SELECT attempt_id, handle FROM att ORDER BY hash(attempt_id), attempt_id LIMIT ?)
+        SELECT an.question_id, p.handle, 100 * an.value / k.truth AS pct,
+               CASE WHEN abs(an.value - k.truth) <= k.band * (1 + {_EPS}) THEN 1.0
+                    WHEN abs(an.value - k.truth) <= 2 * k.band * (1 + {_EPS}) THEN 0.5 ELSE 0.0 END AS score
+        FROM answers an JOIN picked p USING (attempt_id) JOIN qkey k USING (question_id)
+        WHERE k.kind = 'numeric' AND NOT an.skipped AND k.truth IS NOT NULL AND k.truth <> 0
+        ORDER BY an.question_id, hash(an.attempt_id)"""
+    return _df(store, sql, params + [attempts])
 
 
 # -- time -----------------------------------------------------------------------------------
 def time_per_part(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
-    """Per part, minutes candidates spent (from each 'opened' to the next) against the suggested pacing."""
+    """Per part, minutes candidates spent (from each 'opened' to the next) against the suggested pacing.
+
+    The last part opened runs to the finish; in an unfinished attempt it is not counted (no end yet).
+    """
     head, params = _with(filters.sql(), _TIMING)
     sql = head + """,
         opened AS (
@@ -369,9 +376,10 @@ def time_per_part(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.Da
         ),
         spent AS (
             SELECT o.attempt_id, o.part_id,
-                   SUM(GREATEST(0, LEAST(COALESCE(o.next_at, end_at), end_at) - o.happened_at)) AS seconds
-            FROM opened o JOIN (SELECT t.attempt_id, COALESCE(t.finished_at, ev.last_at) AS end_at
-                                FROM timing t JOIN ev USING (attempt_id)) e USING (attempt_id)
+                   SUM(GREATEST(0, LEAST(COALESCE(o.next_at, f.finished_at), f.finished_at) - o.happened_at))
+                       AS seconds
+            FROM opened o LEFT JOIN finished f USING (attempt_id)
+            WHERE o.next_at IS NOT NULL OR f.finished_at IS NOT NULL
             GROUP BY ALL
         )
         SELECT part_id, COUNT(*) AS attempts, MEDIAN(seconds) / 60 AS median_min,
@@ -386,12 +394,19 @@ def time_per_part(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.Da
 
 # -- calibration ----------------------------------------------------------------------------
 def calibration_by_skill(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
-    head, params = _with(filters.sql(), key.sql(), _GRADED)
-    sql = head + """
-        SELECT s.skill_id, COUNT(*) AS ranges, COUNT(*) FILTER (WHERE g.in_range) AS hits,
-               AVG(g.in_range::INTEGER) AS hit_rate
-        FROM graded g JOIN qskill s USING (question_id)
-        WHERE g.in_range IS NOT NULL GROUP BY s.skill_id"""
+    head, params = _with(filters.sql(), key.sql())
+    sql = head + """,
+        ranged AS (
+            SELECT an.question_id, an.low <= k.truth AND k.truth <= an.high AS held
+            FROM answers an JOIN att USING (attempt_id) JOIN qkey k USING (question_id)
+            WHERE k.kind = 'numeric' AND NOT an.skipped AND an.low IS NOT NULL AND k.truth IS NOT NULL
+        ),
+        per_question AS (
+            SELECT question_id, COUNT(*) AS ranges, COUNT(*) FILTER (WHERE held) AS hits
+            FROM ranged GROUP BY question_id
+        )
+        SELECT s.skill_id, SUM(p.ranges) AS ranges, SUM(p.hits) AS hits, SUM(p.hits) / SUM(p.ranges) AS hit_rate
+        FROM per_question p JOIN qskill s USING (question_id) GROUP BY s.skill_id"""
     df = _df(store, sql, params)
     names = pd.DataFrame({"skill_id": key.skill_ids, "skill": key.skill_names})
     out = names.merge(df, on="skill_id", how="left")
@@ -401,11 +416,13 @@ def calibration_by_skill(store: AttemptStore, key: DrillKey, filters: Filters) -
 
 # -- exports --------------------------------------------------------------------------------
 def export_answers(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
-    head, params = _with(filters.sql(), key.sql(), _GRADED)
+    head, params = _with(filters.sql(), key.sql(), _RATINGS, _GRADED)
     sql = head + """
         SELECT att.attempt_id, att.handle, att.cohort, g.part_id, g.question_id, g.kind, g.value, g.low, g.high,
-               g.choice, g.notes, g.skipped, to_timestamp(g.locked_at) AS locked_at, g.truth, g.score, g.in_range
+               g.choice, g.notes, g.skipped, to_timestamp(g.locked_at) AS locked_at, g.truth,
+               COALESCE(g.score, r.note_score) AS score, g.in_range
         FROM graded g JOIN att USING (attempt_id)
+        LEFT JOIN rated r ON r.attempt_id = g.attempt_id AND r.question_id = g.question_id
         ORDER BY att.started_at, att.attempt_id, g.position"""
     return _df(store, sql, params)
 

@@ -157,8 +157,8 @@ def test_question_errors_share_in_tolerance_and_ranking():
     assert errors.loc[easy.id, "p50"] == pytest.approx(101.0)
     assert errors.loc[easy.id, "range_hit_rate"] == pytest.approx(0.75)  # 1.0, 1.0, 1.02 in range; 1.5 not
     assert math.isnan(errors.loc[hard.id, "range_hit_rate"])
-    sample = cohort.question_sample(store, KEY, ALL, per_question=2)
-    assert sample.groupby("question_id").size().max() == 2
+    sample = cohort.question_sample(store, KEY, ALL, attempts=2)
+    assert sample.groupby("question_id").size().to_dict() == {easy.id: 2, hard.id: 2}
 
 
 @settings(max_examples=30, deadline=None)

@@ -34,14 +34,29 @@ DEMO_COMMAND = "FAULTLINES_DB=data/faultlines.duckdb python -m drills.demo --can
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def _report(name: str, db: str, filters: tuple, version: tuple, _store: AttemptStore,
-            _key: cohort.DrillKey) -> pd.DataFrame:
-    """One cohort report; `db`, `filters` and `version` are the cache key, the store and key ride along."""
-    return getattr(cohort, name)(_store, _key, cohort.Filters(*filters))
+            _key: cohort.DrillKey, extra: tuple = ()) -> pd.DataFrame:
+    """One cohort report; `db`, `filters`, `version` and `extra` are the cache key, the store and key ride along."""
+    return getattr(cohort, name)(_store, _key, cohort.Filters(*filters), *extra)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _leaderboard(db: str, filters: tuple, version: tuple, _store: AttemptStore,
+                 _key: cohort.DrillKey) -> pd.DataFrame:
+    return cohort.leaderboard_from(_report("attempt_summary", db, filters, version, _store, _key))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _counts(db: str, filters: tuple, version: tuple, _store: AttemptStore) -> cohort.Counts:
     return cohort.counts(_store, cohort.Filters(*filters))
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _figure(name: str, db: str, filters: tuple, version: tuple, extra: tuple, _build):
+    """A figure built once per data version: Plotly's validation costs more than the queries behind it.
+
+    Shared between sessions, so callers never mutate the figure they get back.
+    """
+    return _build()
 
 
 def reference_sim_truths(loaded: LoadedDrill) -> dict[str, float]:
@@ -68,8 +83,14 @@ class Board:
         self.version = cohort.data_version(store)
         self._args = (store.path, (filters.drill_id, filters.cohort, filters.since, filters.until), self.version)
 
-    def report(self, name: str) -> pd.DataFrame:
-        return _report(name, *self._args, self.store, self.key)
+    def report(self, name: str, *extra) -> pd.DataFrame:
+        return _report(name, *self._args, self.store, self.key, extra)
+
+    def figure(self, name: str, build, *extra):
+        return _figure(name, *self._args, extra, build)
+
+    def leaderboard(self) -> pd.DataFrame:
+        return _leaderboard(*self._args, self.store, self.key)
 
     def counts(self) -> cohort.Counts:
         return _counts(*self._args, self.store)
@@ -135,12 +156,14 @@ def render_leaderboard(board: Board, table: pd.DataFrame) -> None:
 
 
 def render_skills(board: Board, table: pd.DataFrame) -> None:
-    levels = board.report("skill_levels")
+    top = table.head(HEATMAP_ROWS)
+    levels = board.report("skill_levels", tuple(int(c) for c in top["candidate_id"]))
     if levels.empty:
         st.info("No rubric scores yet: candidates score themselves at the end of a drill.")
         return
-    order = [(h, c) for h, c in zip(table["handle"], table["cohort"])][:HEATMAP_ROWS]
-    st.plotly_chart(figures.skills_heatmap(levels, board.key, order), width="stretch", key="heatmap")
+    order = list(zip(top["handle"], top["cohort"]))
+    st.plotly_chart(board.figure("heatmap", lambda: figures.skills_heatmap(levels, board.key, order), tuple(order)),
+                    width="stretch", key="heatmap")
     caption = (f"Each candidate's latest attempt. {figures.OVERRIDE_MARK} marks an instructor override "
                "(hover for the comment).")
     if len(table) > HEATMAP_ROWS:
@@ -161,12 +184,13 @@ def render_questions(board: Board) -> None:
         st.info("No numeric guesses locked in yet for these filters.")
         return
     sample = board.report("question_sample")
-    st.plotly_chart(figures.question_figure(errors, sample), width="stretch", key="questions_fig")
+    st.plotly_chart(board.figure("questions", lambda: figures.question_figure(errors, sample)), width="stretch",
+                    key="questions_fig")
     st.caption("Boxes span the middle half of the cohort's guesses, whiskers 5% to 95%; dots are a sample of "
                "guesses (green within tolerance). Questions are ranked by the median miss, worst first. "
                "Simulation-graded questions are compared with one reference run of the simulation.")
     drill = board.loaded.drill
-    st.dataframe(pd.DataFrame({
+    st.dataframe(board.figure("question_table", lambda: pd.DataFrame({
         "Question": errors["question_id"],
         "Prompt": [board.loaded.text(drill.question(q).prompt) for q in errors["question_id"]],
         "Truth": errors["truth"], "Guesses": errors["guesses"], "Skipped": errors["skipped"],
@@ -174,7 +198,7 @@ def render_questions(board: Board) -> None:
         "Median miss %": (100 * errors["median_abs_error"]).round(0),
         "Mean bias %": (100 * errors["mean_error"]).round(0),
         "Ranges held %": (100 * errors["range_hit_rate"]).round(0),
-    }), hide_index=True, width="stretch")
+    })), hide_index=True, width="stretch")
 
 
 def render_time(board: Board) -> None:
@@ -182,7 +206,7 @@ def render_time(board: Board) -> None:
     if not spent["attempts"].any():
         st.info("No time recorded yet: time per part starts when a candidate opens a part.")
         return
-    st.plotly_chart(figures.time_figure(spent), width="stretch", key="time_fig")
+    st.plotly_chart(board.figure("time", lambda: figures.time_figure(spent)), width="stretch", key="time_fig")
     st.caption("Bars are the cohort's median minutes per part (whiskers: middle half) beside the drill's pacing.")
 
 
@@ -192,8 +216,10 @@ def render_calibration(board: Board, table: pd.DataFrame) -> None:
         st.info("Nobody in these filters gave an 80% range yet, so there is nothing to calibrate.")
         return
     cols = st.columns(2)
-    cols[0].plotly_chart(figures.calibration_figure(by_skill), width="stretch", key="calib_skill")
-    cols[1].plotly_chart(figures.calibration_histogram(table), width="stretch", key="calib_people")
+    cols[0].plotly_chart(board.figure("calib_skill", lambda: figures.calibration_figure(by_skill)), width="stretch",
+                         key="calib_skill")
+    cols[1].plotly_chart(board.figure("calib_people", lambda: figures.calibration_histogram(table)),
+                         width="stretch", key="calib_people")
     total_r, total_h = int(by_skill["ranges"].sum()), int(by_skill["hits"].sum())
     st.caption("Stated 80% ranges against how often they held. Below 80% means ranges too narrow "
                "(overconfident); well above means too wide. Per candidate, see the leaderboard's Calibration %. "
@@ -359,7 +385,7 @@ def render_board(instructor: str) -> None:
     if counts.started == 0:
         st.info("No attempts match these filters: pick All cohorts or widen the dates.")
         return
-    table = board.report("leaderboard")
+    table = board.leaderboard()
     tabs = st.tabs(["Leaderboard", "Skills", "Questions", "Time", "Calibration", "Attempt", "Exports"])
     with tabs[0]:
         render_leaderboard(board, table)
