@@ -240,10 +240,9 @@ def attempt_summary(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.
     sql = head + """,
         notes AS (SELECT attempt_id, SUM(note_score) AS earned FROM rated GROUP BY attempt_id),
         per_attempt AS (
-            SELECT g.attempt_id, COALESCE(SUM(g.score), 0) + COALESCE(ANY_VALUE(n.earned), 0) AS earned,
-                   COUNT(*) AS answered, COUNT(g.in_range) AS ranges, COUNT(*) FILTER (WHERE g.in_range) AS hits,
-                   MAX(g.locked_at) AS last_at
-            FROM graded g LEFT JOIN notes n USING (attempt_id) GROUP BY g.attempt_id
+            SELECT attempt_id, COALESCE(SUM(score), 0) AS earned, COUNT(*) AS answered, COUNT(in_range) AS ranges,
+                   COUNT(*) FILTER (WHERE in_range) AS hits, MAX(locked_at) AS last_at
+            FROM graded GROUP BY attempt_id
         ),
         strong AS (
             SELECT attempt_id, COUNT(*) FILTER (WHERE level = 'strong') AS strong,
@@ -251,7 +250,8 @@ def attempt_summary(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.
             FROM levels GROUP BY attempt_id
         )
         SELECT att.attempt_id, att.candidate_id, att.handle, att.cohort, att.started_at, f.finished_at,
-               COALESCE(p.earned, 0) AS earned, 100.0 * COALESCE(p.earned, 0) / ? AS score_pct,
+               COALESCE(p.earned, 0) + COALESCE(n.earned, 0) AS earned,
+               100.0 * (COALESCE(p.earned, 0) + COALESCE(n.earned, 0)) / ? AS score_pct,
                COALESCE(p.answered, 0) AS answered, COALESCE(s.strong, 0) AS strong,
                COALESCE(s.overridden, 0) AS overridden,
                GREATEST(0, COALESCE(f.finished_at, p.last_at, att.started_at) - att.started_at) AS used_s,
@@ -259,6 +259,7 @@ def attempt_summary(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.
                COALESCE(p.ranges, 0) AS ranges, COALESCE(p.hits, 0) AS hits
         FROM att LEFT JOIN finished f USING (attempt_id) LEFT JOIN grants g USING (attempt_id)
         LEFT JOIN per_attempt p USING (attempt_id) LEFT JOIN strong s USING (attempt_id)
+        LEFT JOIN notes n USING (attempt_id)
         ORDER BY att.started_at, att.attempt_id"""
     return _df(store, sql, params + [max(1, key.possible)])
 
