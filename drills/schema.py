@@ -116,7 +116,13 @@ class RevealSection(_Frozen):
     """One step of the worked answer, opened by its own button."""
 
     stage: Stage = Field(description="Which step of the answer this is; sections keep the canonical order.")
+    title: str | None = Field(default=None, min_length=1, max_length=60,
+                              description="Heading and button label; defaults to the stage's usual title.")
     text: str = Field(min_length=1, description="Markdown; {name} or {name:,.0f} inserts a given, derived value or answer.")
+
+
+def section_title(section: RevealSection) -> str:
+    return section.title or SECTION_TITLES[section.stage]
 
 
 def _check_section_order(sections: tuple[RevealSection, ...]) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from drills.schema import SECTION_TITLES, Part
+from drills.schema import Part, section_title
 from ui.attempt_view import AttemptView
 from ui.lockin import render_question
 
@@ -41,7 +41,7 @@ def render_reveals(view: AttemptView, part: Part, gate_open: bool) -> bool:
         return True
     st.subheader("The answer")
     for section in part.reveal:
-        title = SECTION_TITLES[section.stage]
+        title = section_title(section)
         if view.revealed(part.id, section.stage):
             st.markdown(f"##### {title}")
             st.markdown(view.text(section.text))
