@@ -201,6 +201,12 @@ def data_version(store: AttemptStore) -> tuple[int, int]:
     return int(row[0]), int(row[1])
 
 
+def drills_by_activity(store: AttemptStore) -> list[str]:
+    """Drill ids that have attempts, the most recently attempted first."""
+    return [r[0] for r in store.query(
+        "SELECT drill_id FROM attempts GROUP BY drill_id ORDER BY MAX(started_at) DESC, drill_id").fetchall()]
+
+
 def cohorts(store: AttemptStore, drill_id: str) -> list[str]:
     return [r[0] for r in store.query(
         "SELECT DISTINCT c.cohort FROM attempts a JOIN candidates c ON c.id = a.candidate_id "

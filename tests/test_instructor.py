@@ -123,6 +123,7 @@ def test_the_right_passphrase_opens_the_board(app_test, demo_db, configured):
     counts = cohort.counts(store, cohort.Filters("one_tenant"))
     store.close()
     metrics = _metrics(at)
+    assert "Candidates" in metrics, (_texts(at), at.exception)
     assert metrics["Candidates"] == str(counts.candidates)
     assert metrics["Attempts started"] == str(counts.started)
     assert metrics["Attempts finished"] == str(counts.finished)

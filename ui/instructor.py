@@ -102,7 +102,8 @@ def choose_filters(store: AttemptStore) -> tuple[LoadedDrill, cohort.Filters] | 
     if not catalogue.drills:
         st.info("No drills are installed, so there is nothing to report. Add a YAML file under `drills/content/`.")
         return None
-    drill_ids = list(catalogue.drills)
+    active = [d for d in cohort.drills_by_activity(store) if d in catalogue.drills]
+    drill_ids = active + [d for d in catalogue.drills if d not in active]
     cols = st.columns([2, 1, 2])
     drill_id = cols[0].selectbox("Drill", drill_ids, key=DRILL_KEY,
                                  format_func=lambda d: catalogue.drills[d].drill.title)
