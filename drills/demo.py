@@ -77,7 +77,7 @@ def _numeric_guess(rng: random.Random, persona: Persona, question: NumericQuesti
 
 def _answer(store: AttemptStore, clock: SimulatedClock, rng: random.Random, persona: Persona, loaded: LoadedDrill,
             attempt_id: int, part_id: str, question, sim_truths: Mapping[str, float]) -> None:
-    clock.advance(rng.uniform(8, 30) * persona.pace)
+    clock.advance(rng.uniform(6, 22) * persona.pace)
     if isinstance(question, NumericQuestion):
         truth = loaded.values.get(question.id) if question.sim is None else sim_truths.get(question.id)
         if truth is None:   # a simulation the caller did not run: recorded as skipped
@@ -111,7 +111,7 @@ def run_attempt(store: AttemptStore, clock: SimulatedClock, rng: random.Random, 
         if index >= quits_after:
             return attempt.id
         store.log_event(attempt.id, "opened", part.id)
-        clock.advance(part.minutes * 60 * 0.25 * persona.pace * rng.uniform(0.6, 1.4))
+        clock.advance(part.minutes * 60 * 0.15 * persona.pace * rng.uniform(0.6, 1.4))
         impatient = rng.random() < 0.06
         for question in part.questions:
             if impatient:
@@ -122,7 +122,7 @@ def run_attempt(store: AttemptStore, clock: SimulatedClock, rng: random.Random, 
             for question in part.questions:
                 store.lock_answer(attempt.id, question.id, part.id, question.kind, skipped=True)
         for section in part.reveal:
-            clock.advance(rng.uniform(10, 40) * persona.pace)
+            clock.advance(rng.uniform(5, 20) * persona.pace)
             store.record_reveal(attempt.id, part.id, section.stage)
         for question in part.questions:
             if isinstance(question, NotesQuestion):
@@ -131,9 +131,9 @@ def run_attempt(store: AttemptStore, clock: SimulatedClock, rng: random.Random, 
         if part.followup:
             for question in part.followup.questions:
                 _answer(store, clock, rng, persona, loaded, attempt.id, part.id, question, sim_truths)
-            clock.advance(rng.uniform(20, 60) * persona.pace)
+            clock.advance(rng.uniform(10, 30) * persona.pace)
             store.record_reveal(attempt.id, part.id, "followup")
-        clock.advance(part.minutes * 60 * 0.2 * persona.pace * rng.uniform(0.5, 1.5))
+        clock.advance(part.minutes * 60 * 0.1 * persona.pace * rng.uniform(0.5, 1.5))
     store.log_event(attempt.id, "opened", "score")
     for skill in drill.rubric:
         clock.advance(rng.uniform(5, 25))
