@@ -50,13 +50,7 @@ class DrillKey:
     def from_loaded(cls, loaded: LoadedDrill, sim_truths: Mapping[str, float] | None = None) -> DrillKey:
         """`sim_truths`: one reference run of each simulation-backed question (left ungraded without it)."""
         drill = loaded.drill
-        parts = {}
-        for part in drill.parts:
-            for q in part.questions:
-                parts[q.id] = part.id
-            if part.followup:
-                for q in part.followup.questions:
-                    parts[q.id] = part.id
+        parts = scoring._part_of(drill)  # noqa: SLF001 - the one place that maps questions to parts
         qids, pids, kinds, truths, bands, rights, pairs = [], [], [], [], [], [], []
         for q in drill.all_questions():
             truth = band = right = None

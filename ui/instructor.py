@@ -349,22 +349,16 @@ def render_exports(board: Board) -> None:
     store, key, filters = board.store, board.key, board.filters
     stem = f"{filters.drill_id}_{filters.cohort or 'all'}"
     st.caption("Files are built when you click, from the filters above.")
-    cols = st.columns(4)
-    cols[0].download_button("Answers (CSV)", lambda: cohort.to_csv_bytes(cohort.export_answers(store, key, filters)),
-                            file_name=f"{stem}_answers.csv", mime="text/csv", key="dl_answers_csv",
-                            on_click="ignore")
-    cols[1].download_button("Answers (Parquet)",
-                            lambda: cohort.to_parquet_bytes(cohort.export_answers(store, key, filters)),
-                            file_name=f"{stem}_answers.parquet", mime="application/octet-stream",
-                            key="dl_answers_parquet", on_click="ignore")
-    cols[2].download_button("Attempts (CSV)",
-                            lambda: cohort.to_csv_bytes(cohort.export_attempts(store, key, filters)),
-                            file_name=f"{stem}_attempts.csv", mime="text/csv", key="dl_attempts_csv",
-                            on_click="ignore")
-    cols[3].download_button("Attempts (Parquet)",
-                            lambda: cohort.to_parquet_bytes(cohort.export_attempts(store, key, filters)),
-                            file_name=f"{stem}_attempts.parquet", mime="application/octet-stream",
-                            key="dl_attempts_parquet", on_click="ignore")
+    exports = {"answers": cohort.export_answers, "attempts": cohort.export_attempts}
+    formats = {"CSV": (cohort.to_csv_bytes, "csv", "text/csv"),
+               "Parquet": (cohort.to_parquet_bytes, "parquet", "application/octet-stream")}
+    cols = iter(st.columns(len(exports) * len(formats)))
+    for what, export in exports.items():
+        for label, (encode, suffix, mime) in formats.items():
+            next(cols).download_button(
+                f"{what.capitalize()} ({label})",
+                lambda export=export, encode=encode: encode(export(store, key, filters)),
+                file_name=f"{stem}_{what}.{suffix}", mime=mime, key=f"dl_{what}_{suffix}", on_click="ignore")
 
 
 def render_board(instructor: str) -> None:
