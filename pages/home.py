@@ -27,9 +27,30 @@ store = get_store()
 for error in catalogue.errors:
     st.error(f"A drill could not be loaded: {error}", icon="🧩")
 
+st.header("Who are you?")
+identity = st.columns([2, 1])
+handle = identity[0].text_input("Your handle", key=keys.HANDLE, max_chars=200, placeholder="e.g. ada",
+                                help="Shown to your instructor; letters, digits, spaces, dots, dashes.")
+cohort = identity[1].text_input("Cohort code (optional)", key=keys.COHORT, max_chars=200,
+                                help="Your instructor gives you this so your attempt shows on their board.")
+identity_problem = st.empty()
+
 st.header("Drills")
 if not catalogue.drills:
     st.info("No drills are installed yet. Add a YAML file under `drills/content/`.")
+
+
+def start(drill_id: str, time_box_min: float) -> None:
+    try:
+        clean_handle = checks.handle_entry(handle)
+        clean_cohort = checks.cohort_entry(cohort)
+    except checks.InputError as problem:
+        identity_problem.error(str(problem), icon="⚠️")
+        return
+    attempt = store.start_attempt(drill_id, clean_handle, clean_cohort, time_box_min * 60)
+    remember_attempt(attempt.token)
+    st.switch_page("pages/drill.py", query_params={keys.ATTEMPT_TOKEN: attempt.token})
+
 
 for drill_id, loaded in catalogue.drills.items():
     drill = loaded.drill
@@ -41,23 +62,8 @@ for drill_id, loaded in catalogue.drills.items():
         st.markdown(drill.summary)
         if drill.covers:
             st.markdown("**Covers:** " + " · ".join(drill.covers))
-        with st.form(f"start::{drill_id}", enter_to_submit=True):
-            cols = st.columns([2, 1, 1])
-            handle = cols[0].text_input("Your handle", key=f"handle::{drill_id}", max_chars=200,
-                                        placeholder="e.g. ada")
-            cohort = cols[1].text_input("Cohort code (optional)", key=f"cohort::{drill_id}", max_chars=200)
-            cols[2].markdown("&nbsp;")
-            start = cols[2].form_submit_button("Start the clock", type="primary", width="stretch")
-        if start:
-            try:
-                clean_handle = checks.handle_entry(handle)
-                clean_cohort = checks.cohort_entry(cohort)
-            except checks.InputError as problem:
-                st.error(str(problem), icon="⚠️")
-            else:
-                attempt = store.start_attempt(drill_id, clean_handle, clean_cohort, drill.time_box_min * 60)
-                remember_attempt(attempt.token)
-                st.switch_page("pages/drill.py", query_params={keys.ATTEMPT_TOKEN: attempt.token})
+        if st.button(f"Start the clock: {drill.title}", type="primary", key=f"start_button::{drill_id}"):
+            start(drill_id, drill.time_box_min)
 
 st.header("Resume")
 mine = [store.attempt_by_token(t) for t in st.session_state.get(keys.MY_ATTEMPTS, [])]

@@ -23,8 +23,8 @@ def _time_left_s(page) -> int:
 def _start(page, url: str) -> str:
     page.goto(url)
     wait_for_app(page)
-    page.get_by_label("Your handle").fill("browser-ada")
-    page.get_by_role("button", name="Start the clock").click()
+    page.get_by_role("textbox", name="Your handle").fill("browser-ada")
+    page.get_by_role("button", name="Start the clock: One Tenant Takes Everyone Down").click()
     page.wait_for_url(re.compile(r".*attempt=.*"))
     wait_for_app(page)
     return re.search(r"attempt=([^&]+)", page.url).group(1)

@@ -11,7 +11,7 @@ import re
 import pytest
 
 from drills.loader import load_catalogue
-from drills.schema import SECTION_TITLES, ChoiceQuestion, NumericQuestion
+from drills.schema import ChoiceQuestion, NumericQuestion, section_title
 from tests.browser import wait_for_app
 
 pytestmark = pytest.mark.browser
@@ -23,10 +23,10 @@ NOTES = "Per-tenant signals first; then limits at each shared layer; recover, th
 
 def _start(page, url: str) -> str:
     page.goto(url)
-    page.get_by_label("Your handle").first.wait_for(timeout=120_000)  # a cold server imports every page
+    page.get_by_role("textbox", name="Your handle").wait_for(timeout=120_000)  # a cold server imports every page
     wait_for_app(page)
-    page.get_by_label("Your handle").first.fill("walker")
-    page.get_by_role("button", name="Start the clock").first.click()
+    page.get_by_role("textbox", name="Your handle").fill("walker")
+    page.get_by_role("button", name="Start the clock: One Tenant Takes Everyone Down").click()
     page.wait_for_url(re.compile(r".*attempt=.*"))
     wait_for_app(page)
     return re.search(r"attempt=([^&]+)", page.url).group(1)
@@ -70,7 +70,7 @@ def _walk_part(page, loaded, part) -> None:
     for question in part.questions:
         _lock(page, loaded, question)
     for section in part.reveal:
-        _reveal(page, f"Reveal: {SECTION_TITLES[section.stage]}")
+        _reveal(page, f"Reveal: {section_title(section)}")
     if part.followup:
         page.get_by_role("heading", name="The follow-up").wait_for()
         for question in part.followup.questions:

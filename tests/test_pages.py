@@ -30,9 +30,9 @@ def _open(app_test, page: str, **params):
 def _start(app_test, handle="ada", cohort=""):
     at = app_test("app.py").run()
     assert not at.exception
-    at.text_input(key="handle::one_tenant").input(handle)
-    at.text_input(key="cohort::one_tenant").input(cohort)
-    at.button[0].click().run()
+    at.text_input(key="candidate_handle").input(handle)
+    at.text_input(key="candidate_cohort").input(cohort)
+    at.button(key="start_button::one_tenant").click().run()
     return at
 
 
@@ -96,11 +96,14 @@ def test_break1_end_to_end(app_test, db_path):
     assert "✅ full marks" in text
     assert len(store.reveals(attempt.id)) == len(part.reveal)
 
-    # follow-up: its own lock-ins, then its own reveal
+    # follow-up: its own lock-ins (some graded by a simulation), then its own reveal
+    assert "Graded against the **Hot shard** simulation" in _texts(at)
+    assert not [e for e in at.expander if "run this answer was graded against" in e.label]
     for question in part.followup.questions:
         _lock_question(at, question, loaded.values.get(question.id))
     next(b for b in at.button if b.label == "Reveal: the follow-up answer").click().run()
     assert "shuffle sharding" in _texts(at)
+    assert [e for e in at.expander if "Hot shard run this answer was graded against" in e.label]
 
     # self-rate the notes answer, then score the rubric and finish
     at.radio(key="rate::b1_plan").set_value("full").run()

@@ -7,6 +7,8 @@ from __future__ import annotations
 ATTEMPT_TOKEN = "attempt"                # also the ?attempt= query parameter
 PART = "part"                            # ?part= query parameter: where the candidate is
 PART_SELECT = "part_select"              # the drill page's part picker widget
+HANDLE = "candidate_handle"              # the catalogue's "who are you" inputs
+COHORT = "candidate_cohort"
 MY_ATTEMPTS = "my_attempts"              # tokens started or resumed in this browser session
 INSTRUCTOR_OK = "instructor_signed_in"
 GUESS_PREFIX = "guess::"                 # reader guesses on simulation pages

@@ -13,6 +13,7 @@ from drills.scoring import NOTE_SCORES, grade_numeric
 from drills.store import LockedAnswer
 from ui.attempt_view import AttemptView
 from ui.safe import escape_markdown
+from ui.sim_embed import render_sim_embed
 
 NOTE_LABELS = {"full": "Covered it", "partial": "Partly", "missed": "Missed it"}
 SCORE_BADGE = {1.0: "✅ full marks", 0.5: "🟡 half marks", 0.0: "❌ no marks"}
@@ -23,6 +24,8 @@ def render_question(view: AttemptView, question, part_id: str, *, show_truth: bo
     with st.container(border=True):
         st.markdown(f"**{view.text(question.prompt)}**")
         answer = view.answers.get(question.id)
+        if isinstance(question, NumericQuestion) and question.sim:
+            render_sim_embed(question.sim, view.attempt.seed, revealed=show_truth and answer is not None)
         if answer is None:
             _open_form(view, question, part_id)
         else:

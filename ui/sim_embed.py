@@ -1,0 +1,49 @@
+"""A simulation embedded beside a drill question: where it lives, and the run that graded it.
+
+Before the reveal the candidate sees only what the run is; after it, the run's own chart.
+"""
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from sims import presets
+
+# Which app page lets a candidate explore each model on their own.
+MODEL_PAGES = {
+    "hot_shard": ("pages/sim_hot_shard.py", "Hot shard"),
+    "concurrency_pool": ("pages/sim_concurrency_pool.py", "Concurrency pool"),
+    "retry_storm": ("pages/sim_retry_storm.py", "Retry storm"),
+    "platform": ("pages/sim_platform.py", "Whole platform"),
+    "partitions": ("pages/hot_tenant.py", "Hot tenant"),
+}
+
+
+@st.cache_data(max_entries=64, show_spinner="Running the simulation…")
+def _figure(preset_id: str, seed: int) -> go.Figure:
+    preset = presets.PRESETS[preset_id]
+    if preset.model == "platform":
+        from sims import platform
+        from ui.platform_charts import backlog_figure
+
+        return backlog_figure(platform.run(preset.params, seed))
+    if preset.model == "partitions":
+        from sims import partitions
+        from ui.hot_tenant_charts import backlog_figure
+
+        return backlog_figure(partitions.run(preset.params, seed))
+    from ui.sim_charts import preset_figure
+
+    return preset_figure(preset_id, seed)
+
+
+def render_sim_embed(preset_id: str, seed: int, *, revealed: bool) -> None:
+    preset = presets.PRESETS[preset_id]
+    page, name = MODEL_PAGES[preset.model]
+    if not revealed:
+        st.caption(f"🎲 Graded against the **{name}** simulation ({preset.label.lower()}), run with your "
+                   "attempt's own seed. You may explore the model before you lock in.")
+        st.page_link(page, label=f"Explore the {name} simulation", icon="🎲")
+        return
+    with st.expander(f"🎲 The {name} run this answer was graded against"):
+        st.plotly_chart(_figure(preset_id, seed), width="stretch", key=f"embed::{preset_id}")
