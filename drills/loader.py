@@ -168,9 +168,14 @@ class Catalogue:
     errors: tuple[ContentError, ...]
 
 
+def content_dir() -> Path:
+    """Where drills are read from: FAULTLINES_CONTENT, else drills/content."""
+    return Path(os.environ.get("FAULTLINES_CONTENT") or CONTENT_DIR)
+
+
 def load_catalogue(directory: Path | None = None) -> Catalogue:
     """Load every drill in the folder; broken files are reported, the others still served."""
-    directory = Path(directory or os.environ.get("FAULTLINES_CONTENT", CONTENT_DIR))
+    directory = Path(directory or content_dir())
     drills: dict[str, LoadedDrill] = {}
     errors: list[ContentError] = []
     for path in sorted(directory.glob("*.yaml")):

@@ -165,3 +165,25 @@ def test_notes_with_html_are_shown_as_plain_text(app_test):
     notes_index[-1].click().run()  # the notes form is the last one in Break 1
     assert payload in [t.value for t in at.text]
     assert all(payload not in m.value for m in at.markdown)
+
+
+def test_content_edits_show_without_a_restart_and_broken_files_are_named(app_test, tmp_path, monkeypatch):
+    import os
+    import shutil
+
+    from drills.loader import CONTENT_DIR
+
+    folder = tmp_path / "content"
+    folder.mkdir()
+    target = folder / "one_tenant.yaml"
+    shutil.copy(CONTENT_DIR / "one_tenant.yaml", target)
+    monkeypatch.setenv("FAULTLINES_CONTENT", str(folder))
+    at = app_test("app.py").run()
+    assert "One Tenant Takes Everyone Down" in [s.value for s in at.subheader]
+
+    target.write_text(target.read_text().replace("title: One Tenant Takes Everyone Down", "title: Edited Title", 1))
+    os.utime(target, ns=(1, target.stat().st_mtime_ns + 10**9))
+    (folder / "broken.yaml").write_text("id: broken\nparts: [\n")
+    at.run()
+    assert "Edited Title" in [s.value for s in at.subheader]
+    assert any("broken.yaml" in e.value for e in at.error), "a broken drill is named, the others still load"

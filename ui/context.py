@@ -8,7 +8,8 @@ import time
 
 import streamlit as st
 
-from drills.loader import Catalogue, LoadedDrill, load_catalogue
+from drills.loader import Catalogue, LoadedDrill, content_dir, load_catalogue
+from drills.schema import Drill
 from drills.store import Attempt, AttemptStore, database_path
 from ui import keys
 
@@ -23,9 +24,19 @@ def get_store() -> AttemptStore:
     return _store_for(database_path())
 
 
-@st.cache_resource(show_spinner=False)
-def get_catalogue() -> Catalogue:
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _catalogue_for(signature: tuple) -> Catalogue:
     return load_catalogue()
+
+
+def get_catalogue() -> Catalogue:
+    """The drills, reloaded when a content file changes (authors see edits without a restart).
+
+    The schema class is part of the key too: when the dev server reloads drills/schema.py,
+    drills built from the old classes would no longer pass isinstance checks.
+    """
+    files = tuple((p.name, p.stat().st_mtime_ns) for p in sorted(content_dir().glob("*.yaml")))
+    return _catalogue_for((files, id(Drill)))
 
 
 def now() -> float:
