@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 CHROMIUM = Path("/usr/bin/chromium")
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def main(argv: list[str]) -> int:
@@ -22,7 +23,9 @@ def main(argv: list[str]) -> int:
             print("warning: /usr/bin/chromium is missing; browser tests will fail", file=sys.stderr)
     import pytest
 
-    code = pytest.main(["-q", "-ra", *argv])
+    # Settings live here rather than in a top-level pytest.ini, to keep the top level to the design card.
+    code = pytest.main(["-q", "-ra", "-p", "no:cacheprovider", "-o", "timeout=600", "--rootdir", str(ROOT),
+                        str(ROOT / "tests"), *argv])
     return int(code)
 
 

@@ -11,6 +11,10 @@ import pytest
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, AppServer
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "browser: drives the real app in Debian's Chromium")
+
+
 @pytest.fixture
 def db_path(tmp_path, monkeypatch) -> Path:
     path = tmp_path / "faultlines.duckdb"
