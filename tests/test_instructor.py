@@ -265,3 +265,25 @@ def test_a_cohort_code_with_html_is_shown_as_plain_text(app_test, demo_db, confi
     assert not at.exception
     assert _metrics(at)["Candidates"] == "1"
     assert not any("<script" in text or "<b>" in text for text in _texts(at))
+
+
+def test_new_attempts_show_up_on_the_next_run(app_test, demo_db, configured):
+    at = _signed_in(app_test)
+    before = int(_metrics(at)["Attempts started"])
+    store = AttemptStore(demo_db)
+    store.start_attempt("one_tenant", "newcomer", "north", 45 * 60)
+    store.close()
+    at.run()
+    assert int(_metrics(at)["Attempts started"]) == before + 1
+    assert "newcomer" in set(_frame_with(at, "Calibration %")["Candidate"])
+
+
+def test_the_date_range_narrows_the_board(app_test, demo_db, configured):
+    at = _signed_in(app_test)
+    total = int(_metrics(at)["Attempts started"])
+    first, last = at.date_input[0].value
+    at.date_input[0].set_value((first, first)).run()
+    assert not at.exception
+    assert 1 <= int(_metrics(at)["Attempts started"]) <= total
+    if first != last:
+        assert int(_metrics(at)["Attempts started"]) < total

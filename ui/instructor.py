@@ -118,12 +118,16 @@ def choose_filters(store: AttemptStore) -> tuple[LoadedDrill, cohort.Filters] | 
     if bounds is not None:
         first = dt.datetime.fromtimestamp(bounds[0], dt.timezone.utc).date()
         last = dt.datetime.fromtimestamp(bounds[1], dt.timezone.utc).date()
-        picked = cols[2].date_input("Attempts started between (UTC)", value=(first, last), key=DATES_KEY)
+        # Keyed by the bounds, so a new day of attempts widens the default range instead of hiding them.
+        picked = cols[2].date_input("Attempts started between (UTC)", value=(first, last),
+                                    key=f"{DATES_KEY}::{drill_id}::{first}::{last}")
         picked = tuple(picked) if isinstance(picked, (tuple, list)) else (picked,)
         if picked:
-            since = dt.datetime.combine(picked[0], dt.time(), dt.timezone.utc).timestamp()
             end = picked[1] if len(picked) > 1 else picked[0]
-            until = dt.datetime.combine(end + dt.timedelta(days=1), dt.time(), dt.timezone.utc).timestamp()
+            if picked[0] > first:   # an end left at the edge stays open, so the default is "everything"
+                since = dt.datetime.combine(picked[0], dt.time(), dt.timezone.utc).timestamp()
+            if end < last:
+                until = dt.datetime.combine(end + dt.timedelta(days=1), dt.time(), dt.timezone.utc).timestamp()
     return catalogue.drills[drill_id], cohort.Filters(drill_id, None if chosen == ALL_COHORTS else chosen,
                                                       since, until)
 
