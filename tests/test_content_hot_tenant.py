@@ -22,7 +22,7 @@ BRIEF_ANSWERS: dict[str, tuple[float, float, str]] = {
     "b_deficit": (150, 0.0, "skew row: 250 units/s routed to A leaves 150 units/s unserved"),
     "b_fleet_util": (62.5, 0.0, "skew row: offered load is only 62.5% of total nominal capacity"),
     "b_hot_load": (250, 0.0, "contract: 250 write units/s to a partition able to serve 100, i.e. 250%"),
-    "s_bucket_rate": (62.5, 0.0, "independent-event target: four ideal buckets receive 62.5 units/s each"),
+    "s_bucket_rate": (62.5, 0.0, "independent-event row: 250 / 4 ideal buckets = 62.5 units/s per bucket"),
     "f_naive_candidates": (80, 0.0, "senior follow-up: ten from each of eight buckets reads up to eighty candidates"),
     "o_unbatched": (100, 0.0, "lead follow-up: one unbatched write per 10 ms sustains only 100 events/s"),
     "o_shortfall": (150, 0.0, "lead follow-up: 250/s leaves 150/s behind"),
@@ -33,7 +33,7 @@ BRIEF_ANSWERS: dict[str, tuple[float, float, str]] = {
 # derived value -> (the brief's figure, relative tolerance, where)
 BRIEF_DERIVED: dict[str, tuple[float, float, str]] = {
     "nominal_capacity": (400, 0.0, "contract: a four-partition service with a nominal 400/s total capacity"),
-    "drain_floor_s": (60, 0.0, "build brief: 9,000 pending units need at least 60 seconds under ideal distribution"),
+    "drain_floor_s": (60, 0.0, "build brief: 9,000 pending / 150 spare = a 60 s minimum, ideal spread"),
     "bucket_rate": (62.5, 0.0, "independent-event target: 62.5 units/s per bucket"),
 }
 
