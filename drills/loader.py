@@ -185,4 +185,5 @@ def load_catalogue(directory: Path | None = None) -> Catalogue:
             errors.append(problem.error)
             continue
         drills[loaded.drill.id] = loaded
-    return Catalogue(drills=MappingProxyType(drills), errors=tuple(errors))
+    ordered = dict(sorted(drills.items(), key=lambda item: (item[1].drill.order, item[1].drill.title)))
+    return Catalogue(drills=MappingProxyType(ordered), errors=tuple(errors))

@@ -192,6 +192,7 @@ class Drill(_Frozen):
     id: Name = Field(description="Unique across drills; must match the file name.")
     title: str = Field(min_length=1, description="Catalogue title.")
     summary: str = Field(min_length=1, description="One or two sentences for the catalogue.")
+    order: int = Field(default=100, ge=0, description="Position in the catalogue; lower comes first.")
     time_box_min: float = Field(gt=0, le=240, description="The time box in minutes.")
     covers: tuple[str, ...] = Field(default=(), description="Topics the drill practises.")
     givens: tuple[Given, ...] = Field(description="Every number the scenario states.")
