@@ -188,11 +188,14 @@ def _df(store: AttemptStore, sql: str, params: Sequence) -> pd.DataFrame:
 
 
 # -- cheap things the page needs first -------------------------------------------------------
-def data_version(store: AttemptStore) -> tuple[int, int]:
-    """Changes whenever anything is written: every write logs an event except note ratings."""
-    row = store.query("SELECT (SELECT COALESCE(MAX(id), 0) FROM attempt_events), "
-                      "(SELECT COALESCE(MAX(id), 0) FROM note_ratings)").fetchone()
-    return int(row[0]), int(row[1])
+def data_version(store: AttemptStore) -> tuple[int, ...]:
+    """Changes whenever anything is written: every write logs an event except note ratings.
+
+    Row counts ride along with the highest ids so rows loaded with explicit ids count too.
+    """
+    row = store.query("SELECT (SELECT COALESCE(MAX(id), 0) FROM attempt_events), (SELECT COUNT(*) FROM attempt_events), "
+                      "(SELECT COALESCE(MAX(id), 0) FROM note_ratings), (SELECT COUNT(*) FROM note_ratings)").fetchone()
+    return tuple(int(v) for v in row)
 
 
 def drills_by_activity(store: AttemptStore) -> list[str]:
