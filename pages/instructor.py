@@ -9,6 +9,9 @@ import streamlit as st
 from ui.instructor import render_board
 from ui.instructor_access import sign_in, sign_out_button
 from ui.safe import escape_markdown
+from ui.frame import require_frame
+
+require_frame()
 
 st.title("Instructor scoreboard")
 instructor = sign_in()

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import csv
-from pathlib import Path
 
 import pytest
 
@@ -15,7 +14,6 @@ from tests.browser import AppServer, wait_for_app
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parent.parent
 PASSPHRASE = "correct horse battery staple"
 LOADED = load_catalogue().drills["one_tenant"]
 SIM_TRUTHS = {q.id: 100.0 for q in LOADED.drill.all_questions() if isinstance(q, NumericQuestion) and q.sim}
@@ -23,8 +21,6 @@ SIM_TRUTHS = {q.id: 100.0 for q in LOADED.drill.all_questions() if isinstance(q,
 
 @pytest.fixture
 def instructor_server(tmp_path):
-    if "pages/instructor.py" not in (ROOT / "app.py").read_text(encoding="utf-8"):
-        pytest.skip("app.py does not register pages/instructor.py yet")
     db_path = tmp_path / "browser.duckdb"
     store = AttemptStore(db_path)
     populate(store, LOADED, candidates=4, cohorts=("north",), seed=9, sim_truths=SIM_TRUTHS)

@@ -192,8 +192,9 @@ def test_an_override_shows_with_its_comment_history_and_on_the_candidates_result
     results.switch_page("pages/results.py").run()
     assert not results.exception, results.exception
     rubric = _frame_with(results, "Instructor comment").set_index("Skill").loc[skill.name]
-    assert (rubric["Level"], rubric["Scored by"]) == ("OK", "instructor")
+    assert (rubric["Level that counts"], rubric["Instructor"]) == ("OK", "Prof Ada")
     assert rubric["Instructor comment"] == "Second look: the alert on queue age is there."
+    assert rubric["When"].endswith("UTC")
 
 
 @pytest.mark.parametrize("comment, message", [("", "A comment is required."),

@@ -278,7 +278,7 @@ def render_attempt(board: Board, table: pd.DataFrame) -> None:
     }), hide_index=True, width="stretch", key="timeline_table")
 
     st.markdown("##### Answers against the truth")
-    figure = figures.truth_line_fixed(guess_figure(view, results))
+    figure = guess_figure(view, results)
     if figure is not None:
         st.plotly_chart(figure, width="stretch", key="attempt_guess_fig")
     st.dataframe(results_table(view, results).rename(columns={"Your answer": "Answer",

@@ -112,15 +112,3 @@ def calibration_histogram(board: pd.DataFrame) -> go.Figure:
     fig.update_layout(height=260, margin=dict(l=10, r=10, t=30, b=10), bargap=0.05,
                       xaxis_title="a candidate's ranges that held (%)", yaxis_title="candidates")
     return fig
-
-
-def truth_line_fixed(fig: go.Figure | None) -> go.Figure | None:
-    """ui.results.guess_figure's 'truth' label sits at x=100 on a log axis, where annotations take log10
-    coordinates, so autorange stretches to 1e100; put the label where the line is."""
-    if fig is None:
-        return None
-    log = fig.layout.xaxis.type == "log"
-    for annotation in fig.layout.annotations:
-        if annotation.text == "truth" and log and annotation.x == 100:
-            annotation.x = 2.0
-    return fig

@@ -5,6 +5,7 @@ Figures are built from pure scoring results; user text only ever reaches tables 
 from __future__ import annotations
 
 import math
+from datetime import datetime, timezone
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -116,6 +117,10 @@ def time_figure(view: AttemptView) -> go.Figure:
     return fig
 
 
+def _when(unix_seconds: float) -> str:
+    return datetime.fromtimestamp(unix_seconds, tz=timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
 def render_results(view: AttemptView) -> None:
     drill = view.loaded.drill
     results = view.results()
@@ -155,13 +160,24 @@ def render_results(view: AttemptView) -> None:
     st.subheader("Rubric")
     history = view.store.rubric_history(view.attempt.id)
     levels = scoring.current_levels(history)
+    own = {row.skill_id: row for row in history if row.scorer == "self"}
     rows = []
     for skill in drill.rubric:
         row = levels.get(skill.id)
-        rows.append({"Skill": skill.name, "Level": drill.level_label(row.level) if row else "not scored",
-                     "Scored by": (row.scorer if row else ""),
-                     "Instructor comment": row.reason if row and row.scorer == "instructor" else ""})
+        overridden = row is not None and row.scorer == "instructor"
+        rows.append({"Skill": skill.name,
+                     "Level that counts": drill.level_label(row.level) if row else "not scored",
+                     "Your own score": drill.level_label(own[skill.id].level) if skill.id in own else "",
+                     "Instructor": row.scorer_name if overridden else "",
+                     "Instructor comment": row.reason if overridden else "",
+                     "When": _when(row.scored_at) if overridden else ""})
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    if any(r.scorer == "instructor" for r in history):
+        with st.expander("Every score given, oldest first"):
+            st.dataframe(pd.DataFrame([{"When": _when(r.scored_at), "Skill": drill.skill(r.skill_id).name,
+                                        "Level": drill.level_label(r.level), "By": r.scorer_name or r.scorer,
+                                        "Role": r.scorer, "Comment": r.reason} for r in history]),
+                         hide_index=True, width="stretch")
     outcome = scoring.verdict(drill, levels)
     if not outcome.complete:
         st.info("Score every skill to get the verdict.")
