@@ -4,6 +4,8 @@ Browser tests need Debian's /usr/bin/chromium (installed by .ci/run); they fail 
 """
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,10 @@ from tests.browser import CHROMIUM, CHROMIUM_ARGS, AppServer
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "browser: drives the real app in Debian's Chromium")
+    # Any test that forgets the db_path fixture still never touches the developer's data/ file.
+    if "FAULTLINES_DB" not in os.environ:
+        scratch = Path(tempfile.mkdtemp(prefix="faultlines-tests-"))
+        os.environ["FAULTLINES_DB"] = str(scratch / "default.duckdb")
 
 
 @pytest.fixture

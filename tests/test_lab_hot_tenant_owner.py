@@ -12,6 +12,7 @@ carries no longer matches the stored one when its turn comes.
 from __future__ import annotations
 
 import multiprocessing
+import time
 import duckdb
 import pytest
 
@@ -139,7 +140,20 @@ def _process_owner(path: str, owner: str, takeover: bool, a_going, b_done, resul
         told += list(zip(seqs, batch))
         if not takeover and n == 2:
             a_going.set()
+        if not takeover and a_going.is_set():
+            # DuckDB lets one process hold the file; without a gap between A's steps a loaded
+            # machine can starve B's open for longer than open_when_free waits.
+            time.sleep(0.02)
     results.put((owner, told, refused, b_done.is_set()))
+
+
+def _process_owner_reporting(path, owner, takeover, a_going, b_done, results) -> None:
+    """Report a crash as a result, so the test fails with the reason instead of a queue time-out."""
+    try:
+        _process_owner(path, owner, takeover, a_going, b_done, results)
+    except BaseException as exc:  # pragma: no cover - only on failure
+        results.put((owner, [], f"crashed: {exc!r}", False))
+        raise
 
 
 def test_two_owners_racing_in_processes(tmp_path):
@@ -148,7 +162,7 @@ def test_two_owners_racing_in_processes(tmp_path):
         OrderedStream(db=db)  # create the schema before the race
     ctx = multiprocessing.get_context("spawn")
     a_going, b_done, results = ctx.Event(), ctx.Event(), ctx.Queue()
-    procs = [ctx.Process(target=_process_owner, args=(path, owner, owner == "B", a_going, b_done, results))
+    procs = [ctx.Process(target=_process_owner_reporting, args=(path, owner, owner == "B", a_going, b_done, results))
              for owner in ("A", "B")]
     for p in procs:
         p.start()
