@@ -1,17 +1,18 @@
 """The hot-tenant drill against brief 004 ("Distribute a hot tenant..."): every figure, the pacing, the rubric.
 
-Each number the brief states is checked against what the drill's own formulas (or its simulations) give.
+Each number the brief states is checked against what the drill's own formulas (or its simulations) give;
+the checks every drill shares run on BRIEF in test_content_common.py.
 """
 from __future__ import annotations
 
-import math
 import re
 
 import pytest
 
 from drills.formulas import placeholders
 from drills.loader import CONTENT_DIR, load_drill
-from drills.schema import ChoiceQuestion, NotesQuestion, NumericQuestion
+from drills.schema import ChoiceQuestion, NotesQuestion
+from tests.content_checks import DrillBrief, numeric, templates
 
 LOADED = load_drill(CONTENT_DIR / "hot_tenant.yaml")
 DRILL = LOADED.drill
@@ -47,42 +48,23 @@ BRIEF_SIMS: dict[str, tuple[str, float | None, float, str]] = {
 
 SIM_SEEDS = (1, 2, 7)
 
+# Numbers that are names or labels rather than quantities: HTTP codes, break numbers, a year, p99.
+_LABELS = re.compile(
+    r"\b(202|429)\b"
+    r"|\bBreak\s+\d\b"
+    r"|\b20\d\d\b"          # the year of the real incident
+    r"|\bp99\b"
+    r"|\b80% range\b"     # the app's calibration range, not a figure of the scenario
+)
 
-def _numeric(with_answer: bool | None = None) -> list[NumericQuestion]:
-    out = [q for q in DRILL.all_questions() if isinstance(q, NumericQuestion)]
-    if with_answer is None:
-        return out
-    return [q for q in out if (q.answer is not None) == with_answer]
-
-
-def _close(value: float, figure: float, rel: float) -> bool:
-    return math.isclose(value, figure, rel_tol=rel, abs_tol=1e-9)
-
-
-def test_every_formula_answer_has_a_brief_figure_to_check():
-    assert {q.id for q in _numeric(with_answer=True)} == set(BRIEF_ANSWERS)
-
-
-@pytest.mark.parametrize("question_id", sorted(BRIEF_ANSWERS))
-def test_answer_matches_the_brief(question_id):
-    figure, rel, where = BRIEF_ANSWERS[question_id]
-    value = LOADED.truth(question_id)
-    assert _close(value, figure, rel), f"{question_id} = {value:g}; the brief says {figure:g} ({where})"
-
-
-@pytest.mark.parametrize("name", sorted(BRIEF_DERIVED))
-def test_derived_value_matches_the_brief(name):
-    figure, rel, where = BRIEF_DERIVED[name]
-    assert _close(VALUES[name], figure, rel), f"{name} = {VALUES[name]:g}; the brief says {figure:g} ({where})"
+# The generic checks in test_content_common.py run on this; no part may type a figure.
+BRIEF = DrillBrief(LOADED, BRIEF_ANSWERS, BRIEF_DERIVED, BRIEF_SIMS, _LABELS, time_box_min=30,
+                   sim_seed=SIM_SEEDS[0])
 
 
 def test_the_brief_has_enough_numeric_questions():
     assert len(BRIEF_ANSWERS) >= 3
-    assert len(_numeric(with_answer=False)) >= 1, "at least one simulation-graded question"
-
-
-def test_every_simulation_question_is_listed():
-    assert {q.id: q.sim for q in _numeric(with_answer=False)} == {k: v[0] for k, v in BRIEF_SIMS.items()}
+    assert len(numeric(DRILL, with_answer=False)) >= 1, "at least one simulation-graded question"
 
 
 def test_simulation_settings_match_the_drill_givens():
@@ -100,23 +82,8 @@ def test_simulation_settings_match_the_drill_givens():
     assert uneven.buckets == VALUES["uneven_buckets"]
 
 
-@pytest.fixture(scope="module")
-def sim_values() -> dict[str, float]:
-    from sims import presets
-
-    return {q.id: presets.evaluate(q.sim, SIM_SEEDS[0]) for q in _numeric(with_answer=False)}
-
-
-@pytest.mark.parametrize("question_id", sorted(BRIEF_SIMS))
-def test_simulation_answer_matches_the_brief(question_id, sim_values):
-    _, figure, rel, where = BRIEF_SIMS[question_id]
-    value = sim_values[question_id]
-    assert value > 0
-    if figure is not None:
-        assert _close(value, figure, rel), f"{question_id} = {value:g}; the brief says {figure:g} ({where})"
-
-
-def test_the_ideal_drain_meets_the_formula_floor_and_uneven_placement_is_slower(sim_values):
+def test_the_ideal_drain_meets_the_formula_floor_and_uneven_placement_is_slower():
+    sim_values = BRIEF.sim_values
     assert sim_values["r_sim_drain"] == pytest.approx(VALUES["drain_floor_s"])
     assert sim_values["r_sim_uneven"] > sim_values["r_sim_drain"]
     assert sim_values["r_sim_uneven"] == pytest.approx(VALUES["uneven_floor_s"], abs=0.25)
@@ -125,68 +92,8 @@ def test_the_ideal_drain_meets_the_formula_floor_and_uneven_placement_is_slower(
 def test_simulation_truths_do_not_depend_on_the_attempt_seed():
     from sims import presets
 
-    for question in _numeric(with_answer=False):
+    for question in numeric(DRILL, with_answer=False):
         assert len({presets.evaluate(question.sim, seed) for seed in SIM_SEEDS}) == 1, question.id
-
-
-def _templates():
-    for part in DRILL.parts:
-        yield part.id, "body", part.body
-        for section in part.reveal:
-            yield part.id, section.stage, section.text
-        questions = list(part.questions)
-        if part.followup:
-            yield part.id, "followup.prompt", part.followup.prompt
-            yield part.id, "followup.answer", part.followup.answer
-            questions += list(part.followup.questions)
-        for q in questions:
-            yield part.id, q.id, q.prompt
-            for extra in (getattr(q, "strong_answer", ""), getattr(q, "explain", "")):
-                if extra:
-                    yield part.id, q.id, extra
-            for option in getattr(q, "options", ()):
-                yield part.id, q.id, option.text
-
-
-def test_every_text_renders_with_the_simulation_results(sim_values):
-    for part_id, where, template in _templates():
-        text = LOADED.text(template, sim_values)
-        assert "{" not in text and "}" not in text, f"{part_id}.{where} left a placeholder"
-
-
-# Numbers that are names or labels rather than quantities: HTTP codes, break numbers, a year, p99.
-_LABELS = re.compile(
-    r"\b(202|429)\b"
-    r"|\bBreak\s+\d\b"
-    r"|\b20\d\d\b"          # the year of the real incident
-    r"|\bp99\b"
-    r"|\b80% range\b"     # the app's calibration range, not a figure of the scenario
-)
-
-
-def _strip(template: str) -> str:
-    text = re.sub(r"```.*?```", "", template, flags=re.S)     # code blocks are code, not figures
-    text = re.sub(r"`[^`]*`", "", text)
-    text = re.sub(r"(?m)^\s*\d+\.\s", "", text)              # numbered list markers
-    text = re.sub(r"\{[^{}]*\}", "", text)                    # placeholders are what we want
-    return _LABELS.sub("", text)
-
-
-def test_no_text_types_a_figure_literally():
-    for part_id, where, template in _templates():
-        found = set(re.findall(r"(?<![\w.])\d+(?:[.,]\d+)*", _strip(template)))
-        assert not found, f"{part_id}.{where} types {sorted(found)} instead of using givens"
-
-
-def test_every_placeholder_names_something_the_drill_defines():
-    known = set(VALUES) | {q.id for q in _numeric(with_answer=False)}
-    for part_id, where, template in _templates():
-        assert set(placeholders(template)) <= known, f"{part_id}.{where}"
-
-
-def test_pacing_adds_up_to_the_time_box():
-    assert sum(p.minutes for p in DRILL.parts) == DRILL.time_box_min == 30
-    assert all(p.minutes > 0 for p in DRILL.parts)
 
 
 def test_the_drill_has_its_parts_follow_ups_and_a_close():
@@ -207,23 +114,9 @@ def test_rubric_levels_are_named_by_seniority():
     assert set(DRILL.verdict.watch_skills) <= {s.id for s in DRILL.rubric}
 
 
-def test_every_question_links_a_skill_and_every_skill_is_evidenced():
-    evidenced: set[str] = set()
-    for q in DRILL.all_questions():
-        assert q.skills, f"{q.id} links no rubric skill"
-        evidenced.update(q.skills)
-    assert evidenced == {s.id for s in DRILL.rubric}
-
-
-def test_numeric_tolerances_are_sane():
-    for q in _numeric():
-        if q.tolerance.kind == "relative":
-            assert 0 < q.tolerance.value <= 0.3, q.id
-
-
 def test_every_given_and_derived_value_is_used():
-    texts = " ".join(template for _, _, template in _templates())
-    exprs = " ".join([d.expr for d in DRILL.derived] + [q.answer for q in _numeric(with_answer=True)])
+    texts = " ".join(template for _, _, template in templates(DRILL))
+    exprs = " ".join([d.expr for d in DRILL.derived] + [q.answer for q in numeric(DRILL, with_answer=True)])
     mentioned = set(placeholders(texts)) | set(re.findall(r"[a-z_][a-z0-9_]*", exprs))
     sim_settings = {"uneven_buckets"}  # used by the test above against the preset
     unused = {g.name for g in DRILL.givens} | {d.name for d in DRILL.derived}

@@ -1,17 +1,17 @@
 """The "One Tenant Takes Everyone Down" drill against its brief: every figure, the pacing, the rubric.
 
-Each number the brief states is checked against what the drill's own formulas give, within a tolerance.
+Each number the brief states is checked against what the drill's own formulas give, within a tolerance;
+the checks every drill shares run on BRIEF in test_content_common.py.
 """
 from __future__ import annotations
 
-import math
 import re
 
 import pytest
 
-from drills.formulas import placeholders
 from drills.loader import CONTENT_DIR, load_drill
 from drills.schema import ChoiceQuestion, NotesQuestion, NumericQuestion
+from tests.content_checks import DrillBrief
 
 LOADED = load_drill(CONTENT_DIR / "one_tenant.yaml")
 DRILL = LOADED.drill
@@ -121,35 +121,20 @@ BRIEF_SIMS: dict[str, tuple[str, float | None, float, str]] = {
     "f2_sim_jitter_peak": ("retry_storm.jitter_peak", None, 0.0, "Break 2 follow-up: the fixes remove the spike"),
 }
 
-SIM_SEED = 1
+# Numbers that are names or labels rather than quantities: clock times, HTTP codes, chapters, versions.
+_LABELS = re.compile(
+    r"\b\d{1,2}:\d{2}(:\d{2})?\b"            # 15:00, 15:00:30
+    r"|\b(202|402|404|429|503)\b|\b5xx\b"    # HTTP statuses
+    r"|\bBreaks \d and \d\b"
+    r"|\b(Ch|JS|Postgres|Region|Break|Drill)\s+\d+\b"
+    r"|\b1/"                                # a probability written as 1/{n}
+    r"|\b429s\b|\bp99\b|\bp95\b"
+    r"|-1\b"                                 # max_standby_streaming_delay = -1
+)
 
-
-def _numeric(with_answer: bool | None = None) -> list[NumericQuestion]:
-    out = [q for q in DRILL.all_questions() if isinstance(q, NumericQuestion)]
-    if with_answer is None:
-        return out
-    return [q for q in out if (q.answer is not None) == with_answer]
-
-
-def _close(value: float, figure: float, rel: float) -> bool:
-    return math.isclose(value, figure, rel_tol=rel, abs_tol=1e-9)
-
-
-def test_every_formula_answer_has_a_brief_figure_to_check():
-    assert {q.id for q in _numeric(with_answer=True)} == set(BRIEF_ANSWERS)
-
-
-@pytest.mark.parametrize("question_id", sorted(BRIEF_ANSWERS))
-def test_answer_matches_the_brief(question_id):
-    figure, rel, where = BRIEF_ANSWERS[question_id]
-    value = LOADED.truth(question_id)
-    assert _close(value, figure, rel), f"{question_id} = {value:g}; the brief says {figure:g} ({where})"
-
-
-@pytest.mark.parametrize("name", sorted(BRIEF_DERIVED))
-def test_derived_value_matches_the_brief(name):
-    figure, rel, where = BRIEF_DERIVED[name]
-    assert _close(VALUES[name], figure, rel), f"{name} = {VALUES[name]:g}; the brief says {figure:g} ({where})"
+# The generic checks in test_content_common.py run on this; the board and the prompt state figures.
+BRIEF = DrillBrief(LOADED, BRIEF_ANSWERS, BRIEF_DERIVED, BRIEF_SIMS, _LABELS, time_box_min=45, sim_seed=1,
+                   figures_allowed_in=frozenset({"prompt", "board", "baseline"}))
 
 
 def test_the_projected_trip_time_is_1511():
@@ -161,10 +146,6 @@ def test_the_projected_trip_time_is_1511():
 def test_shedding_free_jobs_alone_would_fit_the_fallbacks():
     # Break 2: Free is about 30% of jobs; the paid rest must fit what B and C run with polish on.
     assert VALUES["paid_job_rate"] <= VALUES["fallback_job_rate"]
-
-
-def test_every_simulation_question_is_listed():
-    assert {q.id: q.sim for q in _numeric(with_answer=False)} == {k: v[0] for k, v in BRIEF_SIMS.items()}
 
 
 def test_simulation_settings_match_the_drill_givens():
@@ -189,88 +170,8 @@ def test_simulation_settings_match_the_drill_givens():
     assert storm.provider_limit_per_s == VALUES["rate_a_per_s"]
 
 
-@pytest.fixture(scope="module")
-def sim_values() -> dict[str, float]:
-    from sims import presets
-
-    return {q.id: presets.evaluate(q.sim, SIM_SEED) for q in _numeric(with_answer=False)}
-
-
-@pytest.mark.parametrize("question_id", sorted(BRIEF_SIMS))
-def test_simulation_answer_is_near_the_brief(question_id, sim_values):
-    _, figure, rel, where = BRIEF_SIMS[question_id]
-    value = sim_values[question_id]
-    assert value > 0
-    if figure is not None:
-        assert _close(value, figure, rel), f"{question_id} = {value:g}; the brief says {figure:g} ({where})"
-
-
-def test_the_fixes_flatten_the_retry_storm(sim_values):
-    assert sim_values["f2_sim_jitter_peak"] * 5 < sim_values["f2_sim_storm_peak"]
-
-
-def _templates():
-    for part in DRILL.parts:
-        yield part.id, "body", part.body
-        for section in part.reveal:
-            yield part.id, section.stage, section.text
-        questions = list(part.questions)
-        if part.followup:
-            yield part.id, "followup.prompt", part.followup.prompt
-            yield part.id, "followup.answer", part.followup.answer
-            questions += list(part.followup.questions)
-        for q in questions:
-            yield part.id, q.id, q.prompt
-            for extra in (getattr(q, "strong_answer", ""), getattr(q, "explain", "")):
-                if extra:
-                    yield part.id, q.id, extra
-            for option in getattr(q, "options", ()):
-                yield part.id, q.id, option.text
-
-
-def test_every_text_renders_with_the_simulation_results(sim_values):
-    for part_id, where, template in _templates():
-        text = LOADED.text(template, sim_values)
-        assert "{" not in text and "}" not in text, f"{part_id}.{where} left a placeholder"
-
-
-# Numbers that are names or labels rather than quantities: clock times, HTTP codes, chapters, versions.
-_LABELS = re.compile(
-    r"\b\d{1,2}:\d{2}(:\d{2})?\b"            # 15:00, 15:00:30
-    r"|\b(202|402|404|429|503)\b|\b5xx\b"    # HTTP statuses
-    r"|\bBreaks \d and \d\b"
-    r"|\b(Ch|JS|Postgres|Region|Break|Drill)\s+\d+\b"
-    r"|\b1/"                                # a probability written as 1/{n}
-    r"|\b429s\b|\bp99\b|\bp95\b"
-    r"|-1\b"                                 # max_standby_streaming_delay = -1
-)
-
-
-def _strip(template: str) -> str:
-    text = re.sub(r"```.*?```", "", template, flags=re.S)     # SQL blocks are code, not figures
-    text = re.sub(r"`[^`]*`", "", text)
-    text = re.sub(r"(?m)^\s*\d+\.\s", "", text)              # numbered list markers
-    text = re.sub(r"\{[^{}]*\}", "", text)                    # placeholders are what we want
-    return _LABELS.sub("", text)
-
-
-def test_breaks_and_close_type_no_figures_literally():
-    for part_id, where, template in _templates():
-        if part_id in ("prompt", "board", "baseline"):
-            continue
-        found = set(re.findall(r"(?<![\w.])\d+(?:[.,]\d+)*", _strip(template)))
-        assert not found, f"{part_id}.{where} types {sorted(found)} instead of using givens"
-
-
-def test_every_placeholder_names_something_the_drill_defines():
-    known = set(VALUES) | {q.id for q in _numeric(with_answer=False)}
-    for part_id, where, template in _templates():
-        assert set(placeholders(template)) <= known, f"{part_id}.{where}"
-
-
-def test_pacing_adds_up_to_the_time_box():
-    assert sum(p.minutes for p in DRILL.parts) == DRILL.time_box_min == 45
-    assert all(p.minutes > 0 for p in DRILL.parts)
+def test_the_fixes_flatten_the_retry_storm():
+    assert BRIEF.sim_values["f2_sim_jitter_peak"] * 5 < BRIEF.sim_values["f2_sim_storm_peak"]
 
 
 def test_the_drill_has_all_five_breaks_with_follow_ups_and_a_close():
@@ -292,17 +193,3 @@ def test_each_break_has_three_numeric_questions_and_a_plan(part_id):
     assert any(isinstance(q, ChoiceQuestion) for q in questions)
     stages = {s.stage for s in part.reveal}
     assert {"detect", "contain", "degrade", "prevent", "tradeoff"} <= stages
-
-
-def test_every_question_links_a_skill_and_every_skill_is_evidenced():
-    evidenced: set[str] = set()
-    for q in DRILL.all_questions():
-        assert q.skills, f"{q.id} links no rubric skill"
-        evidenced.update(q.skills)
-    assert evidenced == {s.id for s in DRILL.rubric}
-
-
-def test_numeric_tolerances_are_sane():
-    for q in _numeric():
-        if q.tolerance.kind == "relative":
-            assert 0 < q.tolerance.value <= 0.3, q.id

@@ -1,0 +1,102 @@
+"""Checks every drill's content must pass, run on each drill against the figures its own brief states.
+
+The figures live beside each drill's own tests (tests/test_content_<drill>.py); the shared helpers in content_checks.
+"""
+from __future__ import annotations
+
+import pytest
+
+from drills.formulas import placeholders
+from tests import test_content_hot_tenant, test_content_one_tenant
+from tests.content_checks import DrillBrief, close, literal_figures, numeric, templates
+
+BRIEFS: dict[str, DrillBrief] = {brief.drill.id: brief
+                                 for brief in (test_content_one_tenant.BRIEF, test_content_hot_tenant.BRIEF)}
+
+each_drill = pytest.mark.parametrize("brief", list(BRIEFS.values()), ids=list(BRIEFS))
+
+
+def each_row(table: str):
+    """Parametrize over every (drill, key) row of one of the briefs' tables, with ids like one_tenant-job_duration."""
+    rows = [pytest.param(brief, key, id=f"{drill_id}-{key}")
+            for drill_id, brief in BRIEFS.items() for key in sorted(getattr(brief, table))]
+    return pytest.mark.parametrize("brief, key", rows)
+
+
+@each_drill
+def test_every_formula_answer_has_a_brief_figure_to_check(brief):
+    assert {q.id for q in numeric(brief.drill, with_answer=True)} == set(brief.answers)
+
+
+@each_row("answers")
+def test_answer_matches_the_brief(brief, key):
+    figure, rel, where = brief.answers[key]
+    value = brief.loaded.truth(key)
+    assert close(value, figure, rel), f"{key} = {value:g}; the brief says {figure:g} ({where})"
+
+
+@each_row("derived")
+def test_derived_value_matches_the_brief(brief, key):
+    figure, rel, where = brief.derived[key]
+    value = brief.values[key]
+    assert close(value, figure, rel), f"{key} = {value:g}; the brief says {figure:g} ({where})"
+
+
+@each_drill
+def test_every_simulation_question_is_listed(brief):
+    listed = {k: v[0] for k, v in brief.sims.items()}
+    assert {q.id: q.sim for q in numeric(brief.drill, with_answer=False)} == listed
+
+
+@each_row("sims")
+def test_simulation_answer_is_near_the_brief(brief, key):
+    _, figure, rel, where = brief.sims[key]
+    value = brief.sim_values[key]
+    assert value > 0
+    if figure is not None:
+        assert close(value, figure, rel), f"{key} = {value:g}; the brief says {figure:g} ({where})"
+
+
+@each_drill
+def test_every_text_renders_with_the_simulation_results(brief):
+    for part_id, where, template in templates(brief.drill):
+        text = brief.loaded.text(template, brief.sim_values)
+        assert "{" not in text and "}" not in text, f"{part_id}.{where} left a placeholder"
+
+
+@each_drill
+def test_no_text_types_a_figure_literally(brief):
+    for part_id, where, template in templates(brief.drill):
+        if part_id in brief.figures_allowed_in:
+            continue
+        found = literal_figures(template, brief.labels)
+        assert not found, f"{part_id}.{where} types {sorted(found)} instead of using givens"
+
+
+@each_drill
+def test_every_placeholder_names_something_the_drill_defines(brief):
+    known = set(brief.values) | {q.id for q in numeric(brief.drill, with_answer=False)}
+    for part_id, where, template in templates(brief.drill):
+        assert set(placeholders(template)) <= known, f"{part_id}.{where}"
+
+
+@each_drill
+def test_pacing_adds_up_to_the_time_box(brief):
+    assert sum(p.minutes for p in brief.drill.parts) == brief.drill.time_box_min == brief.time_box_min
+    assert all(p.minutes > 0 for p in brief.drill.parts)
+
+
+@each_drill
+def test_every_question_links_a_skill_and_every_skill_is_evidenced(brief):
+    evidenced: set[str] = set()
+    for q in brief.drill.all_questions():
+        assert q.skills, f"{q.id} links no rubric skill"
+        evidenced.update(q.skills)
+    assert evidenced == {s.id for s in brief.drill.rubric}
+
+
+@each_drill
+def test_numeric_tolerances_are_sane(brief):
+    for q in numeric(brief.drill):
+        if q.tolerance.kind == "relative":
+            assert 0 < q.tolerance.value <= 0.3, q.id
