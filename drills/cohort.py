@@ -85,9 +85,13 @@ class DrillKey:
         rows = list(zip(self.question_ids, self.part_ids, self.kinds, self.truths, self.bands, self.right_choices,
                         range(1, len(self.question_ids) + 1))) or [("", "", "", None, None, None, 0)]
         pairs = list(self.skill_pairs) or [("", "")]
+        # The grading tests are worked out once per question here (kind, band edges with the scorer's slack),
+        # so the million-row passes compare doubles and never strings.
         text = f"""
         qkey AS (
-            SELECT * FROM (VALUES {", ".join(["(?, ?, ?, ?::DOUBLE, ?::DOUBLE, ?::VARCHAR, ?::BIGINT)"] * len(rows))})
+            SELECT *, kind = 'numeric' AND truth IS NOT NULL AS graded_numeric, kind = 'choice' AS graded_choice,
+                   band * (1 + {_EPS}) AS full_band, 2 * band * (1 + {_EPS}) AS half_band
+            FROM (VALUES {", ".join(["(?, ?, ?, ?::DOUBLE, ?::DOUBLE, ?::VARCHAR, ?::BIGINT)"] * len(rows))})
                 AS v(question_id, part_id, kind, truth, band, right_choice, position)
         ),
         qskill AS (
@@ -148,21 +152,25 @@ _RATINGS = ("""
             FROM ratings r JOIN answers an USING (attempt_id, question_id) WHERE NOT an.skipped
         )""", [])
 
-# Every answer with its grade. Notes are graded by their latest self-rating, joined in separately
-# (`rated`) because a million-row join for a few thousand ratings would dominate the query.
+# An answer's grade from the key's precomputed columns: the same tests as scoring.grade_numeric and
+# grade_choice, with no string comparison left in the per-row work. Notes stay NULL here: they are
+# graded by their latest self-rating, joined in separately (`rated`), because a million-row join for
+# a few thousand ratings would dominate the query.
+_SCORE = """CASE
+                     WHEN an.skipped THEN 0.0
+                     WHEN k.graded_numeric THEN
+                       CASE WHEN abs(an.value - k.truth) <= k.full_band THEN 1.0
+                            WHEN abs(an.value - k.truth) <= k.half_band THEN 0.5 ELSE 0.0 END
+                     WHEN k.graded_choice THEN CASE WHEN an.choice = k.right_choice THEN 1.0 ELSE 0.0 END
+                   END"""
+_IN_RANGE = """CASE WHEN k.graded_numeric AND NOT an.skipped AND an.low IS NOT NULL
+                        THEN an.low <= k.truth AND k.truth <= an.high END"""
+
+# Every answer with its grade (the export's rows).
 _GRADED = (f"""
         graded AS (
             SELECT an.attempt_id, an.question_id, k.part_id, k.kind, k.truth, k.position, an.value, an.low, an.high,
-                   an.choice, an.notes, an.skipped, an.locked_at,
-                   CASE
-                     WHEN an.skipped THEN 0.0
-                     WHEN k.kind = 'numeric' AND k.truth IS NOT NULL THEN
-                       CASE WHEN abs(an.value - k.truth) <= k.band * (1 + {_EPS}) THEN 1.0
-                            WHEN abs(an.value - k.truth) <= 2 * k.band * (1 + {_EPS}) THEN 0.5 ELSE 0.0 END
-                     WHEN k.kind = 'choice' THEN CASE WHEN an.choice = k.right_choice THEN 1.0 ELSE 0.0 END
-                   END AS score,
-                   CASE WHEN k.kind = 'numeric' AND NOT an.skipped AND an.low IS NOT NULL AND k.truth IS NOT NULL
-                        THEN an.low <= k.truth AND k.truth <= an.high END AS in_range
+                   an.choice, an.notes, an.skipped, an.locked_at, {_SCORE} AS score, {_IN_RANGE} AS in_range
             FROM answers an JOIN att USING (attempt_id) JOIN qkey k USING (question_id)
         )""", [])
 
@@ -323,26 +331,24 @@ def skill_shares(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.Dat
 def question_errors(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
     """Per numeric question: the cohort's guesses as % of the truth (quantiles), hit rate, ranked by error."""
     head, params = _with(filters.sql(), key.sql())
-    sql = head + f""",
-        numeric AS (
-            SELECT an.question_id, an.skipped, an.value, an.low, an.high, k.truth, k.band, k.position
-            FROM answers an JOIN att USING (attempt_id) JOIN qkey k USING (question_id)
-            WHERE k.kind = 'numeric' AND k.truth IS NOT NULL AND k.truth <> 0
-        ),
-        skips AS (SELECT question_id, COUNT(*) AS skipped FROM numeric WHERE skipped GROUP BY question_id),
-        guessed AS (
-            SELECT question_id, ANY_VALUE(truth) AS truth, ANY_VALUE(position) AS position, COUNT(*) AS guesses,
-                   AVG(CASE WHEN abs(value - truth) <= band * (1 + {_EPS}) THEN 1.0 ELSE 0.0 END) AS in_tolerance,
-                   AVG((value - truth) / abs(truth)) AS mean_error,
-                   quantile_cont(abs(value - truth) / abs(truth), 0.5) AS median_abs_error,
-                   quantile_cont(100 * value / truth, [0.05, 0.25, 0.5, 0.75, 0.95]) AS pct_quantiles,
-                   COUNT(low) AS ranges, AVG((low <= truth AND truth <= high)::INTEGER) AS range_hit_rate
-            FROM numeric WHERE NOT skipped GROUP BY question_id
-        )
-        SELECT g.question_id, g.truth, g.position, g.guesses, COALESCE(s.skipped, 0) AS skipped, g.in_tolerance,
-               g.mean_error, g.median_abs_error, g.pct_quantiles, g.ranges, g.range_hit_rate
-        FROM guessed g LEFT JOIN skips s USING (question_id)
-        ORDER BY g.median_abs_error DESC NULLS LAST, g.question_id"""
+    # One pass: skips and guesses are counted side by side with FILTER instead of two scans of a
+    # materialised CTE.
+    sql = head + """
+        SELECT an.question_id, ANY_VALUE(k.truth) AS truth, ANY_VALUE(k.position) AS position,
+               COUNT(*) FILTER (WHERE NOT an.skipped) AS guesses, COUNT(*) FILTER (WHERE an.skipped) AS skipped,
+               AVG(CASE WHEN abs(an.value - k.truth) <= k.full_band THEN 1.0 ELSE 0.0 END)
+                   FILTER (WHERE NOT an.skipped) AS in_tolerance,
+               AVG((an.value - k.truth) / abs(k.truth)) FILTER (WHERE NOT an.skipped) AS mean_error,
+               quantile_cont(abs(an.value - k.truth) / abs(k.truth), 0.5)
+                   FILTER (WHERE NOT an.skipped) AS median_abs_error,
+               quantile_cont(100 * an.value / k.truth, [0.05, 0.25, 0.5, 0.75, 0.95])
+                   FILTER (WHERE NOT an.skipped) AS pct_quantiles,
+               COUNT(an.low) FILTER (WHERE NOT an.skipped) AS ranges,
+               AVG((an.low <= k.truth AND k.truth <= an.high)::INTEGER) FILTER (WHERE NOT an.skipped) AS range_hit_rate
+        FROM answers an JOIN att USING (attempt_id) JOIN qkey k USING (question_id)
+        WHERE k.graded_numeric AND k.truth <> 0
+        GROUP BY an.question_id HAVING COUNT(*) FILTER (WHERE NOT an.skipped) > 0
+        ORDER BY median_abs_error DESC NULLS LAST, an.question_id"""
     df = _df(store, sql, params)
     if not df.empty:
         quantiles = df.pop("pct_quantiles").apply(lambda q: list(q) if q is not None else [None] * 5)
