@@ -16,7 +16,7 @@ from drills import answers as checks
 from drills.cohort import REFERENCE_SEED
 from drills.loader import LoadedDrill, load_catalogue
 from drills.schema import ChoiceQuestion, NotesQuestion, NumericQuestion
-from drills.store import AttemptStore, database_path
+from drills.store import AnswerEntry, AttemptStore, RevealEntry, database_path
 
 DAY_S = 86_400.0
 DEMO_INSTRUCTOR = "demo instructor"
@@ -75,25 +75,48 @@ def _numeric_guess(rng: random.Random, persona: Persona, question: NumericQuesti
     return guess, min(low, guess), max(high, guess)
 
 
-def _answer(store: AttemptStore, clock: SimulatedClock, rng: random.Random, persona: Persona, loaded: LoadedDrill,
-            attempt_id: int, part_id: str, question, sim_truths: Mapping[str, float]) -> None:
+class AttemptWriter:
+    """Collects one attempt's answers and reveals at their simulated times; `flush` writes them in batches.
+
+    One transaction per batch instead of one per write: a demo cohort takes seconds, not minutes, and the
+    rows and events are the same as lock_answer and record_reveal would store one by one.
+    """
+
+    def __init__(self, store: AttemptStore, clock: SimulatedClock, attempt_id: int):
+        self.store, self.clock, self.attempt_id = store, clock, attempt_id
+        self.answers: list[AnswerEntry] = []
+        self.reveals: list[RevealEntry] = []
+
+    def lock(self, question_id: str, part_id: str, kind: str, **values) -> None:
+        self.answers.append(AnswerEntry(question_id, part_id, kind, at=self.clock(), **values))
+
+    def reveal(self, part_id: str, section: str) -> None:
+        self.reveals.append(RevealEntry(part_id, section, at=self.clock()))
+
+    def flush(self) -> None:
+        self.store.lock_answers(self.attempt_id, self.answers)
+        self.store.record_reveals(self.attempt_id, self.reveals)
+        self.answers, self.reveals = [], []
+
+
+def _answer(writer: AttemptWriter, clock: SimulatedClock, rng: random.Random, persona: Persona, loaded: LoadedDrill,
+            part_id: str, question, sim_truths: Mapping[str, float]) -> None:
     clock.advance(rng.uniform(6, 22) * persona.pace)
     if isinstance(question, NumericQuestion):
         truth = loaded.values.get(question.id) if question.sim is None else sim_truths.get(question.id)
         if truth is None:   # a simulation the caller did not run: recorded as skipped
-            store.lock_answer(attempt_id, question.id, part_id, question.kind, skipped=True)
+            writer.lock(question.id, part_id, question.kind, skipped=True)
             return
         value, low, high = _numeric_guess(rng, persona, question, truth)
         entry = checks.numeric_entry(value, low, high)   # the same checks a real candidate passes
-        store.lock_answer(attempt_id, question.id, part_id, question.kind, value=entry.value, low=entry.low,
-                          high=entry.high)
+        writer.lock(question.id, part_id, question.kind, value=entry.value, low=entry.low, high=entry.high)
     elif isinstance(question, ChoiceQuestion):
         wrong = [o.id for o in question.options if o.id != question.answer]
         pick = question.answer if rng.random() < 0.35 + 0.6 * persona.ability else rng.choice(wrong)
-        store.lock_answer(attempt_id, question.id, part_id, question.kind, choice=pick)
+        writer.lock(question.id, part_id, question.kind, choice=pick)
     elif isinstance(question, NotesQuestion):
         notes = "; ".join(rng.sample(NOTE_PHRASES, k=rng.randint(2, 6)))
-        store.lock_answer(attempt_id, question.id, part_id, question.kind, notes=checks.notes_entry(notes))
+        writer.lock(question.id, part_id, question.kind, notes=checks.notes_entry(notes))
 
 
 def _self_level(rng: random.Random, persona: Persona) -> str:
@@ -106,9 +129,11 @@ def run_attempt(store: AttemptStore, clock: SimulatedClock, rng: random.Random, 
     sim_truths = sim_truths or {}
     drill = loaded.drill
     attempt = store.start_attempt(drill.id, handle, cohort, drill.time_box_min * 60, seed=rng.randrange(2**31))
+    writer = AttemptWriter(store, clock, attempt.id)
     quits_after = len(drill.parts) if rng.random() < 0.88 else rng.randrange(1, len(drill.parts))
     for index, part in enumerate(drill.parts):
         if index >= quits_after:
+            writer.flush()
             return attempt.id
         store.log_event(attempt.id, "opened", part.id)
         clock.advance(part.minutes * 60 * 0.15 * persona.pace * rng.uniform(0.6, 1.4))
@@ -116,24 +141,25 @@ def run_attempt(store: AttemptStore, clock: SimulatedClock, rng: random.Random, 
         for question in part.questions:
             if impatient:
                 break
-            _answer(store, clock, rng, persona, loaded, attempt.id, part.id, question, sim_truths)
+            _answer(writer, clock, rng, persona, loaded, part.id, question, sim_truths)
         if impatient and part.questions and part.reveal:
             # Skips to the answer: what is left is recorded as skipped, then revealed.
             for question in part.questions:
-                store.lock_answer(attempt.id, question.id, part.id, question.kind, skipped=True)
+                writer.lock(question.id, part.id, question.kind, skipped=True)
         for section in part.reveal:
             clock.advance(rng.uniform(5, 20) * persona.pace)
-            store.record_reveal(attempt.id, part.id, section.stage)
+            writer.reveal(part.id, section.stage)
         for question in part.questions:
             if isinstance(question, NotesQuestion):
                 rating = "full" if persona.ability > 0.7 else ("partial" if persona.ability > 0.35 else "missed")
                 store.rate_note(attempt.id, question.id, rating)
         if part.followup:
             for question in part.followup.questions:
-                _answer(store, clock, rng, persona, loaded, attempt.id, part.id, question, sim_truths)
+                _answer(writer, clock, rng, persona, loaded, part.id, question, sim_truths)
             clock.advance(rng.uniform(10, 30) * persona.pace)
-            store.record_reveal(attempt.id, part.id, "followup")
+            writer.reveal(part.id, "followup")
         clock.advance(part.minutes * 60 * 0.1 * persona.pace * rng.uniform(0.5, 1.5))
+    writer.flush()
     store.log_event(attempt.id, "opened", "score")
     for skill in drill.rubric:
         clock.advance(rng.uniform(5, 25))

@@ -146,6 +146,31 @@ class LockedAnswer:
 
 
 @dataclass(frozen=True)
+class AnswerEntry:
+    """One answer for AttemptStore.lock_answers; `at` is when it was locked (None: the store's clock)."""
+
+    question_id: str
+    part_id: str
+    kind: str
+    value: float | None = None
+    low: float | None = None
+    high: float | None = None
+    choice: str | None = None
+    notes: str | None = None
+    skipped: bool = False
+    at: float | None = None
+
+
+@dataclass(frozen=True)
+class RevealEntry:
+    """One reveal for AttemptStore.record_reveals; `at` is when it was opened (None: the store's clock)."""
+
+    part_id: str
+    section: str
+    at: float | None = None
+
+
+@dataclass(frozen=True)
 class RubricScore:
     skill_id: str
     level: str
@@ -170,6 +195,18 @@ _ATTEMPT_SELECT = """
            (SELECT MIN(e.happened_at) FROM attempt_events e WHERE e.attempt_id = a.id AND e.kind = 'finished')
     FROM attempts a JOIN candidates c ON c.id = a.candidate_id
 """
+
+
+_BATCH_ROWS = 500   # rows per multi-row statement in the batch writes
+
+
+def _placeholders(rows: int, columns: int) -> str:
+    return ", ".join(["(" + ", ".join(["?"] * columns) + ")"] * rows)
+
+
+def _chunks(items: list, size: int):
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
 
 
 class AttemptStore:
@@ -316,6 +353,47 @@ class AttemptStore:
                 [attempt_id, question_id]).fetchone()
         return LockedAnswer(*row), created
 
+    def lock_answers(self, attempt_id: int, entries: Iterable[AnswerEntry]) -> list[tuple[LockedAnswer, bool]]:
+        """Commit many answers of one attempt in one transaction, as lock_answer would one by one.
+
+        The first answer to a question wins (stored earlier or earlier in `entries`); each answer
+        created logs one 'locked' or 'skipped' event, in the order given. Returns, per entry, the
+        stored answer and whether this call created it.
+        """
+        entries = list(entries)
+        if not entries:
+            return []
+        now = self.clock()
+        first: dict[str, AnswerEntry] = {}
+        for entry in entries:
+            first.setdefault(entry.question_id, entry)
+        fresh = list(first.values())
+        with self._transaction() as cur:
+            created: set[str] = set()
+            for chunk in _chunks(fresh, _BATCH_ROWS):
+                rows = [[attempt_id, e.question_id, e.part_id, e.kind, e.value, e.low, e.high, e.choice, e.notes,
+                         e.skipped, now if e.at is None else e.at] for e in chunk]
+                created.update(r[0] for r in cur.execute(
+                    f"INSERT INTO answers ({_ANSWER_COLUMNS}) VALUES {_placeholders(len(rows), 11)} "
+                    "ON CONFLICT DO NOTHING RETURNING question_id", [x for row in rows for x in row]).fetchall())
+            events = [[attempt_id, now if e.at is None else e.at, "skipped" if e.skipped else "locked", e.part_id,
+                       json.dumps({"question": e.question_id})] for e in fresh if e.question_id in created]
+            for chunk in _chunks(events, _BATCH_ROWS):
+                # One statement, rows in the given order: event ids follow the order of the lock-ins.
+                cur.execute("INSERT INTO attempt_events (attempt_id, happened_at, kind, part_id, detail) VALUES "
+                            f"{_placeholders(len(chunk), 5)}", [x for row in chunk for x in row])
+            stored = {}
+            for chunk in _chunks(list(first), _BATCH_ROWS):
+                stored.update((r[1], LockedAnswer(*r)) for r in cur.execute(
+                    f"SELECT {_ANSWER_COLUMNS} FROM answers WHERE attempt_id = ? AND question_id IN "
+                    f"({', '.join(['?'] * len(chunk))})", [attempt_id, *chunk]).fetchall())
+        results, seen = [], set()
+        for entry in entries:
+            qid = entry.question_id
+            results.append((stored[qid], qid in created and qid not in seen))
+            seen.add(qid)
+        return results
+
     def answers(self, attempt_id: int) -> dict[str, LockedAnswer]:
         rows = self._cursor().execute(
             f"SELECT {_ANSWER_COLUMNS} FROM answers WHERE attempt_id = ? ORDER BY locked_at", [attempt_id]
@@ -337,6 +415,38 @@ class AttemptStore:
                     [attempt_id, now, part_id, json.dumps({"section": section})],
                 )
         return created
+
+    def record_reveals(self, attempt_id: int, entries: Iterable[RevealEntry]) -> list[bool]:
+        """Commit many reveals of one attempt in one transaction, as record_reveal would one by one.
+
+        Returns, per entry, whether this call created it; each one created logs one 'revealed' event.
+        """
+        entries = list(entries)
+        if not entries:
+            return []
+        now = self.clock()
+        first: dict[tuple[str, str], RevealEntry] = {}
+        for entry in entries:
+            first.setdefault((entry.part_id, entry.section), entry)
+        fresh = list(first.values())
+        with self._transaction() as cur:
+            created: set[tuple[str, str]] = set()
+            for chunk in _chunks(fresh, _BATCH_ROWS):
+                rows = [[attempt_id, e.part_id, e.section, now if e.at is None else e.at] for e in chunk]
+                created.update((p, sec) for p, sec in cur.execute(
+                    f"INSERT INTO reveals VALUES {_placeholders(len(rows), 4)} ON CONFLICT DO NOTHING "
+                    "RETURNING part_id, section", [x for row in rows for x in row]).fetchall())
+            events = [[attempt_id, now if e.at is None else e.at, e.part_id, json.dumps({"section": e.section})]
+                      for e in fresh if (e.part_id, e.section) in created]
+            for chunk in _chunks(events, _BATCH_ROWS):
+                cur.execute("INSERT INTO attempt_events (attempt_id, happened_at, kind, part_id, detail) VALUES "
+                            + ", ".join(["(?, ?, 'revealed', ?, ?)"] * len(chunk)), [x for row in chunk for x in row])
+        results, seen = [], set()
+        for entry in entries:
+            pair = (entry.part_id, entry.section)
+            results.append(pair in created and pair not in seen)
+            seen.add(pair)
+        return results
 
     def reveals(self, attempt_id: int) -> dict[tuple[str, str], float]:
         rows = self._cursor().execute(
