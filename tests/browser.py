@@ -5,6 +5,7 @@ The server runs the real app.py against its own DuckDB file; restart() keeps the
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -80,3 +81,15 @@ def wait_for_app(page, timeout_ms: int = 30000) -> None:
         timeout=timeout_ms,
     )
     page.wait_for_timeout(300)
+
+
+def start_drill(page, url: str, title: str, handle: str = "browser-ada") -> str:
+    """Open the catalogue, start the drill called `title` as `handle`, and return the attempt's URL token."""
+    page.goto(url)
+    page.get_by_role("textbox", name="Your handle").wait_for(timeout=120_000)  # a cold server imports every page
+    wait_for_app(page)
+    page.get_by_role("textbox", name="Your handle").fill(handle)
+    page.get_by_role("button", name=f"Start the clock: {title}").click()
+    page.wait_for_url(re.compile(r".*attempt=.*"))
+    wait_for_app(page)
+    return re.search(r"attempt=([^&]+)", page.url).group(1)

@@ -9,7 +9,7 @@ import pytest
 from drills.loader import load_catalogue
 from drills.schema import ChoiceQuestion, NumericQuestion
 from drills.store import AttemptStore
-from tests.browser import wait_for_app
+from tests.browser import start_drill, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -18,16 +18,6 @@ def _time_left_s(page) -> int:
     text = page.get_by_test_id("stSidebar").get_by_test_id("stMetricValue").first.inner_text()
     minutes, seconds = re.fullmatch(r"(\d+):(\d\d)", text.strip()).groups()
     return int(minutes) * 60 + int(seconds)
-
-
-def _start(page, url: str) -> str:
-    page.goto(url)
-    wait_for_app(page)
-    page.get_by_role("textbox", name="Your handle").fill("browser-ada")
-    page.get_by_role("button", name="Start the clock: One Tenant Takes Everyone Down").click()
-    page.wait_for_url(re.compile(r".*attempt=.*"))
-    wait_for_app(page)
-    return re.search(r"attempt=([^&]+)", page.url).group(1)
 
 
 def _lock_buttons(page) -> int:
@@ -57,7 +47,7 @@ def _lock_break1(page, loaded) -> None:
 
 def test_break1_locks_survive_reload_and_restart(app_server, page):
     loaded = load_catalogue().drills["one_tenant"]
-    token = _start(page, app_server.url)
+    token = start_drill(page, app_server.url, loaded.drill.title)
     page.goto(f"{app_server.url}/drill?attempt={token}&part=break1")
     wait_for_app(page)
     assert page.get_by_role("button", name=re.compile("^Reveal:")).first.is_disabled()

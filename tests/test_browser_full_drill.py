@@ -12,24 +12,13 @@ import pytest
 
 from drills.loader import load_catalogue
 from drills.schema import ChoiceQuestion, NumericQuestion, section_title
-from tests.browser import wait_for_app
+from tests.browser import start_drill, wait_for_app
 
 pytestmark = pytest.mark.browser
 
 DRILL_ID = "one_tenant"
 LOCK = "🔒 Lock in"
 NOTES = "Per-tenant signals first; then limits at each shared layer; recover, then prevent."
-
-
-def _start(page, url: str) -> str:
-    page.goto(url)
-    page.get_by_role("textbox", name="Your handle").wait_for(timeout=120_000)  # a cold server imports every page
-    wait_for_app(page)
-    page.get_by_role("textbox", name="Your handle").fill("walker")
-    page.get_by_role("button", name="Start the clock: One Tenant Takes Everyone Down").click()
-    page.wait_for_url(re.compile(r".*attempt=.*"))
-    wait_for_app(page)
-    return re.search(r"attempt=([^&]+)", page.url).group(1)
 
 
 def _open_forms(page) -> int:
@@ -103,7 +92,7 @@ def test_a_candidate_walks_the_whole_drill(app_server, page):
     page.set_default_timeout(60_000)
     loaded = load_catalogue().drills[DRILL_ID]
     drill = loaded.drill
-    _start(page, app_server.url)
+    start_drill(page, app_server.url, drill.title, handle="walker")
 
     for index, part in enumerate(drill.parts):
         if index:
