@@ -385,18 +385,15 @@ def render_board(instructor: str) -> None:
         st.info("No attempts match these filters: pick All cohorts or widen the dates.")
         return
     table = board.leaderboard()
-    tabs = st.tabs(["Leaderboard", "Skills", "Questions", "Time", "Calibration", "Attempt", "Exports"])
-    with tabs[0]:
-        render_leaderboard(board, table)
-    with tabs[1]:
-        render_skills(board, table)
-    with tabs[2]:
-        render_questions(board)
-    with tabs[3]:
-        render_time(board)
-    with tabs[4]:
-        render_calibration(board, table)
-    with tabs[5]:
-        render_attempt(board, table)
-    with tabs[6]:
-        render_exports(board)
+    renderers = {
+        "Leaderboard": lambda: render_leaderboard(board, table),
+        "Skills": lambda: render_skills(board, table),
+        "Questions": lambda: render_questions(board),
+        "Time": lambda: render_time(board),
+        "Calibration": lambda: render_calibration(board, table),
+        "Attempt": lambda: render_attempt(board, table),
+        "Exports": lambda: render_exports(board),
+    }
+    for tab, render in zip(st.tabs(list(renderers)), renderers.values()):
+        with tab:
+            render()
