@@ -5,6 +5,7 @@ cohort of a million answers is summarised without a Python loop. No Streamlit he
 """
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 from dataclasses import dataclass
@@ -71,6 +72,12 @@ class DrillKey:
         return cls(drill.id, tuple(qids), tuple(pids), tuple(kinds), tuple(truths), tuple(bands), tuple(rights),
                    tuple(pairs), tuple(s.id for s in drill.rubric), tuple(s.name for s in drill.rubric),
                    tuple((p.id, p.title, p.minutes) for p in drill.parts))
+
+    @property
+    def fingerprint(self) -> str:
+        """Names what grading depends on (the drill's questions, truths, bands and right options)."""
+        graded = (self.drill_id, self.question_ids, self.kinds, self.truths, self.bands, self.right_choices)
+        return hashlib.sha256(repr(graded).encode()).hexdigest()[:24]
 
     @property
     def possible(self) -> int:
@@ -242,37 +249,98 @@ def counts(store: AttemptStore, filters: Filters) -> Counts:
 
 
 # -- attempts and the leaderboard ------------------------------------------------------------
-def attempt_summary(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
-    """One row per attempt: score, Strong count, time used against the box, ranges held.
+# Per attempt, the sums attempt_summary needs, kept in attempt_tallies (migration 2) so the board
+# reads one row per attempt instead of grading a million answers on every new lock-in. An attempt's
+# row is rebuilt when its answer, score or rating rows change in number: those tables are append-only,
+# so their counts are versions. A whole-table count per kind (tally_marks) skips even that check
+# when nothing was added anywhere.
+_TALLY_STALE = """
+        DELETE FROM attempt_tallies WHERE key_id = ? AND attempt_id IN (
+            SELECT t.attempt_id FROM attempt_tallies t
+            LEFT JOIN (SELECT attempt_id, COUNT(*) AS n FROM answers GROUP BY attempt_id) an USING (attempt_id)
+            LEFT JOIN (SELECT attempt_id, COUNT(*) AS n FROM rubric_scores GROUP BY attempt_id) s USING (attempt_id)
+            LEFT JOIN (SELECT attempt_id, COUNT(*) AS n FROM note_ratings GROUP BY attempt_id) r USING (attempt_id)
+            WHERE t.key_id = ? AND (t.answer_rows <> COALESCE(an.n, 0) OR t.score_rows <> COALESCE(s.n, 0)
+                                    OR t.rating_rows <> COALESCE(r.n, 0)))"""
 
-    Time used runs to the finish, or for an unfinished attempt to its last lock-in.
-    """
-    head, params = _with(filters.sql(), key.sql(), _TIMING, _RATINGS, _GRADED, _LEVELS)
-    sql = head + """,
-        notes AS (SELECT attempt_id, SUM(note_score) AS earned FROM rated GROUP BY attempt_id),
+_TALLY_MARK = """
+        INSERT OR REPLACE INTO tally_marks
+        SELECT ?, (SELECT COUNT(*) FROM answers), (SELECT COUNT(*) FROM rubric_scores),
+               (SELECT COUNT(*) FROM note_ratings), ?"""
+
+
+def _tally_insert(key: DrillKey) -> tuple[str, list]:
+    """Tallies for every attempt at the key's drill that has none for this key yet."""
+    todo = ("""
+        att AS (
+            SELECT a.id AS attempt_id FROM attempts a
+            WHERE a.drill_id = ? AND a.id NOT IN (SELECT attempt_id FROM attempt_tallies WHERE key_id = ?)
+        )""", [key.drill_id, key.fingerprint])
+    head, params = _with(todo, key.sql(), _RATINGS, _LEVELS)
+    sql = "INSERT INTO attempt_tallies " + head + f""",
+        mine AS (SELECT * FROM answers WHERE attempt_id IN (SELECT attempt_id FROM att)),
+        rows_n AS (SELECT attempt_id, COUNT(*) AS n FROM mine GROUP BY attempt_id),
         per_attempt AS (
-            SELECT attempt_id, COALESCE(SUM(score), 0) AS earned, COUNT(*) AS answered, COUNT(in_range) AS ranges,
-                   COUNT(*) FILTER (WHERE in_range) AS hits, MAX(locked_at) AS last_at
-            FROM graded GROUP BY attempt_id
+            SELECT an.attempt_id, COALESCE(SUM({_SCORE}), 0) AS earned, COUNT(*) AS answered,
+                   COUNT({_IN_RANGE}) AS ranges, COUNT(*) FILTER (WHERE {_IN_RANGE}) AS hits,
+                   MAX(an.locked_at) AS last_at
+            FROM mine an JOIN qkey k USING (question_id) GROUP BY an.attempt_id
+        ),
+        notes AS (SELECT attempt_id, SUM(note_score) AS earned FROM rated GROUP BY attempt_id),
+        rating_n AS (
+            SELECT attempt_id, COUNT(*) AS n FROM note_ratings WHERE attempt_id IN (SELECT attempt_id FROM att)
+            GROUP BY attempt_id
         ),
         strong AS (
             SELECT attempt_id, COUNT(*) FILTER (WHERE level = 'strong') AS strong,
                    COUNT(*) FILTER (WHERE overridden) AS overridden
             FROM levels GROUP BY attempt_id
+        ),
+        score_n AS (
+            SELECT attempt_id, COUNT(*) AS n FROM rubric_scores WHERE attempt_id IN (SELECT attempt_id FROM att)
+            GROUP BY attempt_id
         )
+        SELECT ?, att.attempt_id, COALESCE(rows_n.n, 0), COALESCE(score_n.n, 0), COALESCE(rating_n.n, 0),
+               COALESCE(p.earned, 0) + COALESCE(n.earned, 0), COALESCE(p.answered, 0), COALESCE(p.ranges, 0),
+               COALESCE(p.hits, 0), p.last_at, COALESCE(s.strong, 0), COALESCE(s.overridden, 0)
+        FROM att LEFT JOIN rows_n USING (attempt_id) LEFT JOIN per_attempt p USING (attempt_id)
+        LEFT JOIN notes n USING (attempt_id) LEFT JOIN rating_n USING (attempt_id)
+        LEFT JOIN strong s USING (attempt_id) LEFT JOIN score_n USING (attempt_id)"""
+    return sql, params + [key.fingerprint]
+
+
+def refresh_tallies(store: AttemptStore, key: DrillKey) -> None:
+    """Bring attempt_tallies up to date for this key: nothing to do unless rows were added since last time."""
+    totals = store.query("SELECT (SELECT COUNT(*) FROM answers), (SELECT COUNT(*) FROM rubric_scores), "
+                         "(SELECT COUNT(*) FROM note_ratings)").fetchone()
+    mark = store.query("SELECT answer_rows, score_rows, rating_rows FROM tally_marks WHERE key_id = ?",
+                       [key.fingerprint]).fetchone()
+    if mark is not None and tuple(mark) == tuple(totals):
+        return
+    # One transaction: the counts that mark the refresh are read in the same snapshot as the rows tallied.
+    store.refresh_derived([(_TALLY_STALE, [key.fingerprint, key.fingerprint]), _tally_insert(key),
+                           (_TALLY_MARK, [key.fingerprint, store.clock()])])
+
+
+def attempt_summary(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
+    """One row per attempt: score, Strong count, time used against the box, ranges held.
+
+    Time used runs to the finish, or for an unfinished attempt to its last lock-in.
+    """
+    refresh_tallies(store, key)
+    head, params = _with(filters.sql(), _TIMING)
+    sql = head + """
         SELECT att.attempt_id, att.candidate_id, att.handle, att.cohort, att.started_at, f.finished_at,
-               COALESCE(p.earned, 0) + COALESCE(n.earned, 0) AS earned,
-               100.0 * (COALESCE(p.earned, 0) + COALESCE(n.earned, 0)) / ? AS score_pct,
-               COALESCE(p.answered, 0) AS answered, COALESCE(s.strong, 0) AS strong,
-               COALESCE(s.overridden, 0) AS overridden,
-               GREATEST(0, COALESCE(f.finished_at, p.last_at, att.started_at) - att.started_at) AS used_s,
+               COALESCE(t.earned, 0) AS earned, 100.0 * COALESCE(t.earned, 0) / ? AS score_pct,
+               COALESCE(t.answered, 0) AS answered, COALESCE(t.strong, 0) AS strong,
+               COALESCE(t.overridden, 0) AS overridden,
+               GREATEST(0, COALESCE(f.finished_at, t.last_at, att.started_at) - att.started_at) AS used_s,
                att.time_box_s + COALESCE(g.extra_s, 0) AS limit_s, COALESCE(g.extra_s, 0) AS extra_s,
-               COALESCE(p.ranges, 0) AS ranges, COALESCE(p.hits, 0) AS hits
+               COALESCE(t.ranges, 0) AS ranges, COALESCE(t.hits, 0) AS hits
         FROM att LEFT JOIN finished f USING (attempt_id) LEFT JOIN grants g USING (attempt_id)
-        LEFT JOIN per_attempt p USING (attempt_id) LEFT JOIN strong s USING (attempt_id)
-        LEFT JOIN notes n USING (attempt_id)
+        LEFT JOIN (SELECT * FROM attempt_tallies WHERE key_id = ?) t USING (attempt_id)
         ORDER BY att.started_at, att.attempt_id"""
-    return _df(store, sql, params + [max(1, key.possible)])
+    return _df(store, sql, params + [max(1, key.possible), key.fingerprint])
 
 
 def leaderboard_from(summary: pd.DataFrame) -> pd.DataFrame:

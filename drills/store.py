@@ -105,6 +105,33 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
     CREATE INDEX idx_events_attempt ON attempt_events (attempt_id);
     CREATE INDEX idx_scores_attempt ON rubric_scores (attempt_id);
     """),
+    # Derived, never a record: per attempt and grading key, what the instructor board sums from a
+    # million answers. Rebuilt for an attempt whenever its answer, score or rating rows change in
+    # number (those tables are append-only, so a count is a version); drills.cohort keeps it fresh.
+    # No primary key: a refresh deletes and re-inserts an attempt's row in one transaction.
+    (2, """
+    CREATE TABLE attempt_tallies (
+        key_id VARCHAR NOT NULL,
+        attempt_id BIGINT NOT NULL,
+        answer_rows BIGINT NOT NULL,
+        score_rows BIGINT NOT NULL,
+        rating_rows BIGINT NOT NULL,
+        earned DOUBLE NOT NULL,
+        answered BIGINT NOT NULL,
+        ranges BIGINT NOT NULL,
+        hits BIGINT NOT NULL,
+        last_at DOUBLE,
+        strong BIGINT NOT NULL,
+        overridden BIGINT NOT NULL
+    );
+    CREATE TABLE tally_marks (
+        key_id VARCHAR PRIMARY KEY,
+        answer_rows BIGINT NOT NULL,
+        score_rows BIGINT NOT NULL,
+        rating_rows BIGINT NOT NULL,
+        refreshed_at DOUBLE NOT NULL
+    );
+    """),
 )
 
 
@@ -270,6 +297,12 @@ class AttemptStore:
 
     def close(self) -> None:
         self._conn.close()
+
+    def refresh_derived(self, statements: Iterable[tuple[str, Iterable]]) -> None:
+        """Rewrite derived tables (attempt_tallies, tally_marks; never a record) in one transaction."""
+        with self._transaction() as cur:
+            for sql, params in statements:
+                cur.execute(sql, list(params))
 
     def query(self, sql: str, params: Iterable | None = None):
         """Read-only SQL for reports (instructor aggregates); returns a DuckDB relation result."""

@@ -318,3 +318,59 @@ def test_extra_time_is_added_to_the_attempts_box():
     attempt = store.start_attempt("one_tenant", "ada", "", 2700)
     assert cohort.grant_extra_time(store, attempt, 15, "prof", "fire alarm") == 15
     assert store.attempt_by_id(attempt.id).extra_s == 900
+
+
+# -- the per-attempt tallies behind attempt_summary --------------------------------------------
+def _expected_row(store, attempt_id):
+    results = scoring.grade_attempt(LOADED, store.answers(attempt_id), sim_values=SIM_TRUTHS,
+                                    note_ratings=store.note_ratings(attempt_id))
+    totals, calib = scoring.totals(results), scoring.calibration(results)
+    levels = scoring.current_levels(store.rubric_history(attempt_id))
+    return (totals.earned, calib.ranges, calib.hits, sum(1 for r in levels.values() if r.level == "strong"),
+            sum(1 for r in levels.values() if r.scorer == "instructor"))
+
+
+def _summary_row(store, attempt_id, key=KEY):
+    row = cohort.attempt_summary(store, key, ALL).set_index("attempt_id").loc[attempt_id]
+    return (row.earned, row.ranges, row.hits, row.strong, row.overridden)
+
+
+def test_attempt_summary_follows_every_new_answer_score_and_rating():
+    clock = FakeClock()
+    store = _store(clock)
+    attempt = store.start_attempt("one_tenant", "ada", "", 2700)
+    other = store.start_attempt("one_tenant", "bob", "", 2700)
+    assert _summary_row(store, attempt.id) == _expected_row(store, attempt.id) == (0, 0, 0, 0, 0)
+    easy, hard = NUMERIC[0], NUMERIC[1]
+    truth = LOADED.values[easy.id]
+    steps = [
+        lambda: _lock_numeric(store, attempt.id, easy, truth, truth * 0.5, truth * 2),
+        lambda: _lock_numeric(store, other.id, easy, truth * 3),
+        lambda: _lock_numeric(store, attempt.id, hard, LOADED.values[hard.id] * 1.9),
+        lambda: store.add_rubric_score(attempt.id, DRILL.rubric[0].id, "strong", scorer="self", scorer_name="ada"),
+        lambda: store.add_rubric_score(attempt.id, DRILL.rubric[0].id, "weak", scorer="instructor",
+                                       scorer_name="prof", reason="not yet"),
+    ]
+    notes = next(q for q in DRILL.all_questions() if isinstance(q, NotesQuestion))
+    steps += [lambda: store.lock_answer(attempt.id, notes.id, _part_of(notes.id), "notes", notes="cap it"),
+              lambda: store.rate_note(attempt.id, notes.id, "full"),
+              lambda: store.rate_note(attempt.id, notes.id, "missed")]
+    for step in steps:
+        clock.t += 30
+        step()
+        for a in (attempt, other):
+            assert _summary_row(store, a.id) == pytest.approx(_expected_row(store, a.id))
+    assert _summary_row(store, attempt.id)[3:] == (0, 1)     # the override took the Strong away
+
+
+def test_attempt_summary_keeps_separate_tallies_for_a_different_key():
+    store = _store()
+    sim_question = next(q for q in DRILL.all_questions() if isinstance(q, NumericQuestion) and q.sim)
+    attempt = store.start_attempt("one_tenant", "ada", "", 2700)
+    store.lock_answer(attempt.id, sim_question.id, _part_of(sim_question.id), "numeric", value=100.0)
+    no_sims = cohort.DrillKey.from_loaded(LOADED, {})
+    assert no_sims.fingerprint != KEY.fingerprint
+    assert _summary_row(store, attempt.id) == pytest.approx(_expected_row(store, attempt.id)) and \
+        _summary_row(store, attempt.id)[0] == 1.0            # graded against the reference run of 100
+    assert _summary_row(store, attempt.id, no_sims) == (0, 0, 0, 0, 0)   # ungraded without a reference run
+    assert _summary_row(store, attempt.id)[0] == 1.0
