@@ -8,6 +8,8 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import threading
+import weakref
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -396,28 +398,65 @@ def skill_shares(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.Dat
 
 
 # -- questions ------------------------------------------------------------------------------
-def question_errors(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
-    """Per numeric question: the cohort's guesses as % of the truth (quantiles), hit rate, ranked by error."""
-    head, params = _with(filters.sql(), key.sql())
-    # One pass: skips and guesses are counted side by side with FILTER instead of two scans of a
-    # materialised CTE.
-    sql = head + """
+# The board's two per-question reports (errors and calibration) share one pass over the numeric
+# answers, computed once per data version and kept with the store until the next write.
+_QUESTION_STATS = """
         SELECT an.question_id, ANY_VALUE(k.truth) AS truth, ANY_VALUE(k.position) AS position,
                COUNT(*) FILTER (WHERE NOT an.skipped) AS guesses, COUNT(*) FILTER (WHERE an.skipped) AS skipped,
                AVG(CASE WHEN abs(an.value - k.truth) <= k.full_band THEN 1.0 ELSE 0.0 END)
                    FILTER (WHERE NOT an.skipped) AS in_tolerance,
-               AVG((an.value - k.truth) / abs(k.truth)) FILTER (WHERE NOT an.skipped) AS mean_error,
+               AVG((an.value - k.truth) / abs(k.truth)) FILTER (WHERE NOT an.skipped AND k.truth <> 0) AS mean_error,
                quantile_cont(abs(an.value - k.truth) / abs(k.truth), 0.5)
-                   FILTER (WHERE NOT an.skipped) AS median_abs_error,
+                   FILTER (WHERE NOT an.skipped AND k.truth <> 0) AS median_abs_error,
                quantile_cont(100 * an.value / k.truth, [0.05, 0.25, 0.5, 0.75, 0.95])
-                   FILTER (WHERE NOT an.skipped) AS pct_quantiles,
+                   FILTER (WHERE NOT an.skipped AND k.truth <> 0) AS pct_quantiles,
                COUNT(an.low) FILTER (WHERE NOT an.skipped) AS ranges,
-               AVG((an.low <= k.truth AND k.truth <= an.high)::INTEGER) FILTER (WHERE NOT an.skipped) AS range_hit_rate
+               AVG((an.low <= k.truth AND k.truth <= an.high)::INTEGER) FILTER (WHERE NOT an.skipped) AS range_hit_rate,
+               COUNT(*) FILTER (WHERE NOT an.skipped AND an.low <= k.truth AND k.truth <= an.high) AS hits
         FROM answers an JOIN att USING (attempt_id) JOIN qkey k USING (question_id)
-        WHERE k.graded_numeric AND k.truth <> 0
-        GROUP BY an.question_id HAVING COUNT(*) FILTER (WHERE NOT an.skipped) > 0
-        ORDER BY median_abs_error DESC NULLS LAST, an.question_id"""
-    df = _df(store, sql, params)
+        WHERE k.graded_numeric
+        GROUP BY an.question_id"""
+
+_shared: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # store -> {(report, key, filters, version): frame}
+_shared_lock = threading.Lock()
+
+
+def _once_per_version(store: AttemptStore, name: str, key: DrillKey, filters: Filters, build) -> pd.DataFrame:
+    """`build()` once per (key, filters) and data version of this store; callers copy before changing it."""
+    version = data_version(store)
+    slot = (name, key.fingerprint, filters, version)
+    with _shared_lock:
+        kept = _shared.setdefault(store, {})
+        if slot in kept:
+            return kept[slot]
+    frame = build()
+    with _shared_lock:
+        for old in [s for s in kept if s[3] != version]:
+            del kept[old]             # an older data version is never asked for again
+        if len(kept) > 16:
+            kept.clear()
+        kept[slot] = frame
+    return frame
+
+
+def question_stats(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
+    """Per graded numeric question: guesses, skips, tolerance, error quantiles, ranges and hits (shared)."""
+    def build() -> pd.DataFrame:
+        head, params = _with(filters.sql(), key.sql())
+        return _df(store, head + _QUESTION_STATS, params)
+    return _once_per_version(store, "question_stats", key, filters, build)
+
+
+_ERROR_COLUMNS = ["question_id", "truth", "position", "guesses", "skipped", "in_tolerance", "mean_error",
+                  "median_abs_error", "pct_quantiles", "ranges", "range_hit_rate"]
+
+
+def question_errors(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
+    """Per numeric question: the cohort's guesses as % of the truth (quantiles), hit rate, ranked by error."""
+    stats = question_stats(store, key, filters)
+    df = stats[(stats["truth"] != 0) & (stats["guesses"] > 0)][_ERROR_COLUMNS]
+    df = df.sort_values(["median_abs_error", "question_id"], ascending=[False, True], na_position="last",
+                        kind="stable").reset_index(drop=True)
     if not df.empty:
         quantiles = df.pop("pct_quantiles").apply(lambda q: list(q) if q is not None else [None] * 5)
         for i, name in enumerate(("p5", "p25", "p50", "p75", "p95")):
@@ -472,20 +511,12 @@ def time_per_part(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.Da
 
 # -- calibration ----------------------------------------------------------------------------
 def calibration_by_skill(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
-    head, params = _with(filters.sql(), key.sql())
-    sql = head + """,
-        ranged AS (
-            SELECT an.question_id, an.low <= k.truth AND k.truth <= an.high AS held
-            FROM answers an JOIN att USING (attempt_id) JOIN qkey k USING (question_id)
-            WHERE k.kind = 'numeric' AND NOT an.skipped AND an.low IS NOT NULL AND k.truth IS NOT NULL
-        ),
-        per_question AS (
-            SELECT question_id, COUNT(*) AS ranges, COUNT(*) FILTER (WHERE held) AS hits
-            FROM ranged GROUP BY question_id
-        )
-        SELECT s.skill_id, SUM(p.ranges) AS ranges, SUM(p.hits) AS hits, SUM(p.hits) / SUM(p.ranges) AS hit_rate
-        FROM per_question p JOIN qskill s USING (question_id) GROUP BY s.skill_id"""
-    df = _df(store, sql, params)
+    """Per skill, how often the stated 80% ranges held; a question counts once per skill it links to."""
+    stats = question_stats(store, key, filters)
+    per_question = stats.loc[stats["ranges"] > 0, ["question_id", "ranges", "hits"]]
+    pairs = pd.DataFrame(list(key.skill_pairs), columns=["question_id", "skill_id"])
+    df = per_question.merge(pairs, on="question_id").groupby("skill_id", as_index=False)[["ranges", "hits"]].sum()
+    df["hit_rate"] = df["hits"] / df["ranges"]
     names = pd.DataFrame({"skill_id": key.skill_ids, "skill": key.skill_names})
     out = names.merge(df, on="skill_id", how="left")
     out[["ranges", "hits"]] = out[["ranges", "hits"]].fillna(0).astype(int)
