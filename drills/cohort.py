@@ -77,16 +77,17 @@ class DrillKey:
 
     @property
     def fingerprint(self) -> str:
-        """Names what grading depends on (the drill's questions, truths, bands and right options)."""
-        graded = (self.drill_id, self.question_ids, self.kinds, self.truths, self.bands, self.right_choices)
-        return hashlib.sha256(repr(graded).encode()).hexdigest()[:24]
+        """Names the whole key: the same drill content and reference truths give the same id."""
+        whole = (self.drill_id, self.question_ids, self.part_ids, self.kinds, self.truths, self.bands,
+                 self.right_choices, self.skill_pairs)
+        return hashlib.sha256(repr(whole).encode()).hexdigest()[:24]
 
     @property
     def possible(self) -> int:
         return len(self.question_ids)
 
     def sql(self) -> tuple[str, list]:
-        """CTEs `qkey` and `qskill` as parameterised VALUES lists.
+        """CTEs `qkey` and `qskill` as parameterised VALUES lists (the reports read the stored key instead).
 
         VALUES rather than unnested arrays: the planner then knows the key is small and builds its
         hash tables on the key and the attempts, never on a million answers.
@@ -94,19 +95,66 @@ class DrillKey:
         rows = list(zip(self.question_ids, self.part_ids, self.kinds, self.truths, self.bands, self.right_choices,
                         range(1, len(self.question_ids) + 1))) or [("", "", "", None, None, None, 0)]
         pairs = list(self.skill_pairs) or [("", "")]
-        # The grading tests are worked out once per question here (kind, band edges with the scorer's slack),
-        # so the million-row passes compare doubles and never strings.
         text = f"""
         qkey AS (
-            SELECT *, kind = 'numeric' AND truth IS NOT NULL AS graded_numeric, kind = 'choice' AS graded_choice,
-                   band * (1 + {_EPS}) AS full_band, 2 * band * (1 + {_EPS}) AS half_band
-            FROM (VALUES {", ".join(["(?, ?, ?, ?::DOUBLE, ?::DOUBLE, ?::VARCHAR, ?::BIGINT)"] * len(rows))})
+            SELECT * FROM (VALUES {", ".join(["(?, ?, ?, ?::DOUBLE, ?::DOUBLE, ?::VARCHAR, ?::BIGINT)"] * len(rows))})
                 AS v(question_id, part_id, kind, truth, band, right_choice, position)
         ),
         qskill AS (
             SELECT * FROM (VALUES {", ".join(["(?, ?)"] * len(pairs))}) AS v(question_id, skill_id)
         )"""
         return text, [x for row in rows for x in row] + [x for pair in pairs for x in pair]
+
+
+_known_keys: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # store -> key ids already stored
+_key_lock = threading.Lock()
+
+
+def ensure_key(store: AttemptStore, key: DrillKey) -> None:
+    """Store the key's rows in grading_keys once, so every report joins a small table by its id."""
+    with _key_lock:
+        if key.fingerprint in _known_keys.get(store, ()):
+            return
+    rows = list(zip(key.question_ids, key.part_ids, key.kinds, key.truths, key.bands, key.right_choices,
+                    range(1, len(key.question_ids) + 1)))
+    writes = []
+    absent = " WHERE NOT EXISTS (SELECT 1 FROM {table} WHERE key_id = ?)"
+    if rows:
+        writes.append((
+            "INSERT INTO grading_keys SELECT ?, * FROM (VALUES "
+            + ", ".join(["(?, ?, ?, ?::DOUBLE, ?::DOUBLE, ?::VARCHAR, ?::BIGINT)"] * len(rows)) + ") AS v"
+            + absent.format(table="grading_keys"),
+            [key.fingerprint, *[x for row in rows for x in row], key.fingerprint]))
+    if key.skill_pairs:
+        writes.append((
+            "INSERT INTO grading_key_skills SELECT ?, * FROM (VALUES "
+            + ", ".join(["(?, ?)"] * len(key.skill_pairs)) + ") AS v" + absent.format(table="grading_key_skills"),
+            [key.fingerprint, *[x for pair in key.skill_pairs for x in pair], key.fingerprint]))
+    stored = store.query("SELECT (SELECT COUNT(*) FROM grading_keys WHERE key_id = ?), "
+                         "(SELECT COUNT(*) FROM grading_key_skills WHERE key_id = ?)",
+                         [key.fingerprint, key.fingerprint]).fetchone()
+    if writes and tuple(stored) != (len(rows), len(key.skill_pairs)):
+        store.refresh_derived(writes)
+    with _key_lock:
+        _known_keys.setdefault(store, set()).add(key.fingerprint)
+
+
+def _key(store: AttemptStore, key: DrillKey) -> tuple[str, list]:
+    """CTEs `qkey` and `qskill` read from the stored key, with the grading tests worked out per question.
+
+    The band edges carry the scorer's slack and the kind tests are booleans, so the million-row passes
+    compare doubles and never strings.
+    """
+    ensure_key(store, key)
+    return (f"""
+        qkey AS (
+            SELECT question_id, part_id, kind, truth, band, right_choice, position,
+                   kind = 'numeric' AND truth IS NOT NULL AS graded_numeric, kind = 'choice' AS graded_choice,
+                   band * (1 + {_EPS}) AS full_band, 2 * band * (1 + {_EPS}) AS half_band
+            FROM grading_keys WHERE key_id = ?
+        ),
+        qskill AS (SELECT question_id, skill_id FROM grading_key_skills WHERE key_id = ?)""",
+            [key.fingerprint, key.fingerprint])
 
 
 @dataclass(frozen=True)
@@ -271,14 +319,14 @@ _TALLY_MARK = """
                (SELECT COUNT(*) FROM note_ratings), ?"""
 
 
-def _tally_insert(key: DrillKey) -> tuple[str, list]:
+def _tally_insert(store: AttemptStore, key: DrillKey) -> tuple[str, list]:
     """Tallies for every attempt at the key's drill that has none for this key yet."""
     todo = ("""
         att AS (
             SELECT a.id AS attempt_id FROM attempts a
             WHERE a.drill_id = ? AND a.id NOT IN (SELECT attempt_id FROM attempt_tallies WHERE key_id = ?)
         )""", [key.drill_id, key.fingerprint])
-    head, params = _with(todo, key.sql(), _RATINGS, _LEVELS)
+    head, params = _with(todo, _key(store, key), _RATINGS, _LEVELS)
     sql = "INSERT INTO attempt_tallies " + head + f""",
         mine AS (SELECT * FROM answers WHERE attempt_id IN (SELECT attempt_id FROM att)),
         rows_n AS (SELECT attempt_id, COUNT(*) AS n FROM mine GROUP BY attempt_id),
@@ -320,7 +368,7 @@ def refresh_tallies(store: AttemptStore, key: DrillKey) -> None:
     if mark is not None and tuple(mark) == tuple(totals):
         return
     # One transaction: the counts that mark the refresh are read in the same snapshot as the rows tallied.
-    store.refresh_derived([(_TALLY_STALE, [key.fingerprint, key.fingerprint]), _tally_insert(key),
+    store.refresh_derived([(_TALLY_STALE, [key.fingerprint, key.fingerprint]), _tally_insert(store, key),
                            (_TALLY_MARK, [key.fingerprint, store.clock()])])
 
 
@@ -442,7 +490,7 @@ def _once_per_version(store: AttemptStore, name: str, key: DrillKey, filters: Fi
 def question_stats(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
     """Per graded numeric question: guesses, skips, tolerance, error quantiles, ranges and hits (shared)."""
     def build() -> pd.DataFrame:
-        head, params = _with(filters.sql(), key.sql())
+        head, params = _with(filters.sql(), _key(store, key))
         return _df(store, head + _QUESTION_STATS, params)
     return _once_per_version(store, "question_stats", key, filters, build)
 
@@ -466,7 +514,7 @@ def question_errors(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.
 
 def question_sample(store: AttemptStore, key: DrillKey, filters: Filters, attempts: int = 60) -> pd.DataFrame:
     """Every numeric guess from a stable pseudo-random pick of `attempts` attempts, to draw as points."""
-    head, params = _with(filters.sql(), key.sql())
+    head, params = _with(filters.sql(), _key(store, key))
     sql = head + f""",
         picked AS (SELECT attempt_id, handle FROM att ORDER BY hash(attempt_id), attempt_id LIMIT ?)
         SELECT an.question_id, p.handle, 100 * an.value / k.truth AS pct,
@@ -525,7 +573,7 @@ def calibration_by_skill(store: AttemptStore, key: DrillKey, filters: Filters) -
 
 # -- exports --------------------------------------------------------------------------------
 def export_answers(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
-    head, params = _with(filters.sql(), key.sql(), _RATINGS, _GRADED)
+    head, params = _with(filters.sql(), _key(store, key), _RATINGS, _GRADED)
     sql = head + """
         SELECT att.attempt_id, att.handle, att.cohort, g.part_id, g.question_id, g.kind, g.value, g.low, g.high,
                g.choice, g.notes, g.skipped, to_timestamp(g.locked_at) AS locked_at, g.truth,

@@ -132,6 +132,25 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         refreshed_at DOUBLE NOT NULL
     );
     """),
+    # Derived: each grading key the board has used, written once per key id. Reports join these
+    # instead of binding the key as hundreds of parameters in every query.
+    (3, """
+    CREATE TABLE grading_keys (
+        key_id VARCHAR NOT NULL,
+        question_id VARCHAR NOT NULL,
+        part_id VARCHAR NOT NULL,
+        kind VARCHAR NOT NULL,
+        truth DOUBLE,
+        band DOUBLE,
+        right_choice VARCHAR,
+        position BIGINT NOT NULL
+    );
+    CREATE TABLE grading_key_skills (
+        key_id VARCHAR NOT NULL,
+        question_id VARCHAR NOT NULL,
+        skill_id VARCHAR NOT NULL
+    );
+    """),
 )
 
 
@@ -299,7 +318,7 @@ class AttemptStore:
         self._conn.close()
 
     def refresh_derived(self, statements: Iterable[tuple[str, Iterable]]) -> None:
-        """Rewrite derived tables (attempt_tallies, tally_marks; never a record) in one transaction."""
+        """Rewrite derived tables (tallies, marks, grading keys; never a record) in one transaction."""
         with self._transaction() as cur:
             for sql, params in statements:
                 cur.execute(sql, list(params))
