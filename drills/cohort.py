@@ -134,18 +134,23 @@ def ensure_key(store: AttemptStore, key: DrillKey) -> None:
                          "(SELECT COUNT(*) FROM grading_key_skills WHERE key_id = ?)",
                          [key.fingerprint, key.fingerprint]).fetchone()
     if writes and tuple(stored) != (len(rows), len(key.skill_pairs)):
-        store.refresh_derived(writes)
+        store.refresh_derived(lambda cur: [cur.execute(sql, params) for sql, params in writes])
     with _key_lock:
         _known_keys.setdefault(store, set()).add(key.fingerprint)
 
 
 def _key(store: AttemptStore, key: DrillKey) -> tuple[str, list]:
-    """CTEs `qkey` and `qskill` read from the stored key, with the grading tests worked out per question.
+    """CTEs `qkey` and `qskill` read from the stored key (stored first if need be)."""
+    ensure_key(store, key)
+    return _stored_key(key)
+
+
+def _stored_key(key: DrillKey) -> tuple[str, list]:
+    """CTEs `qkey` and `qskill` from grading_keys, with the grading tests worked out per question.
 
     The band edges carry the scorer's slack and the kind tests are booleans, so the million-row passes
     compare doubles and never strings.
     """
-    ensure_key(store, key)
     return (f"""
         qkey AS (
             SELECT question_id, part_id, kind, truth, band, right_choice, position,
@@ -300,35 +305,37 @@ def counts(store: AttemptStore, filters: Filters) -> Counts:
 
 # -- attempts and the leaderboard ------------------------------------------------------------
 # Per attempt, the sums attempt_summary needs, kept in attempt_tallies (migration 2) so the board
-# reads one row per attempt instead of grading a million answers on every new lock-in. An attempt's
-# row is rebuilt when its answer, score or rating rows change in number: those tables are append-only,
-# so their counts are versions. A whole-table count per kind (tally_marks) skips even that check
-# when nothing was added anywhere.
-_TALLY_STALE = """
-        DELETE FROM attempt_tallies WHERE key_id = ? AND attempt_id IN (
-            SELECT t.attempt_id FROM attempt_tallies t
-            LEFT JOIN (SELECT attempt_id, COUNT(*) AS n FROM answers GROUP BY attempt_id) an USING (attempt_id)
-            LEFT JOIN (SELECT attempt_id, COUNT(*) AS n FROM rubric_scores GROUP BY attempt_id) s USING (attempt_id)
-            LEFT JOIN (SELECT attempt_id, COUNT(*) AS n FROM note_ratings GROUP BY attempt_id) r USING (attempt_id)
-            WHERE t.key_id = ? AND (t.answer_rows <> COALESCE(an.n, 0) OR t.score_rows <> COALESCE(s.n, 0)
-                                    OR t.rating_rows <> COALESCE(r.n, 0)))"""
-
-_TALLY_MARK = """
-        INSERT OR REPLACE INTO tally_marks
-        SELECT ?, (SELECT COUNT(*) FROM answers), (SELECT COUNT(*) FROM rubric_scores),
-               (SELECT COUNT(*) FROM note_ratings), ?"""
+# reads one row per attempt instead of grading a million answers on every new lock-in. Answers,
+# rubric scores and note ratings are append-only, so (a) their row counts say whether anything was
+# added at all, and (b) rows added since the last refresh sit at or past the rowid it recorded: only
+# the attempts those rows belong to are tallied again.
+_TABLE_ENDS = """
+        SELECT (SELECT COUNT(*) FROM answers), (SELECT COUNT(*) FROM rubric_scores),
+               (SELECT COUNT(*) FROM note_ratings), (SELECT COALESCE(MAX(rowid) + 1, 0) FROM answers),
+               (SELECT COALESCE(MAX(rowid) + 1, 0) FROM rubric_scores),
+               (SELECT COALESCE(MAX(rowid) + 1, 0) FROM note_ratings)"""
 
 
-def _tally_insert(store: AttemptStore, key: DrillKey) -> tuple[str, list]:
-    """Tallies for every attempt at the key's drill that has none for this key yet."""
-    todo = ("""
-        att AS (
-            SELECT a.id AS attempt_id FROM attempts a
-            WHERE a.drill_id = ? AND a.id NOT IN (SELECT attempt_id FROM attempt_tallies WHERE key_id = ?)
-        )""", [key.drill_id, key.fingerprint])
-    head, params = _with(todo, _key(store, key), _RATINGS, _LEVELS)
+def _tally_insert(key: DrillKey, todo: list[int]) -> tuple[str, list]:
+    """Tallies for the attempts in `todo` (none of which has a row for this key)."""
+    # The id range as constants lets the answers scan skip row groups by their min/max attempt ids.
+    chosen = ("""
+        att AS (SELECT unnest(?::BIGINT[]) AS attempt_id),
+        mine AS (
+            SELECT * FROM answers
+            WHERE attempt_id BETWEEN ? AND ? AND attempt_id IN (SELECT attempt_id FROM att)
+        )""", [todo, min(todo), max(todo)])
+    head, params = _with(chosen, _stored_key(key), _LEVELS)
+    # As _RATINGS, but joined to this refresh's own answers instead of the whole table.
     sql = "INSERT INTO attempt_tallies " + head + f""",
-        mine AS (SELECT * FROM answers WHERE attempt_id IN (SELECT attempt_id FROM att)),
+        ratings AS (
+            SELECT n.attempt_id, n.question_id, arg_max(n.rating, (n.rated_at, n.id)) AS rating
+            FROM note_ratings n WHERE n.attempt_id IN (SELECT attempt_id FROM att) GROUP BY ALL
+        ),
+        rated AS (
+            SELECT r.attempt_id, r.question_id, CASE r.rating {_NOTE_SCORE_SQL} END AS note_score
+            FROM ratings r JOIN mine an USING (attempt_id, question_id) WHERE NOT an.skipped
+        ),
         rows_n AS (SELECT attempt_id, COUNT(*) AS n FROM mine GROUP BY attempt_id),
         per_attempt AS (
             SELECT an.attempt_id, COALESCE(SUM({_SCORE}), 0) AS earned, COUNT(*) AS answered,
@@ -361,15 +368,36 @@ def _tally_insert(store: AttemptStore, key: DrillKey) -> tuple[str, list]:
 
 def refresh_tallies(store: AttemptStore, key: DrillKey) -> None:
     """Bring attempt_tallies up to date for this key: nothing to do unless rows were added since last time."""
-    totals = store.query("SELECT (SELECT COUNT(*) FROM answers), (SELECT COUNT(*) FROM rubric_scores), "
-                         "(SELECT COUNT(*) FROM note_ratings)").fetchone()
+    counts = store.query(_TABLE_ENDS).fetchone()[:3]
     mark = store.query("SELECT answer_rows, score_rows, rating_rows FROM tally_marks WHERE key_id = ?",
                        [key.fingerprint]).fetchone()
-    if mark is not None and tuple(mark) == tuple(totals):
+    if mark is not None and tuple(mark) == tuple(counts):
         return
-    # One transaction: the counts that mark the refresh are read in the same snapshot as the rows tallied.
-    store.refresh_derived([(_TALLY_STALE, [key.fingerprint, key.fingerprint]), _tally_insert(store, key),
-                           (_TALLY_MARK, [key.fingerprint, store.clock()])])
+    ensure_key(store, key)
+    fp = key.fingerprint
+
+    def write(cur) -> None:
+        ends = cur.execute(_TABLE_ENDS).fetchone()
+        since = cur.execute("SELECT answer_next, score_next, rating_next FROM tally_marks WHERE key_id = ?",
+                            [fp]).fetchone()
+        if since is None:
+            cur.execute("DELETE FROM attempt_tallies WHERE key_id = ?", [fp])
+        else:
+            cur.execute("""
+                DELETE FROM attempt_tallies WHERE key_id = ? AND attempt_id IN (
+                    SELECT attempt_id FROM answers WHERE rowid >= ?
+                    UNION SELECT attempt_id FROM rubric_scores WHERE rowid >= ?
+                    UNION SELECT attempt_id FROM note_ratings WHERE rowid >= ?)""", [fp, *since])
+        todo = [r[0] for r in cur.execute(
+            "SELECT id FROM attempts WHERE drill_id = ? AND id NOT IN "
+            "(SELECT attempt_id FROM attempt_tallies WHERE key_id = ?)", [key.drill_id, fp]).fetchall()]
+        if todo:
+            cur.execute(*_tally_insert(key, todo))
+        cur.execute("INSERT OR REPLACE INTO tally_marks (key_id, answer_rows, score_rows, rating_rows, refreshed_at, "
+                    "answer_next, score_next, rating_next) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [fp, *ends[:3], store.clock(), *ends[3:]])
+
+    store.refresh_derived(write)
 
 
 def attempt_summary(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:

@@ -151,6 +151,13 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         skill_id VARCHAR NOT NULL
     );
     """),
+    # Where the last tally refresh stopped in each append-only table (the next rowid), so the next one
+    # reads only the rows added since instead of counting every attempt's answers again.
+    (4, """
+    ALTER TABLE tally_marks ADD COLUMN answer_next BIGINT NOT NULL DEFAULT 0;
+    ALTER TABLE tally_marks ADD COLUMN score_next BIGINT NOT NULL DEFAULT 0;
+    ALTER TABLE tally_marks ADD COLUMN rating_next BIGINT NOT NULL DEFAULT 0;
+    """),
 )
 
 
@@ -317,11 +324,13 @@ class AttemptStore:
     def close(self) -> None:
         self._conn.close()
 
-    def refresh_derived(self, statements: Iterable[tuple[str, Iterable]]) -> None:
-        """Rewrite derived tables (tallies, marks, grading keys; never a record) in one transaction."""
+    def refresh_derived(self, write: Callable[[duckdb.DuckDBPyConnection], None]) -> None:
+        """Rewrite derived tables (tallies, marks, grading keys; never a record) in one transaction.
+
+        `write(cursor)` runs under the write lock, so what it reads and writes is one consistent snapshot.
+        """
         with self._transaction() as cur:
-            for sql, params in statements:
-                cur.execute(sql, list(params))
+            write(cur)
 
     def query(self, sql: str, params: Iterable | None = None):
         """Read-only SQL for reports (instructor aggregates); returns a DuckDB relation result."""

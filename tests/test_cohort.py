@@ -374,3 +374,29 @@ def test_attempt_summary_keeps_separate_tallies_for_a_different_key():
         _summary_row(store, attempt.id)[0] == 1.0            # graded against the reference run of 100
     assert _summary_row(store, attempt.id, no_sims) == (0, 0, 0, 0, 0)   # ungraded without a reference run
     assert _summary_row(store, attempt.id)[0] == 1.0
+
+
+def test_tallies_kept_up_by_rows_added_since_match_a_rebuild_even_after_a_rollback():
+    from drills.store import AnswerEntry
+
+    clock = FakeClock()
+    store = _store(clock)
+    populate(store, LOADED, candidates=4, cohorts=("north",), seed=9, now=T0, sim_truths=SIM_TRUTHS)
+    cohort.attempt_summary(store, KEY, ALL)                     # tallies built
+    attempt = store.start_attempt("one_tenant", "late", "north", 2700)
+    # A batch that fails half-way: its first 500 answers were appended, then rolled back.
+    broken = [AnswerEntry(f"pad{i}", "p", "numeric", value=1.0) for i in range(500)] + \
+             [AnswerEntry("bad", "p", None, value=1.0)]
+    with pytest.raises(Exception):
+        store.lock_answers(attempt.id, broken)
+    assert store.answers(attempt.id) == {}
+    _lock_numeric(store, attempt.id, NUMERIC[0], LOADED.values[NUMERIC[0].id])
+    store.add_rubric_score(attempt.id, DRILL.rubric[0].id, "strong", scorer="self", scorer_name="late")
+    old = cohort.attempt_summary(store, KEY, ALL)["attempt_id"].iloc[0]
+    store.add_rubric_score(int(old), DRILL.rubric[1].id, "weak", scorer="instructor", scorer_name="p", reason="r")
+    kept = cohort.attempt_summary(store, KEY, ALL)
+    store.refresh_derived(lambda cur: cur.execute("DELETE FROM tally_marks"))
+    rebuilt = cohort.attempt_summary(store, KEY, ALL)
+    pd.testing.assert_frame_equal(kept, rebuilt)
+    row = kept.set_index("attempt_id").loc[attempt.id]
+    assert (row.earned, row.answered, row.strong) == (1.0, 1, 1)
