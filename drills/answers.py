@@ -13,6 +13,7 @@ MAX_NOTES = 4000
 MAX_HANDLE = 40
 MAX_COHORT = 24
 MAX_REASON = 1000
+THOUSANDS_RE = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
 HANDLE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]*$")
 COHORT_RE = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -25,7 +26,11 @@ def _finite(value: object, what: str) -> float:
     if value is None or (isinstance(value, str) and not value.strip()):
         raise InputError(f"Enter {what}.")
     if isinstance(value, str):
-        value = value.strip().replace(",", "").replace("_", "").replace(" ", "")
+        value = value.strip().replace("_", "").replace(" ", "")
+        if "," in value:
+            if not THOUSANDS_RE.match(value):
+                raise InputError(f"Use a dot for decimals in {what} (commas only group thousands, as in 1,200).")
+            value = value.replace(",", "")
     try:
         number = float(value)  # accepts numbers and numeric strings like "1,200"
     except (TypeError, ValueError):
@@ -83,7 +88,8 @@ def handle_entry(text: object) -> str:
     if len(cleaned) > MAX_HANDLE:
         raise InputError(f"Keep the handle under {MAX_HANDLE} characters.")
     if not HANDLE_RE.match(cleaned):
-        raise InputError("Use letters, digits, spaces, dots, dashes or underscores in the handle.")
+        raise InputError("Start the handle with a letter or digit, then use letters, digits, spaces, dots, "
+                         "dashes or underscores.")
     return cleaned
 
 

@@ -79,3 +79,23 @@ def format_number(value: float, spec: str | None = None) -> str:
     if magnitude >= 1:
         return f"{value:,.2f}".rstrip("0").rstrip(".")
     return f"{value:.3g}"
+
+
+def format_quantity(value: float, unit: str, decimals: int | None = None) -> str:
+    """A number with its unit, written the way people write it: 80%, $5,000/day, 240×, 6.25 jobs/s."""
+    if decimals is None:
+        number = format_number(value)
+    else:
+        number = f"{value:,.{decimals}f}"
+        if "." in number:
+            number = number.rstrip("0").rstrip(".")
+    if unit == "%":
+        return f"{number}%"
+    if unit == "x":
+        return f"{number}×"
+    if unit in ("$", "USD"):
+        return f"-${number[1:]}" if number.startswith("-") else f"${number}"
+    if unit.startswith("$/"):
+        money = f"-${number[1:]}" if number.startswith("-") else f"${number}"
+        return f"{money}{unit[1:]}"
+    return f"{number} {unit}" if unit else number

@@ -65,7 +65,13 @@ if attempt.finished_at is not None:
 if current == SCORE_STEP:
     complete = render_self_score(view)
     st.divider()
-    if st.button("Finish and see results", type="primary", disabled=attempt.finished_at is not None):
+    open_questions = sum(1 for q in drill.all_questions() if q.id not in view.answers)
+    confirmed = True
+    if open_questions and attempt.finished_at is None:
+        st.warning(f"{open_questions} of {len(drill.all_questions())} questions are still open; finishing now "
+                   "counts them as unanswered.", icon="⚠️")
+        confirmed = st.checkbox("Finish anyway", key="finish_anyway")
+    if st.button("Finish and see results", type="primary", disabled=attempt.finished_at is not None or not confirmed):
         store.finish(attempt.id)
         st.switch_page("pages/results.py", query_params={keys.ATTEMPT_TOKEN: attempt.token})
     if not complete:

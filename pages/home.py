@@ -29,9 +29,9 @@ for error in catalogue.errors:
 
 st.header("Who are you?")
 identity = st.columns([2, 1])
-handle = identity[0].text_input("Your handle", key=keys.HANDLE, max_chars=200, placeholder="e.g. ada",
+handle = identity[0].text_input("Your handle", key=keys.HANDLE, max_chars=checks.MAX_HANDLE, placeholder="e.g. ada",
                                 help="Shown to your instructor; letters, digits, spaces, dots, dashes.")
-cohort = identity[1].text_input("Cohort code (optional)", key=keys.COHORT, max_chars=200,
+cohort = identity[1].text_input("Cohort code (optional)", key=keys.COHORT, max_chars=checks.MAX_COHORT,
                                 help="Your instructor gives you this so your attempt shows on their board.")
 identity_problem = st.empty()
 
@@ -45,7 +45,9 @@ def start(drill_id: str, time_box_min: float) -> None:
         clean_handle = checks.handle_entry(handle)
         clean_cohort = checks.cohort_entry(cohort)
     except checks.InputError as problem:
+        # Beside the inputs at the top, and beside the button that was pressed (which may be far below).
         identity_problem.error(str(problem), icon="⚠️")
+        st.error(f"{problem} (see “Who are you?” at the top)", icon="⚠️")
         return
     attempt = store.start_attempt(drill_id, clean_handle, clean_cohort, time_box_min * 60)
     remember_attempt(attempt.token)
@@ -79,8 +81,9 @@ if mine:
         st.page_link(target, label=f"{title} — {state}", icon="▶️",
                      query_params={keys.ATTEMPT_TOKEN: attempt.token})
 else:
-    st.caption("Attempts you start in this browser appear here. Your attempt link (it ends in "
-               "`?attempt=…`) brings you back from anywhere, even after a restart.")
+    st.caption("Attempts you start or resume in this browser tab appear here until you close it. Your attempt "
+               "link (it ends in `?attempt=…`) is the lasting way back: bookmark it, and it works from any "
+               "browser, even after the server restarts.")
 
 with st.form("resume", enter_to_submit=True):
     pasted = st.text_input("Paste an attempt link or token", max_chars=300)

@@ -28,3 +28,13 @@ def test_render_fills_named_values_with_and_without_format_specs():
                                          (0.0357, "0.0357"), (1104.42, "1,104"), (-2.5, "-2.5")])
 def test_format_number_reads_naturally(value, text):
     assert format_number(value) == text
+
+
+@pytest.mark.parametrize("value, unit, decimals, text", [
+    (20.0, "calls/s", 1, "20 calls/s"), (80.0, "%", 0, "80%"), (5000.0, "$/day", 0, "$5,000/day"),
+    (134.66, "USD", 0, "$135"), (240.0, "x", 0, "240×"), (3.7, "jobs/s", 2, "3.7 jobs/s"), (-2.5, "$", 2, "-$2.5"),
+])
+def test_quantities_are_written_the_way_people_write_them(value, unit, decimals, text):
+    from drills.formulas import format_quantity
+
+    assert format_quantity(value, unit, decimals) == text

@@ -15,6 +15,8 @@ from drills import answers as checks
     ("abc", None, None, "must be a number"),
     ("1e400", None, None, "finite"),
     ("1e13", None, None, "too large"),
+    ("3,2", None, None, "Use a dot for decimals"),
+    ("12,34", None, None, "Use a dot for decimals"),
     ("100", "200", "50", "low end of the range is above"),
     ("100", "50", "", "both ends"),
     ("300", "100", "200", "inside your 80% range"),
@@ -26,6 +28,7 @@ def test_bad_numeric_entries_are_refused_with_a_reason(value, low, high, message
 
 def test_numbers_typed_like_people_type_them():
     assert checks.numeric_entry("1,200").value == 1200
+    assert checks.numeric_entry("-1,234,567.5").value == -1234567.5
     assert checks.numeric_entry(" 6.25 ", "6", "7") == checks.NumericEntry(6.25, 6.0, 7.0)
 
 

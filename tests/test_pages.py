@@ -113,6 +113,10 @@ def test_break1_end_to_end(app_test, db_path):
         at.radio(key=f"rubric::{skill.id}").set_value("strong")
     next(b for b in at.button if b.label == "Save my scores").click().run()
     assert {h.skill_id for h in store.rubric_history(attempt.id)} == {s.id for s in loaded.drill.rubric}
+    finish = next(b for b in at.button if b.label == "Finish and see results")
+    assert finish.disabled, "finishing with open questions needs a confirmation"
+    assert any("questions are still open" in w.value for w in at.warning)
+    at.checkbox(key="finish_anyway").check().run()
     next(b for b in at.button if b.label == "Finish and see results").click().run()
     assert not at.exception
     assert store.attempt_by_token(token).finished_at is not None
@@ -133,6 +137,7 @@ def test_locked_answers_are_read_only_after_a_rerun(app_test, db_path):
 
 
 @pytest.mark.parametrize("guess, low, high, message", [
+    ("3,2", "", "", "Use a dot for decimals"),
     ("nan", "", "", "finite"), ("inf", "", "", "finite"), ("", "", "", "Enter your best guess"),
     ("1e300", "", "", "too large"), ("100", "300", "200", "above the high end"),
 ])
@@ -187,3 +192,15 @@ def test_content_edits_show_without_a_restart_and_broken_files_are_named(app_tes
     at.run()
     assert "Edited Title" in [s.value for s in at.subheader]
     assert any("broken.yaml" in e.value for e in at.error), "a broken drill is named, the others still load"
+
+
+def test_zero_and_negative_guesses_do_not_break_the_results_chart(app_test):
+    at = _start(app_test)
+    _go(at, "board")
+    for question_id, guess in (("job_duration", "0"), ("jobs_in_flight", "-5"), ("calls_per_s", "20")):
+        at.text_input(key=f"lock::{question_id}::value").input(guess)
+        next(b for b in at.button if b.label == LOCK).click().run()
+    results = _open(app_test, "pages/results.py", attempt=at.query_params["attempt"])
+    assert not results.exception
+    assert any("2 guesses at or below zero" in c.value for c in results.caption)
+    assert "Locked in" in [m.label for m in results.metric]

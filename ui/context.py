@@ -10,18 +10,22 @@ import streamlit as st
 
 from drills.loader import Catalogue, LoadedDrill, content_dir, load_catalogue
 from drills.schema import Drill
-from drills.store import Attempt, AttemptStore, database_path
+from drills.store import MIGRATIONS, Attempt, AttemptStore, database_path
 from ui import keys
 
 
 @st.cache_resource(show_spinner=False)
-def _store_for(path: str) -> AttemptStore:
+def _store_for(path: str, schema_version: int) -> AttemptStore:
     return AttemptStore(path)
 
 
 def get_store() -> AttemptStore:
-    """The process's one store; the path is read from FAULTLINES_DB each time so tests can switch it."""
-    return _store_for(database_path())
+    """The process's one store; the path is read from FAULTLINES_DB each time so tests can switch it.
+
+    The latest migration number is part of the key, so a dev server that reloads drills/store.py
+    with a new migration opens (and migrates) a fresh store instead of querying missing tables.
+    """
+    return _store_for(database_path(), MIGRATIONS[-1][0])
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from drills import answers as checks
-from drills.formulas import format_number
+from drills.formulas import format_quantity
 from drills.schema import ChoiceQuestion, NotesQuestion, NumericQuestion
 from drills.scoring import NOTE_SCORES, grade_numeric
 from drills.store import LockedAnswer
@@ -74,9 +74,10 @@ def _locked(view: AttemptView, question, answer: LockedAnswer, *, show_truth: bo
     if answer.skipped:
         st.markdown("⏭️ *Skipped — counts as no marks.*")
     elif isinstance(question, NumericQuestion):
-        line = f"🔒 Your guess: **{format_number(answer.value)} {question.unit}**"
+        line = f"🔒 Your guess: **{format_quantity(answer.value, question.unit)}**"
         if answer.low is not None:
-            line += f" · 80% range {format_number(answer.low)} – {format_number(answer.high)}"
+            line += (f" · 80% range {format_quantity(answer.low, question.unit)} – "
+                     f"{format_quantity(answer.high, question.unit)}")
         st.markdown(line)
     elif isinstance(question, ChoiceQuestion):
         chosen = next((o.text for o in question.options if o.id == answer.choice), answer.choice)
@@ -91,15 +92,15 @@ def _locked(view: AttemptView, question, answer: LockedAnswer, *, show_truth: bo
 def _truth(view: AttemptView, question, answer: LockedAnswer) -> None:
     if isinstance(question, NumericQuestion):
         truth = view.truth(question.id)
-        shown = f"{truth:,.{question.decimals}f}"
+        shown = format_quantity(truth, question.unit, question.decimals)
         if answer.skipped:
-            st.markdown(f"**Truth: {shown} {question.unit}**")
+            st.markdown(f"**Truth: {shown}**")
             return
         score = grade_numeric(answer.value, truth, question.tolerance)
         band = ""
         if answer.low is not None:
             band = " · inside your range" if answer.low <= truth <= answer.high else " · outside your range"
-        st.markdown(f"**Truth: {shown} {question.unit}** — {SCORE_BADGE[score]}{band}")
+        st.markdown(f"**Truth: {shown}** — {SCORE_BADGE[score]}{band}")
     elif isinstance(question, ChoiceQuestion):
         right = next(o.text for o in question.options if o.id == question.answer)
         badge = "" if answer.skipped else (" — ✅ right" if answer.choice == question.answer else " — ❌ not this one")

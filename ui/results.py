@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from drills import scoring
-from drills.formulas import format_number
+from drills.formulas import format_number, format_quantity
 from drills.schema import ChoiceQuestion, NumericQuestion
 from drills.timebox import clock_for, format_duration, time_per_part
 from ui.attempt_view import AttemptView
@@ -29,9 +29,9 @@ def _answer_text(view: AttemptView, result: scoring.QuestionResult) -> str:
         return "skipped"
     question = view.loaded.drill.question(result.question_id)
     if isinstance(question, NumericQuestion):
-        text = f"{format_number(answer.value)} {question.unit}"
+        text = format_quantity(answer.value, question.unit)
         if answer.low is not None:
-            text += f" [{format_number(answer.low)}–{format_number(answer.high)}]"
+            text += f" [{format_quantity(answer.low, question.unit)} – {format_quantity(answer.high, question.unit)}]"
         return text
     if isinstance(question, ChoiceQuestion):
         return next((view.text(o.text) for o in question.options if o.id == answer.choice), answer.choice or "")
@@ -41,7 +41,7 @@ def _answer_text(view: AttemptView, result: scoring.QuestionResult) -> str:
 def _truth_text(view: AttemptView, result: scoring.QuestionResult) -> str:
     question = view.loaded.drill.question(result.question_id)
     if isinstance(question, NumericQuestion):
-        return f"{result.truth:,.{question.decimals}f} {question.unit}"
+        return format_quantity(result.truth, question.unit, question.decimals)
     if isinstance(question, ChoiceQuestion):
         return next(view.text(o.text) for o in question.options if o.id == question.answer)
     return "self-assessed"
@@ -62,18 +62,28 @@ def results_table(view: AttemptView, results: list[scoring.QuestionResult]) -> p
     return pd.DataFrame(rows)
 
 
+def _short(text: str, limit: int = 46) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def drawable_guesses(results: list[scoring.QuestionResult]) -> tuple[list[scoring.QuestionResult], int]:
+    """Numeric guesses that can sit on a ratio (log) axis, and how many could not (zero or negative)."""
+    numeric = [r for r in results if r.kind == "numeric" and r.answer is not None and not r.answer.skipped]
+    drawable = [r for r in numeric if r.truth > 0 and r.answer.value > 0]
+    return drawable, len(numeric) - len(drawable)
+
+
 def guess_figure(view: AttemptView, results: list[scoring.QuestionResult]) -> go.Figure | None:
     """Each numeric guess as a percentage of the truth (log axis), with its 80% range as an error bar."""
-    numeric = [r for r in results if r.kind == "numeric" and r.answer is not None and not r.answer.skipped
-               and r.truth]
+    numeric, _ = drawable_guesses(results)
     if not numeric:
         return None
     labels, ratios, lows, highs, colours, hover = [], [], [], [], [], []
-    for r in numeric:
+    for number, r in enumerate(numeric, start=1):
         ratio = 100 * r.answer.value / r.truth
-        labels.append(r.question_id)
+        labels.append(f"{number}. {_short(view.text(r.prompt))}")  # numbered: two prompts may shorten alike
         ratios.append(ratio)
-        if r.answer.low is not None:
+        if r.answer.low is not None and r.answer.low > 0:
             lows.append(ratio - 100 * r.answer.low / r.truth)
             highs.append(100 * r.answer.high / r.truth - ratio)
         else:
@@ -92,11 +102,10 @@ def guess_figure(view: AttemptView, results: list[scoring.QuestionResult]) -> go
                              line=dict(dash="dash", color="#37474f"), name="truth"))
     extremes = [v for v in ratios + [r - lo for r, lo in zip(ratios, lows)] + [r + hi for r, hi in zip(ratios, highs)]
                 + [100] if v > 0]
-    if all(v > 0 for v in ratios):
-        low, high = math.log10(min(extremes)), math.log10(max(extremes))
-        pad = max(0.1, (high - low) * 0.08)
-        fig.update_xaxes(type="log", range=[low - pad, high + pad])
-    fig.update_xaxes(title="your guess as % of the truth (dashed line = exact)")
+    low, high = math.log10(min(extremes)), math.log10(max(extremes))
+    pad = max(0.1, (high - low) * 0.08)
+    fig.update_xaxes(type="log", range=[low - pad, high + pad],
+                     title="your guess as % of the truth (dashed line = exact)")
     fig.update_layout(height=120 + 28 * len(labels), margin=dict(l=10, r=10, t=30, b=40), showlegend=False,
                       yaxis=dict(autorange="reversed"))
     return fig
@@ -131,7 +140,9 @@ def render_results(view: AttemptView) -> None:
     cols = st.columns(4)
     cols[0].metric("Score", f"{format_number(totals.earned)} / {totals.possible}", f"{totals.percent:.0f}%",
                    delta_color="off", delta_arrow="off")
-    cols[1].metric("Answered", f"{totals.answered} / {totals.possible}")
+    skipped = sum(1 for r in results if r.answer is not None and r.answer.skipped)
+    cols[1].metric("Locked in", f"{totals.answered - skipped} / {totals.possible}",
+                   f"{skipped} skipped" if skipped else None, delta_color="off", delta_arrow="off")
     rate = calib.hit_rate
     cols[2].metric("80% ranges that held", "—" if rate is None else f"{calib.hits} of {calib.ranges}",
                    None if rate is None else f"{rate:.0%} vs 80% claimed", delta_color="off", delta_arrow="off")
@@ -151,6 +162,10 @@ def render_results(view: AttemptView) -> None:
         st.plotly_chart(figure, width="stretch", key="guess_fig")
         st.caption("Dots on the dashed line were exact; green is within tolerance, amber within twice it. "
                    "Bars are your 80% ranges.")
+    not_drawn = drawable_guesses(results)[1]
+    if not_drawn:
+        st.caption(f"{not_drawn} guess{'es' if not_drawn != 1 else ''} at or below zero cannot sit on a ratio "
+                   "scale; see the table below.")
     st.dataframe(results_table(view, results), hide_index=True, width="stretch",
                  column_config={"Score": st.column_config.NumberColumn(format="%.1f")})
 

@@ -76,6 +76,8 @@ def render_followup(view: AttemptView, part: Part) -> None:
                  type="primary"):
         view.store.record_reveal(view.attempt.id, part.id, FOLLOWUP)
         st.rerun()
+    if not gate_open:
+        st.caption("Lock in every follow-up question, or skip to the follow-up answer, to open this.")
 
 
 def render_part(view: AttemptView, part: Part) -> None:

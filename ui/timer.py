@@ -23,7 +23,8 @@ def sidebar_clock(token: str, current_part: str | None = None) -> None:
     if clock.over:
         st.error(f"Over time by **{format_duration(clock.overtime_s)}** — carry on, it is recorded.", icon="⏰")
     else:
-        st.metric("Time left" if not clock.finished else "Finished with", format_duration(clock.remaining_s))
+        st.metric("Time left" if not clock.finished else "Time left when you finished",
+                  format_duration(clock.remaining_s))
     st.progress(min(1.0, clock.elapsed_s / clock.limit_s) if clock.limit_s else 1.0,
                 text=f"{format_duration(clock.elapsed_s)} of {format_duration(clock.limit_s)}"
                      + (f" (incl. {format_duration(attempt.extra_s)} extra)" if attempt.extra_s else ""))
@@ -38,6 +39,7 @@ def sidebar_clock(token: str, current_part: str | None = None) -> None:
         lines.append(f"{marker} {point.title} — by {format_duration(point.planned_end_s)}")
     if current_part in order:
         gap = order.index(current_part) - order.index(planned)
-        status = "on pace" if gap == 0 else (f"{gap} part(s) ahead" if gap > 0 else f"{-gap} part(s) behind")
+        parts = "part" if abs(gap) == 1 else "parts"
+        status = "on pace" if gap == 0 else (f"{gap} {parts} ahead" if gap > 0 else f"{-gap} {parts} behind")
         st.caption(f"Pacing: {status}. ⏱ marks where the suggested pace puts you now.")
     st.text("\n".join(lines))
