@@ -187,6 +187,21 @@ def render_lab() -> None:
 
 
 # -- the simulation tab -------------------------------------------------------------------------
+def sim_givens(partition_count: int, capacity: int, hot_rate: int, buckets: int, pending: int,
+               placement: str) -> str:
+    """The current sliders in a sentence: the givens of the guess, never its answer."""
+    fleet = f"{partition_count} partitions serve {capacity:,} units/s each ({partition_count * capacity:,} in all)"
+    if hot_rate == 0:
+        tenant = "the tenant sends nothing"
+    elif buckets == 1:
+        tenant = f"the tenant sends {hot_rate:,} units/s in one bucket, so all of it lands on partition A"
+    else:
+        tenant = (f"the tenant sends {hot_rate:,} units/s spread over {buckets} buckets, placed "
+                  + ("bucket b on partition b mod P" if placement == "even" else "by a seeded hash"))
+    replay = f"{pending:,} units wait to be replayed" if pending else "there is no backlog to replay"
+    return f"{fleet}; {tenant}; {replay}."
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
 def simulate(partition_count: int, capacity: float, hot_rate: float, buckets: int, pending: float,
              placement: str, seed: int) -> partitions.Result:
@@ -199,9 +214,8 @@ def simulate(partition_count: int, capacity: float, hot_rate: float, buckets: in
 
 
 def render_sim() -> None:
-    st.markdown("Four partitions serve 100 units/s each. One tenant sends 250 units/s, and with one bucket "
-                "all of it lands on partition A. Spread it over buckets, then replay a backlog while fresh "
-                "work keeps priority.")
+    st.markdown("Partitions each serve a fixed rate, and one tenant sends more than a single partition can "
+                "take. Spread it over buckets, then replay a backlog while fresh work keeps priority.")
     cols = st.columns(3)
     buckets = cols[0].slider("Buckets (1 = no spreading)", 1, 16, 1)
     hot_rate = cols[1].slider("Tenant rate (units/s)", 0, 1_000, 250, step=10)
@@ -215,17 +229,18 @@ def render_sim() -> None:
     seed = 1
     if placement == "hashed":
         seed = int(cols[2].number_input("Seed", 0, 10_000, 1))
+    st.caption(sim_givens(partition_count, capacity, hot_rate, buckets, pending, placement))
 
-    result = simulate(partition_count, float(capacity), float(hot_rate), buckets, float(pending), placement, seed)
-    out = partitions.summary(result)
-
-    st.markdown("**Your guess first:** how much unserved work does the fleet add every second?")
-    locked = guess.guess_lockin(SIM_NAME, "Backlog growth", "units/s", min_value=0, max_value=10_000,
-                                default=0, step=10)
+    settings = (partition_count, float(capacity), float(hot_rate), buckets, float(pending), placement, seed)
+    locked = guess.guess_lockin(SIM_NAME, "How much unserved work does the fleet add every second?", "units/s",
+                                min_value=0, max_value=10_000, default=0, step=10,
+                                scope=guess.digest(*settings))
     just_played = st.session_state.get(keys.played_key(SIM_NAME)) is not True
     if not guess.play_button(SIM_NAME, locked):
-        st.plotly_chart(charts.partition_load_figure(result), width="stretch")
+        st.caption("The load chart and the backlog appear after Play, so they can't give the answer away.")
         return
+    result = simulate(*settings)
+    out = partitions.summary(result)
     guess.guess_verdict(locked, out["backlog_growth_per_s"], "units/s", tolerance_rel=0.05)
     m = st.columns(4)
     m[0].metric("Backlog growth", f"{out['backlog_growth_per_s']:,.1f}/s")
@@ -235,7 +250,7 @@ def render_sim() -> None:
     m[3].metric("Replay drained after", "never" if drain is None else f"{drain:,.1f} s",
                 help=f"Within the {out['horizon_s']:,.0f} s simulated. The ideal floor is pending ÷ spare capacity.")
     st.plotly_chart(charts.partition_load_figure(result), width="stretch")
-    guess.animate(charts.backlog_frames(result), delay_s=0.04, animate_now=just_played, chart_key="ht_backlog")
+    guess.animate(charts.backlog_frames(result), animate_now=just_played, chart_key="ht_backlog")
     floor = out["replay_drain_floor_s"]
     if floor is None:
         st.warning("The tenant alone offers more than the whole fleet can serve: no spreading can drain a replay.")
@@ -250,7 +265,7 @@ def render_sim() -> None:
                    "was spread evenly.")
 
 
-st.title("Hot tenant")
+st.title("Hot tenant event store")
 st.markdown("One tenant writes faster than any single partition can take. Spread its independent events "
             "without ever storing one twice, read the newest ones without touching every bucket, and keep "
             "a strictly ordered stream behind a single fenced owner.")

@@ -78,15 +78,34 @@ def test_stale_owner_bounces(page):
     assert any("has no gaps" in m.value for m in page.markdown)
 
 
+def _charts(at) -> list[str]:
+    return [c.proto.spec for c in at.get("plotly_chart")]
+
+
 def test_guess_then_play_shows_the_brief_figures(page):
     assert [b for b in page.button if b.label == "▶ Play"][0].disabled
+    # before Play nothing on the sim tab gives the answer away: no load chart, no backlog
+    assert not any("Offered load by partition" in spec or "Backlog over time" in spec for spec in _charts(page))
+    assert any("4 partitions serve 100 units/s each" in c.value for c in page.caption)
     click(page, "Lock in my guess")
+    locked = [i.value for i in page.info if "Your locked guess" in i.value]
+    assert locked and "How much unserved work does the fleet add every second?" in locked[0]
+    assert not any("Offered load by partition" in spec for spec in _charts(page))
     click(page, "▶ Play")
+    assert any("Offered load by partition" in spec for spec in _charts(page))
     assert metric(page, "Backlog growth") == "150.0/s"
     assert metric(page, "Fleet utilisation") == "62.5%"
     assert metric(page, "Replay drained after") == "never"
     buckets = next(s for s in page.slider if s.label.startswith("Buckets"))
     buckets.set_value(4).run()
+    # a guess locked for one bucket is not graded against four: the verdict and charts go away
+    assert not [m for m in page.metric if m.label in ("Off by", "Backlog growth")]
+    assert not any("Offered load by partition" in spec for spec in _charts(page))
+    assert [b for b in page.button if b.label == "▶ Play"][0].disabled
+    assert any("settings changed" in i.value for i in page.info)
+    assert any("spread over 4 buckets" in c.value for c in page.caption)
+    click(page, "Lock in my guess")
+    click(page, "▶ Play")
     assert metric(page, "Backlog growth") == "0.0/s"
     assert metric(page, "Busiest bucket") == "62.5/s"
     assert metric(page, "Replay drained after") == "60.0 s"

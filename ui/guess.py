@@ -1,10 +1,12 @@
 """Guess-then-play for the simulation pages: lock a guess, press Play, compare.
 
 Reader guesses live in session state only (readers are not candidates); drill
-embeds store theirs through the attempt store instead.
+embeds store theirs through the attempt store instead. A guess belongs to the
+settings it was made for: move a slider and the page asks for a fresh one.
 """
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 from collections.abc import Callable, Iterable
@@ -14,19 +16,65 @@ import streamlit as st
 
 from ui import keys
 
+ANIMATION_S = 2.4                      # a progressive draw: long enough to watch, short enough to wait for
+MIN_FRAME_S = 0.12                     # below this the browser drops frames and the chart looks empty
+
+
+def digest(*settings: object) -> str:
+    """A short stable fingerprint of frozen params (their repr), used to scope a guess to them."""
+    return hashlib.blake2b(repr(settings).encode(), digest_size=6).hexdigest()
+
+
+def plural(count: float, word: str, many: str | None = None) -> str:
+    """``1 call``, ``2 calls``: the count with the word in the form that reads naturally."""
+    shown = f"{count:,.0f}" if float(count).is_integer() else f"{count:,g}"
+    return f"{shown} {word if count == 1 else (many or word + 's')}"
+
+
+def fmt_figure(value: float) -> str:
+    """A simulated figure at the precision the page's text uses: 130, 62.5, 3.6, 0.05."""
+    size = abs(value)
+    text = f"{value:,.0f}" if size >= 100 else f"{value:,.1f}" if size >= 1 or size == 0 else f"{value:.2g}"
+    return text[:-2] if text.endswith(".0") else text
+
+
+def fmt_guess(value: float) -> str:
+    """A reader's own number, shown as typed (no rounding away of what they entered)."""
+    return f"{value:,.6g}"
+
+
+def _locked(name: str, scope: str) -> float | None:
+    """The guess locked for these settings; a guess made for other settings is dropped with its Play."""
+    stored = st.session_state.get(keys.guess_key(name))
+    if stored is None:
+        return None
+    if not (isinstance(stored, tuple) and stored[0] == scope):
+        st.session_state.pop(keys.guess_key(name), None)
+        st.session_state.pop(keys.played_key(name), None)
+        st.session_state[keys.guess_stale_key(name)] = True
+        return None
+    return float(stored[1])
+
 
 def guess_lockin(name: str, label: str, unit: str, *, min_value: float, max_value: float,
-                 default: float, step: float = 1.0) -> float | None:
-    """Show a one-field form; return the locked guess, or None until the reader locks one."""
-    locked = st.session_state.get(keys.guess_key(name))
+                 default: float, step: float = 1.0, scope: str = "") -> float | None:
+    """Show a one-field form; return the locked guess, or None until the reader locks one.
+
+    ``scope`` is a digest of the settings the guess is about; when it changes the old guess
+    (and its Play) no longer apply, so the form comes back with a note saying why.
+    """
+    locked = _locked(name, scope)
     if locked is not None:
         cols = st.columns([3, 1])
-        cols[0].info(f"Your locked guess: **{locked:,.4g} {unit}**")
+        cols[0].info(f"**{label}**  \nYour locked guess: **{fmt_guess(locked)} {unit}**")
         if cols[1].button("Guess again", key=f"reguess::{name}"):
             st.session_state.pop(keys.guess_key(name), None)
             st.session_state.pop(keys.played_key(name), None)
             st.rerun()
-        return float(locked)
+        return locked
+    if st.session_state.get(keys.guess_stale_key(name)):
+        st.info("The settings changed, so your last guess no longer applies. Lock in a fresh guess for "
+                "these settings, then press Play.")
     with st.form(f"guessform::{name}", border=True):
         value = st.number_input(f"{label} ({unit})", min_value=float(min_value),
                                 max_value=float(max_value), value=float(default), step=float(step))
@@ -34,7 +82,8 @@ def guess_lockin(name: str, label: str, unit: str, *, min_value: float, max_valu
             if value is None or not math.isfinite(value):
                 st.error("Enter a finite number.")
             else:
-                st.session_state[keys.guess_key(name)] = float(value)
+                st.session_state[keys.guess_key(name)] = (scope, float(value))
+                st.session_state.pop(keys.guess_stale_key(name), None)
                 st.rerun()
     st.caption("Lock in a guess to unlock Play.")
     return None
@@ -44,12 +93,12 @@ def play_button(name: str, guess: float | None) -> bool:
     """Play is enabled only once a guess is locked; stays 'played' until the guess is reset."""
     if st.button("▶ Play", key=f"play::{name}", disabled=guess is None, type="primary"):
         st.session_state[keys.played_key(name)] = True
-    return bool(st.session_state.get(keys.played_key(name)))
+    return guess is not None and bool(st.session_state.get(keys.played_key(name)))
 
 
-def animate(frames: Iterable[go.Figure], *, delay_s: float = 0.05, animate_now: bool = True,
+def animate(frames: Iterable[go.Figure], *, total_s: float = ANIMATION_S, animate_now: bool = True,
             chart_key: str | None = None) -> None:
-    """Draw a sequence of figures into one placeholder, last one stays on screen.
+    """Draw a sequence of figures into one placeholder over about ``total_s``; the last one stays.
 
     When ``animate_now`` is false (a rerun after the first play) only the final frame is drawn.
     """
@@ -58,20 +107,21 @@ def animate(frames: Iterable[go.Figure], *, delay_s: float = 0.05, animate_now: 
     if not frames:
         return
     shown = frames if animate_now else frames[-1:]
+    delay_s = max(MIN_FRAME_S, total_s / max(1, len(shown) - 1))
     for i, fig in enumerate(shown):
-        placeholder.plotly_chart(fig, width="stretch",
-                                 key=None if i < len(shown) - 1 else chart_key)
-        if i < len(shown) - 1:
+        last = i == len(shown) - 1
+        placeholder.plotly_chart(fig, width="stretch", key=chart_key if last else None)
+        if not last:
             time.sleep(delay_s)
 
 
 def guess_verdict(guess: float, truth: float, unit: str, *, tolerance_rel: float = 0.1,
                   format_truth: Callable[[float], str] | None = None) -> bool:
     """Show the guess beside the simulated truth; return whether it was within tolerance."""
-    fmt = format_truth or (lambda v: f"{v:,.4g}")
+    fmt = format_truth or fmt_figure
     close = abs(guess - truth) <= tolerance_rel * max(abs(truth), 1e-9)
     cols = st.columns(3)
-    cols[0].metric("Your guess", f"{fmt(guess)} {unit}")
+    cols[0].metric("Your guess", f"{fmt_guess(guess)} {unit}")
     cols[1].metric("Simulation", f"{fmt(truth)} {unit}")
     off = guess - truth
     verdict = "within tolerance" if close else ("too high" if off > 0 else "too low")

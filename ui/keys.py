@@ -13,6 +13,7 @@ MY_ATTEMPTS = "my_attempts"              # tokens started or resumed in this bro
 INSTRUCTOR_OK = "instructor_signed_in"
 GUESS_PREFIX = "guess::"                 # reader guesses on simulation pages
 PLAYED_PREFIX = "played::"               # which sim tabs have been played
+GUESS_STALE_PREFIX = "guess_stale::"     # a guess was dropped because the settings changed
 HOT_TENANT_LAB = "hot_tenant::lab"       # the reader's private hot-tenant lab (in-memory DuckDB)
 HOT_TENANT_NOTE = "hot_tenant::note"     # outcome of the reader's last lab action
 HOT_TENANT_READ = "hot_tenant::read"     # last latest-N read: (bounded page, naive page)
@@ -27,6 +28,10 @@ def guess_key(name: str) -> str:
 
 def played_key(name: str) -> str:
     return f"{PLAYED_PREFIX}{name}"
+
+
+def guess_stale_key(name: str) -> str:
+    return f"{GUESS_STALE_PREFIX}{name}"
 
 
 def platform_key(scenario: str, name: str) -> str:

@@ -15,7 +15,7 @@ import streamlit as st
 from plotly.subplots import make_subplots
 
 from sims import concurrency_pool, hot_shard, retry_storm
-from ui.guess import animate, guess_lockin, guess_verdict, play_button
+from ui.guess import animate, digest, guess_lockin, guess_verdict, play_button
 
 HOT = "#d62728"
 CALM = "#1f77b4"
@@ -45,13 +45,15 @@ def _frames(final: go.Figure, frame_at: Callable[[float], Frame], cuts: list[flo
     """Earlier frames are the final figure with their own trace data swapped in.
 
     Building and validating a Plotly figure costs tens of milliseconds; swapping data in a dict
-    copy costs almost nothing, so a whole animation costs about one figure.
+    copy costs almost nothing, so a whole animation costs about one figure. Traces past the
+    frame's own (legend keys for reference lines) are kept as they are.
     """
     base = final.to_dict()
     frames = []
     for cut in cuts[:-1]:
         traces, title = frame_at(cut)
-        frames.append(go.Figure({"data": [{**trace, **data} for trace, data in zip(base["data"], traces)],
+        data = [{**trace, **fresh} for trace, fresh in zip(base["data"], traces)] + base["data"][len(traces):]
+        frames.append(go.Figure({"data": data,
                                  "layout": {**base["layout"], "title": {**base["layout"]["title"], "text": title}}},
                                 _validate=False))
     return frames + [final]
@@ -93,18 +95,23 @@ def shard_load_figure(result: hot_shard.Result) -> go.Figure:
     fig.add_trace(go.Bar(x=names, marker_color=[HOT if s in hot else CALM for s in range(p.shards)],
                          textposition="outside", showlegend=False,
                          hovertemplate="%{x}: %{y:.0f}%<extra></extra>", **traces[0]), row=1, col=1)
-    fig.add_hline(y=100, line=dict(color=LIMIT, dash="solid"), annotation_text="capacity", row=1, col=1)
-    fig.add_hline(y=hot_shard.fleet_utilisation_pct(result), line=dict(color=GREY, dash="dash"),
-                  annotation_text="fleet average", annotation_position="bottom right", row=1, col=1)
     floor = hot_shard.hot_key_floor_pct(p)
+    # Reference lines are named in the legend, not beside the line, so no bar label can overlap them.
+    lines = [(100.0, dict(color=LIMIT, dash="solid"), "capacity (100%)"),
+             (hot_shard.fleet_utilisation_pct(result), dict(color=GREY, dash="dash"),
+              f"fleet average ({hot_shard.fleet_utilisation_pct(result):.0f}%)")]
     if floor > 0:
-        fig.add_hline(y=floor, line=dict(color=HOT, dash="dot"), annotation_text="hot key alone",
-                      annotation_position="bottom right", row=1, col=1)
+        lines.append((floor, dict(color=HOT, dash="dot"), f"hot key alone ({floor:.0f}%)"))
+    for y, style, _ in lines:
+        fig.add_hline(y=y, line=style, row=1, col=1)
     fig.update_yaxes(range=[0, max(traces[0]["y"] + [floor, 100.0]) * 1.25], row=1, col=1)
     for shard in range(p.shards):
         colour = HOT if shard in hot else CALM_SHADES[shard % len(CALM_SHADES)]
         fig.add_trace(go.Scatter(mode="lines", name=names[shard], line=dict(color=colour), **traces[shard + 1]),
                       row=1, col=2)
+    for _, style, label in lines:
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=style, name=label, hoverinfo="skip"),
+                      row=1, col=1)
     fig.update_xaxes(title_text="seconds", range=[0, p.duration_s], row=1, col=2)
     return _layout(fig, title)
 
@@ -349,14 +356,15 @@ def guess_then_play(name: str, question: Question, model: str, params: object,
                     seed: int = 1) -> object | None:
     """Lock a guess, press Play, watch the run drawn frame by frame, then compare.
 
+    The guess is scoped to ``params`` and ``seed``: move a slider and the page asks for a new one.
     Returns the result once played (so the page can add its own notes), else None.
     """
     guess = guess_lockin(name, question.label, question.unit, min_value=0.0, max_value=question.max_value,
-                         default=question.default, step=question.step)
+                         default=question.default, step=question.step, scope=digest(model, params, seed))
     if not play_button(name, guess):
         return None
     result = cached_run(model, params, seed)
     just_pressed = bool(st.session_state.get(f"play::{name}"))
-    animate(frames(result), delay_s=0.08, animate_now=just_pressed, chart_key=f"chart::{name}")
+    animate(frames(result), animate_now=just_pressed, chart_key=f"chart::{name}")
     guess_verdict(guess, truth(result), question.unit, tolerance_rel=question.tolerance_rel)
     return result
