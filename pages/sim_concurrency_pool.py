@@ -7,6 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from sims import concurrency_pool
+from ui.guess import plural
 from ui.sim_charts import Question, guess_then_play, lanes_frames, tab_controls
 from ui.frame import require_frame
 
@@ -25,7 +26,7 @@ with pool_tab:
         dict(label="Pool size K", min_value=1, max_value=30, value=5, key="cp_pool"),
         dict(label="Provider serves R at once", min_value=1, max_value=10, value=5, key="cp_limit"),
         dict(label="Calls in the batch", min_value=5, max_value=40, value=30, step=5, key="cp_calls"),
-        dict(label="Retry-After (s)", min_value=0.5, max_value=3.0, value=1.0, step=0.5, key="cp_retry"))
+        dict(label="Retry-After, seconds", min_value=0.5, max_value=3.0, value=1.0, step=0.5, key="cp_retry"))
     params = concurrency_pool.Params(calls=calls, provider_limit=limit, pool_size=pool_size,
                                      retry_after_s=retry_after)
     result = guess_then_play(
@@ -35,14 +36,19 @@ with pool_tab:
     if result is not None:
         fan, pool = result.fanout, result.pool
         st.markdown(
-            f"Fan-out: **{fan.rejected}** refusals and **{fan.makespan_s:.2f} s**. "
-            f"Pool of {pool_size}: **{pool.rejected}** refusals and **{pool.makespan_s:.2f} s**. "
-            f"The provider never works faster than {limit} calls at a time, so every refused call is "
-            f"pure delay: it sleeps out the Retry-After while a slot may already be free.")
-        if pool_size <= limit:
+            f"Fan-out: **{plural(fan.rejected, 'refusal')}** and **{fan.makespan_s:.2f} s**. "
+            f"Pool of {pool_size}: **{plural(pool.rejected, 'refusal')}** and **{pool.makespan_s:.2f} s**. "
+            f"The provider never works faster than {plural(limit, 'call')} at a time, so every refused "
+            f"call is pure delay: it sleeps out the Retry-After while a slot may already be free.")
+        if calls <= limit:
+            st.markdown(f"A batch of {calls} fits inside the provider's {limit} at once, so neither side is "
+                        "refused. Make the batch bigger than R to see the difference.")
+        elif pool_size <= limit:
             st.markdown("With K no larger than R the pool never oversubscribes the provider, so it sees no "
                         "429 at all and finishes as soon as the slots allow.")
         else:
-            st.markdown(f"With K above R the extra {pool_size - limit} calls in the pool are refused and "
-                        "hold their pool slot while they sleep. Set K from the provider's limit, not "
-                        "from how much work is waiting.")
+            extra = pool_size - limit
+            st.markdown(f"With K above R the extra {plural(extra, 'call')} in the pool "
+                        f"{'is' if extra == 1 else 'are'} refused and hold{'s' if extra == 1 else ''} "
+                        f"{'its' if extra == 1 else 'their'} pool slot while sleeping. Set K from the "
+                        "provider's limit, not from how much work is waiting.")

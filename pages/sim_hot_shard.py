@@ -9,11 +9,26 @@ import math
 import streamlit as st
 
 from sims import hot_shard
+from ui.guess import plural
 from ui.sim_charts import (Question, cached_run, guess_then_play, shard_load_figure, shard_load_frames,
                            shuffle_groups, tab_controls, tenant_wait_frames, waiting_by_class_frames)
 from ui.frame import require_frame
 
 require_frame()
+
+
+def celebrity_note(shards: int, share: float, fleet: float, hot: float) -> str:
+    """What the celebrity run shows, worded for the edge cases: no celebrity, one shard, no skew."""
+    if share == 0:
+        return (f"With no celebrity key the traffic is only ordinary keys: the fleet averages **{fleet:.0f}%** "
+                f"and the busiest shard sits at **{hot:.0f}%**, as far apart as the hash happens to spread "
+                f"them. Raise the share to see one key outgrow its shard.")
+    if shards == 1:
+        return (f"With a single shard every key, the celebrity's {share:.0%} included, lands on it: it runs at "
+                f"**{hot:.0f}%** of its capacity. Add shards to see the average and the hot shard part ways.")
+    return (f"The fleet averages **{fleet:.0f}%**, yet the celebrity's shard sits at **{hot:.0f}%**. An average "
+            f"hides the one shard that matters: a key cannot be split across shards, so that shard carries "
+            f"the celebrity's whole {share:.0%} of the traffic plus whatever ordinary keys hash next to it.")
 
 st.title("Hot shard")
 st.caption("Hashing spreads keys, not load. Guess first, then watch what one heavy key does to its shard.")
@@ -22,54 +37,71 @@ celebrity_tab, tenants_tab, shuffle_tab = st.tabs(["Celebrity key", "Tenant grou
 
 with celebrity_tab:
     shards, share = tab_controls(
-        "One key gets a fixed share of 32 requests a second. Each shard handles 10 a second, so with "
-        "4 shards the fleet as a whole runs at 80%. Keys are placed by a stable hash.",
+        "One key gets a fixed share of the traffic and keys are placed by a stable hash. Pick the "
+        "shard count and the celebrity's share:",
         dict(label="Shards", min_value=1, max_value=12, value=4, key="hs_celeb_shards"),
         dict(label="Celebrity key's share of traffic", min_value=0.0, max_value=0.6, value=0.30, step=0.05,
              key="hs_celeb_share"))
     params = hot_shard.celebrity(shards=shards, hot_key_share=share)
+    fleet_pct = 100.0 * params.arrival_rps / (shards * params.shard_capacity_rps)
+    st.caption(f"{params.arrival_rps:g} requests a second in all, {share:.0%} of them for the celebrity key; "
+               f"each shard handles {params.shard_capacity_rps:g} a second, so {plural(shards, 'shard')} "
+               f"run at {fleet_pct:.0f}% on average.")
     result = guess_then_play(
         "hot_shard.celebrity",
         Question("Load on the celebrity key's shard, as % of one shard's capacity", "%", 1_000.0, 100.0, 5.0),
         "hot_shard", params, shard_load_frames, hot_shard.hot_shard_load_pct)
     if result is not None:
         floor = hot_shard.hot_key_floor_pct(params)
-        st.markdown(
-            f"The fleet averages **{hot_shard.fleet_utilisation_pct(result):.0f}%**, yet the celebrity's "
-            f"shard sits at **{hot_shard.hot_shard_load_pct(result):.0f}%**. An average hides the one "
-            f"shard that matters: a key cannot be split across shards, so that shard carries all "
-            f"{share:.0%} of the traffic plus whatever ordinary keys hash next to it.")
+        fleet, hot = hot_shard.fleet_utilisation_pct(result), hot_shard.hot_shard_load_pct(result)
+        st.markdown(celebrity_note(shards, share, fleet, hot))
         if shards + 2 <= hot_shard.MAX_SHARDS and st.toggle(f"Add 2 shards ({shards} → {shards + 2})",
                                                              key="hs_celeb_grow"):
             grown = cached_run("hot_shard", hot_shard.celebrity(shards=shards + 2, hot_key_share=share))
             st.plotly_chart(shard_load_figure(grown), width="stretch", key="hs_celeb_grown_chart")
-            st.markdown(
-                f"More shards take ordinary keys away from the hot one: "
-                f"{hot_shard.hot_shard_load_pct(result):.0f}% → **{hot_shard.hot_shard_load_pct(grown):.0f}%**. "
-                f"The dotted line is the celebrity on its own, **{floor:.0f}%**; no number of shards "
-                f"gets under it. Caching the hot key, or splitting it, is what moves that line.")
+            after = hot_shard.hot_shard_load_pct(grown)
+            if floor > 0:
+                st.markdown(
+                    f"More shards take ordinary keys away from the hot one: {hot:.0f}% → **{after:.0f}%**. "
+                    f"The dotted line is the celebrity on its own, **{floor:.0f}%**; no number of shards "
+                    f"gets under it. Caching the hot key, or splitting it, is what moves that line.")
+            else:
+                st.markdown(f"With no celebrity, more shards simply share the same traffic more thinly: "
+                            f"the busiest shard goes {hot:.0f}% → **{after:.0f}%**.")
 
 with tenants_tab:
     groups, multiplier = tab_controls(
-        "2,000 tenants are hashed to worker groups that share 200 slots of 32-second jobs. One tenant "
-        "normally sends 0.05 jobs a second; turn it up and watch its group.",
+        f"{hot_shard.TENANTS:,} tenants are hashed to worker groups that split {hot_shard.SLOTS} slots "
+        f"of {hot_shard.JOB_S:.0f}-second jobs. One tenant normally sends "
+        f"{hot_shard.NOISY_NORMAL_JOBS_PER_S:g} jobs a second; turn it up and watch its group.",
         dict(label="Worker groups", min_value=2, max_value=8, value=4, key="hs_ten_groups"),
         dict(label="Noisy tenant's load (× normal)", min_value=1, max_value=200, value=100, key="hs_ten_mult"))
     params = hot_shard.tenant_groups(groups=groups, multiplier=float(multiplier))
+    noisy_rate = hot_shard.NOISY_NORMAL_JOBS_PER_S * multiplier
+    st.caption(f"{plural(groups, 'group')} of {plural(params.servers_per_shard, 'slot')}; the noisy tenant "
+               f"sends {noisy_rate:g} jobs a second for {params.duration_s / 60:g} minutes. A drill asks "
+               f"this in seconds and grades it with the attempt's own seed, so its number can differ a "
+               f"little from this page's run (seed 1).")
     result = guess_then_play(
         "hot_shard.tenants",
-        Question("Mean wait of the noisy tenant's neighbours", "min", 240.0, 5.0, 0.5, tolerance_rel=0.25),
+        Question("Mean wait of the noisy tenant's neighbours", "s", 14_400.0, 300.0, 10.0, tolerance_rel=0.25),
         "hot_shard", params, tenant_wait_frames,
-        lambda r: hot_shard.mean_wait_s(r, hot_shard.neighbours(r)) / 60)
+        lambda r: hot_shard.mean_wait_s(r, hot_shard.neighbours(r)))
     if result is not None:
         near = hot_shard.neighbours(result)
         rest = frozenset(range(1, len(result.placement))) - near
-        st.markdown(
-            f"**{len(near):,}** tenants share a group with the noisy one. Over these ten minutes their "
-            f"jobs waited **{hot_shard.mean_wait_s(result, near) / 60:.1f} min** on average; everyone "
-            f"else waited **{hot_shard.mean_wait_s(result, rest):.1f} s**. Hashing capped the damage at "
-            f"one group out of {groups}, but inside that group nothing protects anyone. A per-tenant "
-            f"cap on running jobs is what keeps the neighbours' wait flat.")
+        near_s, rest_s = hot_shard.mean_wait_s(result, near), hot_shard.mean_wait_s(result, rest)
+        told = (f"**{len(near):,}** tenants share a group with the noisy one. Over these "
+                f"{params.duration_s / 60:g} minutes their jobs waited **{near_s:,.0f} s** "
+                f"({near_s / 60:.1f} min) on average; everyone else waited **{rest_s:,.0f} s**. ")
+        if near_s > 2 * rest_s + params.service_s:
+            told += (f"Hashing capped the damage at one group out of {groups}, but inside that group nothing "
+                     f"protects anyone. A per-tenant cap on running jobs is what keeps the neighbours' "
+                     f"wait flat.")
+        else:
+            told += ("At this load the noisy tenant's group keeps up, so its neighbours barely notice. "
+                     "Turn the load up to see where one group's slots run out.")
+        st.markdown(told)
 
 with shuffle_tab:
     groups, per_tenant = tab_controls(
@@ -87,8 +119,14 @@ with shuffle_tab:
     if result is not None:
         pairs = math.comb(groups, per_tenant)
         classes = ", ".join(shuffle_groups(result))
-        st.markdown(
-            f"There are C({groups}, {per_tenant}) = **{pairs}** ways to pick {per_tenant} of {groups} "
-            f"groups, so another tenant draws exactly the same set with chance 1/{pairs} = "
-            f"**{hot_shard.exact_share_all_pct(params):.1f}%**. In this run: {classes}. Tenants that lost "
-            f"only some of their groups keep running on the rest; only the exact matches are stuck.")
+        chosen = f"{per_tenant} of {groups} groups" if per_tenant > 1 else f"one group of {groups}"
+        told = (f"There are C({groups}, {per_tenant}) = **{pairs}** ways to pick {chosen}, so another "
+                f"tenant draws exactly the same set with chance 1/{pairs} = "
+                f"**{hot_shard.exact_share_all_pct(params):.1f}%**. In this run: {classes}. ")
+        if per_tenant > 1:
+            told += ("Tenants that lost only some of their groups keep running on the rest; only the exact "
+                     "matches are stuck.")
+        else:
+            told += ("With one group each there is no rest to fall back on: everyone in the bad tenant's "
+                     "group is stuck. That is plain sharding; give each tenant two groups to see the shuffle.")
+        st.markdown(told)

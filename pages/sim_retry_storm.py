@@ -7,13 +7,15 @@ from __future__ import annotations
 import streamlit as st
 
 from sims import retry_storm
+from ui.guess import plural
 from ui.sim_charts import Question, calls_per_second_frames, guess_then_play, tab_controls
 from ui.frame import require_frame
 
 require_frame()
 
 st.title("Retry storm")
-st.caption("Provider A is back after a 39-minute outage. How hard does your own fleet hit it?")
+st.caption(f"Provider A is back after a {retry_storm.Params().outage_s / 60:g}-minute outage. "
+           "How hard does your own fleet hit it?")
 
 TABS = {
     "Synchronised breakers": (False, "Every worker process has its own breaker. They all opened at the "
@@ -37,17 +39,25 @@ for tab, (label, (jitter, intro)) in zip(st.tabs(list(TABS)), TABS.items()):
             "retry_storm", params, calls_per_second_frames, lambda r: float(retry_storm.peak_calls_per_s(r)))
         if result is not None:
             out = retry_storm.summary(result)
-            limit = params.provider_limit_per_s
+            peak, limit = out["peak_calls_per_s"], params.provider_limit_per_s
+            parked_calls = processes * parked
+            over = (f"over the limit of {limit} a second" if peak > limit
+                    else f"within the limit of {limit} a second")
             if jitter:
                 st.markdown(
-                    f"The worst second carries **{out['peak_calls_per_s']}** calls against a limit of "
-                    f"{limit}. Only one probe needed to succeed; the parked work mostly went to the "
-                    f"fallbacks, and A's share climbed in steps while someone could still watch its "
-                    f"error rate. Recovery is slower, and that is the point.")
+                    f"The worst second carries **{plural(peak, 'call')}**, {over}. Only one probe needed to "
+                    f"succeed; the {plural(parked_calls, 'parked call')} mostly went to the fallbacks, and "
+                    f"A's share climbed in steps while someone could still watch its error rate. Recovery "
+                    f"is slower, and that is the point.")
+            elif peak > limit:
+                st.markdown(
+                    f"The worst second carries **{plural(peak, 'call')}**, {out['parked_calls_in_peak_second']:,} "
+                    f"of them parked work released the moment every breaker closed, {over}. A provider "
+                    f"that has just recovered meets its heaviest second at once. Breakers that share one "
+                    f"clock are a retry storm on a timer.")
             else:
                 st.markdown(
-                    f"The worst second carries **{out['peak_calls_per_s']}** calls, "
-                    f"{out['parked_calls_in_peak_second']} of them parked work released the moment every "
-                    f"breaker closed, against a limit of {limit} a second. A provider that has just "
-                    f"recovered meets its heaviest second at once. Breakers that share one clock are a "
-                    f"retry storm on a timer.")
+                    f"The worst second carries **{plural(peak, 'call')}**, {over}: "
+                    f"{plural(processes, 'process', 'processes')} with {plural(parked, 'parked call')} each "
+                    f"are too few to swamp A even when every breaker closes at once. Raise either slider "
+                    f"to see the storm.")

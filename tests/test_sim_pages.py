@@ -50,7 +50,55 @@ def test_moving_a_slider_changes_the_result(app_test):
     at = app_test("pages/sim_hot_shard.py").run()
     at.slider(key="hs_celeb_shards").set_value(6).run()
     at = lock_and_play(at, "hot_shard.celebrity", 120.0)
-    assert {m.label: m.value for m in at.metric}["Simulation"].startswith("129.6")
+    assert {m.label: m.value for m in at.metric}["Simulation"] == "130 %"   # as rounded as the page's text
+
+
+def test_moving_a_slider_after_play_asks_for_a_fresh_guess(app_test):
+    at = lock_and_play(app_test("pages/sim_hot_shard.py").run(), "hot_shard.celebrity", 150.0)
+    assert "Off by" in [m.label for m in at.metric]
+    at.slider(key="hs_celeb_shards").set_value(6).run()
+    assert not at.exception
+    # the guess made for 4 shards is not graded against 6: no verdict, no chart, Play locked again
+    assert "Off by" not in [m.label for m in at.metric]
+    assert not at.get("plotly_chart")
+    assert at.button(key="play::hot_shard.celebrity").disabled
+    assert any("settings changed" in i.value for i in at.info)
+    at = lock_and_play(at, "hot_shard.celebrity", 130.0)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Simulation"] == "130 %" and metrics["Your guess"] == "130 %"
+    assert not any("settings changed" in i.value for i in at.info)
+
+
+def test_question_stays_visible_beside_the_locked_guess(app_test):
+    at = lock_and_play(app_test("pages/sim_concurrency_pool.py").run(), "concurrency_pool.pool_limit", 60.0)
+    locked = [i.value for i in at.info if "Your locked guess" in i.value]
+    assert locked and "429 refusals the unbounded fan-out collects" in locked[0] and "60 refusals" in locked[0]
+
+
+def test_celebrity_text_follows_the_sliders(app_test):
+    at = app_test("pages/sim_hot_shard.py").run()
+    at.slider(key="hs_celeb_shards").set_value(8).run()
+    assert any("8 shards run at 40% on average" in c.value for c in at.caption)
+    at.slider(key="hs_celeb_share").set_value(0.0).run()
+    at = lock_and_play(at, "hot_shard.celebrity", 50.0)
+    text = " ".join(m.value for m in at.markdown)
+    assert "no celebrity key" in text and "0% of the traffic" not in text
+    at.slider(key="hs_celeb_shards").set_value(1).run()
+    at.slider(key="hs_celeb_share").set_value(0.3).run()
+    at = lock_and_play(at, "hot_shard.celebrity", 320.0)
+    text = " ".join(m.value for m in at.markdown)
+    assert "single shard" in text and "averages" not in text
+
+
+def test_tenant_wait_is_asked_in_the_presets_unit(app_test):
+    from sims import presets
+
+    at = app_test("pages/sim_hot_shard.py").run()
+    unit = presets.PRESETS["hot_shard.tenant_groups"].unit
+    assert any(n.label.endswith(f"({unit})") and "noisy tenant's neighbours" in n.label for n in at.number_input)
+    assert any("attempt's own seed" in c.value for c in at.caption)
+    at = lock_and_play(at, "hot_shard.tenants", 300.0)
+    assert {m.label: m.value for m in at.metric}["Simulation"].endswith(f" {unit}")
 
 
 def test_tenant_groups_tab_reports_neighbours(app_test):
@@ -68,7 +116,7 @@ def test_pool_page_reports_fanout_and_pool(app_test):
     at.slider(key="cp_pool").set_value(10).run()
     at = lock_and_play(at, "concurrency_pool.pool_limit", 60.0)
     assert {m.label: m.value for m in at.metric}["Simulation"].startswith("75")
-    assert any("Pool of 10: **20** refusals" in m.value for m in at.markdown)
+    assert any("Pool of 10: **20 refusals**" in m.value for m in at.markdown)
 
 
 @pytest.mark.parametrize("name, low, high", [("retry_storm.sync", 360, 420), ("retry_storm.jitter", 1, 50)])
@@ -105,3 +153,22 @@ def test_animation_frames_end_on_the_full_figure():
     # early frames hold fewer bars than the last, and their title counts the 429s so far
     assert sum(len(t.x) for t in frames[0].data) < sum(len(t.x) for t in frames[-1].data)
     assert "fan-out 75 × 429" in frames[-1].layout.title.text
+
+
+def test_reference_lines_are_named_in_the_legend_in_every_frame():
+    from sims import hot_shard
+    from ui import sim_charts
+
+    frames = sim_charts.shard_load_frames(hot_shard.run(hot_shard.celebrity(shards=6), 1))
+    for fig in (frames[0], frames[-1]):
+        names = [t.name for t in fig.data]
+        assert any(n and n.startswith("fleet average") for n in names)
+        assert not fig.layout.annotations or all("fleet average" not in (a.text or "") for a in fig.layout.annotations)
+
+
+def test_sensible_precision_and_plurals():
+    from ui.guess import fmt_figure, plural
+
+    assert [fmt_figure(v) for v in (129.6, 62.5, 3.571, 75.0, 0.0512, 0)] == ["130", "62.5", "3.6", "75", "0.051", "0"]
+    assert plural(1, "call") == "1 call" and plural(5, "call") == "5 calls"
+    assert plural(2, "process", "processes") == "2 processes"
