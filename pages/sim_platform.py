@@ -11,7 +11,7 @@ import streamlit as st
 from sims import platform
 from sims.platform import CLAIM_RULES, MITIGATIONS, SCENARIO_TITLES, SCENARIOS, Params, Result
 from ui import keys
-from ui.guess import guess_lockin, guess_verdict, play_button
+from ui.guess import digest, guess_lockin, guess_verdict, play_button
 from ui.platform_charts import (backlog_figure, provider_load_figure, slot_share_figure,
                                 waits_figure)
 from ui.frame import require_frame
@@ -59,40 +59,65 @@ SWITCH_LABELS = {
 }
 
 CHARTS = (backlog_figure, waits_figure, slot_share_figure, provider_load_figure)
-# One sentence per chart on what to notice, by kind of scenario.
-CHART_NOTES = {
-    "baseline": (
-        "Nothing queues: at 80% busy the fleet absorbs the random bunching of 5 jobs a second.",
-        "Waits stay near zero, far under what the 2-minute target leaves after 32 s of calls.",
-        "About a fifth of the slots stay idle; that idle band is the 1.25 jobs/s of spare capacity.",
-        "A carries about 20 calls/s, 40% of its limit; B and C are idle until A fails.",
-    ),
-    "break1": (
-        "Under first-in, first-out both lines climb together by the gap between arrivals and the "
-        "6.25 jobs/s the slots finish; after the mitigations watch how fast everyone else's line falls "
-        "while Acme's drains at its own cap.",
-        "Everyone else crosses the dashed line within minutes of the surge; a cap or pause brings "
-        "them back while Acme's own wait keeps rising.",
-        "The red band is Acme's slice of the fleet: about half of it under FIFO, matching its share "
-        "of arrivals, and no more than its cap afterwards.",
-        "Provider A is never the bottleneck here: the limit that runs out is the worker slots.",
-    ),
-    "break2": (
-        "While A is down the fleet finishes what B and C can serve; the line climbs at the gap to "
-        "5 jobs/s, or stays flat when the polish step is dropped.",
-        "Every tenant waits alike here: this break hurts everyone, so the fix is capacity, not fairness.",
-        "All 200 slots stay busy during the outage, many of them waiting for a fallback slot or a "
-        "hung call.",
-        "B and C sit at their limits of 10 and 5 calls/s, three quarters of the 20 the peak needs; "
-        "without pools the overflow shows up as 429s instead of waits.",
-    ),
-}
 
 
-def chart_kind(params: Params) -> str:
-    if platform.has_outage(params):
-        return "break2"
-    return "break1" if platform.has_surge(params) else "baseline"
+def has_fixes(p: Params) -> bool:
+    """Whether any of Break 1's fixes is switched on (a claim rule with caps, a bucket, a pause, keys)."""
+    return p.claim != "fifo" or p.rate_limit or p.pause_acme or p.idempotency
+
+
+def acme_band(p: Params) -> str:
+    if p.pause_acme:
+        return "The red band is Acme's slice of the fleet: paused, it empties as its running jobs finish."
+    if p.claim != "fifo":
+        return (f"The red band is Acme's slice of the fleet, held to its running cap of "
+                f"{p.acme_cap} slot{'s' if p.acme_cap != 1 else ''}.")
+    return ("The red band is Acme's slice of the fleet: first-in, first-out has no running cap, so it "
+            "holds whatever its admitted jobs claim.")
+
+
+def chart_notes(p: Params, out: dict[str, object]) -> tuple[str, str, str, str]:
+    """One sentence per chart on what to notice, worded from this run's settings and figures."""
+    limits = platform.limits_per_s(p)
+    if platform.has_outage(p):
+        backlog = ("While A is down the fleet finishes only what B and C can serve, so the line climbs by the "
+                   f"gap to the {p.peak_jobs_per_s:g} jobs/s arriving")
+        backlog += (", or stays flatter because jobs skip the polish call." if p.polish_switch
+                    else "; dropping the polish step during failover would flatten it.")
+        fallback = (f"B and C top out at their limits of {limits[1]:g} and {limits[2]:g} calls/s against the "
+                    f"{p.peak_jobs_per_s * len(platform.STEPS):g} calls/s the peak needs; ")
+        fallback += ("with per-provider pools the overflow waits for a slot instead of collecting 429s."
+                     if p.provider_pools else "without per-provider pools the overflow shows up as 429s.")
+        return (backlog,
+                "Every tenant waits alike here: this break hurts everyone, so the fix is capacity, not fairness.",
+                f"The {p.slots} slots stay busy during the outage, many of them waiting on a fallback or a "
+                "hung call.",
+                fallback)
+    if platform.has_surge(p):
+        if has_fixes(p):
+            start = ("from the start" if p.mitigations_from_min <= p.break_at_min else
+                     f"from {p.mitigations_from_min - p.break_at_min:g} min after the break")
+            return (f"With the fixes on {start}, watch how fast everyone else's line falls while Acme's "
+                    "drains at its own cap.",
+                    "Everyone else's wait comes back under the dashed line once the fixes hold, while "
+                    "Acme's own wait keeps rising: the queue it built is its own.",
+                    acme_band(p),
+                    "Provider A is not the bottleneck here: the limit that runs out is the worker slots.")
+        return (f"Under first-in, first-out with no fixes, both lines climb together by the gap between "
+                f"arrivals and the {p.capacity_jobs_per_s:g} jobs/s the slots finish.",
+                "Everyone else crosses the dashed line within minutes of the surge: nothing separates "
+                "their jobs from Acme's in the queue.",
+                "The red band is Acme's slice of the fleet: with no cap it grows to its share of arrivals.",
+                "Provider A is not the bottleneck here: the limit that runs out is the worker slots.")
+    util = out.get("utilisation_pct")
+    calls = out.get("llm_calls_per_s")
+    busy = f"{util:.0f}%" if isinstance(util, (int, float)) else "this load"
+    return (f"Nothing piles up: at {busy} busy the fleet absorbs the random bunching of arrivals.",
+            "Waits stay near zero, well under the dashed line of what a 2-minute target leaves for waiting.",
+            "The grey band is the idle slots: the spare capacity that absorbs bursts.",
+            (f"A carries about {calls:.0f} calls/s against its limit of {limits[0]:g}; " if
+             isinstance(calls, (int, float)) else "A carries the calls; ")
+            + "B and C stay idle until A fails.")
 
 
 @st.cache_data(show_spinner=False, max_entries=24)
@@ -138,7 +163,20 @@ def switches(scenario: str, base: Params) -> dict[str, object]:
     return chosen
 
 
-def headline(out: dict[str, object]) -> None:
+def measured_caption(out: dict[str, object], p: Params) -> str:
+    """Where the headline rates come from, on the same axis as the charts (minutes from the break)."""
+    start = float(out["measured_from_min"]) - p.break_at_min
+    end = float(out["measured_to_min"]) - p.break_at_min
+    if platform.has_surge(p) or platform.has_outage(p):
+        why = (" (while the break lasts, before any mitigation starts)"
+               if p.break_at_min < p.mitigations_from_min < p.window_min else " (while the break lasts)")
+        return (f"Rates are measured from minute {start:g} to {end:g} after the break, on the charts' "
+                f"time axis{why}.")
+    return (f"Rates are measured from minute {start:g} to {end:g} on the charts' time axis: the whole run "
+            "after its first minutes of warming up.")
+
+
+def headline(out: dict[str, object], params: Params) -> None:
     """Three rows of short numbers: load, outcomes, and who waited and paid."""
     def fmt(value: object, pattern: str) -> str:
         return "–" if value is None else pattern.format(value)
@@ -158,16 +196,14 @@ def headline(out: dict[str, object]) -> None:
          else ("Others recover in", fmt(out.get("others_recovery_min"), "{:.1f} min")),
          ("Extra spend on B and C", fmt(out["extra_provider_spend_usd"], "${:,.0f}"))),
     )
-    during = "" if out["scenario"] == "baseline" else " (while the break lasts, before any mitigation starts)"
-    st.caption(f"Rates are measured from minute {out['measured_from_min']:g} to "
-               f"{out['measured_to_min']:g} of the run{during}.")
+    st.caption(measured_caption(out, params))
     for row in rows:
         for column, (label, value) in zip(st.columns(4), row):
             column.metric(label, value)
 
 
 def main() -> None:
-    st.title("The platform, replayed")
+    st.title("Whole platform, replayed")
     st.markdown(
         "Two thousand tenants share 200 worker slots and three LLM providers. Replay the hot-tenant "
         "break or the primary-provider outage, switch the final design's fixes on or off, and see "
@@ -189,7 +225,7 @@ def main() -> None:
     st.subheader("Your guess")
     guess = guess_lockin(f"platform::{scenario}", question.label, question.unit,
                          min_value=question.low, max_value=question.high, default=question.default,
-                         step=question.step)
+                         step=question.step, scope=digest(params, seed))
     if not play_button(f"platform::{scenario}", guess):
         return
     result = simulate(params, seed)
@@ -200,8 +236,8 @@ def main() -> None:
                    "try a longer window or switch a mitigation on.")
     else:
         guess_verdict(guess, float(truth), question.unit)
-    headline(out)
-    for i, (build, note) in enumerate(zip(CHARTS, CHART_NOTES[chart_kind(params)])):
+    headline(out, params)
+    for i, (build, note) in enumerate(zip(CHARTS, chart_notes(params, out))):
         st.plotly_chart(build(result), width="stretch", key=f"platform-chart-{i}")
         st.caption(note)
     with st.expander("Every figure from this run"):

@@ -19,7 +19,7 @@ def _short_window(at, scenario: str) -> None:
 def test_play_waits_for_a_locked_guess(app_test):
     at = app_test(PAGE).run()
     assert not at.exception
-    assert at.title[0].value == "The platform, replayed"
+    assert at.title[0].value == "Whole platform, replayed"    # extends the sidebar name
     assert at.button(key="play::platform::baseline").disabled
     assert len(at.toggle) == len(platform.MITIGATIONS)
     assert not at.get("plotly_chart")
@@ -37,6 +37,37 @@ def test_guess_then_play_draws_four_charts_and_a_verdict(app_test):
     assert len(at.get("plotly_chart")) == 4
     simulated = next(m.value for m in at.metric if m.label == "Simulation")
     assert simulated.endswith("jobs") and 120 < float(simulated.split()[0]) < 200
+
+
+def test_changing_a_setting_after_play_asks_for_a_fresh_guess(app_test):
+    at = app_test(PAGE).run()
+    _short_window(at, "baseline")
+    at.number_input[0].set_value(160.0)
+    at.button[0].click().run()
+    locked = [i.value for i in at.info if "Your locked guess" in i.value]
+    assert locked and "Jobs running at once at the weekday peak" in locked[0]
+    at.button(key="play::platform::baseline").click().run()
+    assert "Off by" in [m.label for m in at.metric]
+    at.slider(key=keys.platform_key("baseline", "window_min")).set_value(15.0).run()
+    assert not at.exception
+    assert not at.metric and not at.get("plotly_chart")
+    assert at.button(key="play::platform::baseline").disabled
+    assert any("settings changed" in i.value for i in at.info)
+
+
+def test_fifo_notes_speak_of_no_fixes_and_measure_on_the_charts_axis(app_test):
+    at = app_test(PAGE).run()
+    at.selectbox(key=keys.PLATFORM_SCENARIO).set_value("break1_fifo").run()
+    _short_window(at, "break1_fifo")
+    at.number_input[0].set_value(50.0)
+    at.button[0].click().run()
+    at.button(key="play::platform::break1_fifo").click().run()
+    assert not at.exception
+    captions = " ".join(c.value for c in at.caption)
+    assert "mitigation" not in captions.lower() and "fixes on" not in captions
+    assert "no fixes" in captions
+    # the break starts at minute 5 of the run; the charts count minutes from it, and so does the caption
+    assert "from minute 2 to 5 after the break" in captions
 
 
 def test_each_scenario_starts_from_its_own_switches(app_test):

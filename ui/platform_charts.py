@@ -16,6 +16,14 @@ PROVIDER_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c")
 X_TITLE = "minutes from the break"
 
 
+def x_title(result: Result) -> str:
+    """The time axis: minutes from the break, or from the same point of a run with no break."""
+    p = result.params
+    if platform.has_surge(p) or platform.has_outage(p):
+        return f"{X_TITLE} (minute {p.break_at_min:g} of the run)"
+    return f"minutes from minute {p.break_at_min:g} of the run (where a break would start)"
+
+
 def _visible(result: Result) -> int:
     """Index of the first sample worth drawing: the empty start-up minutes are left out."""
     for i, s in enumerate(result.samples):
@@ -39,7 +47,7 @@ def _frame(fig: go.Figure, result: Result, title: str, y_title: str) -> go.Figur
         if x <= end:
             fig.add_vline(x=x, line_dash="dot", line_color="#555", annotation_text=label,
                           annotation_position="top left")
-    fig.update_layout(title=title, xaxis_title=X_TITLE, yaxis_title=y_title, height=340,
+    fig.update_layout(title=title, xaxis_title=x_title(result), yaxis_title=y_title, height=340,
                       margin=dict(l=10, r=10, t=60, b=10), hovermode="x unified",
                       legend=dict(orientation="h", yanchor="bottom", y=1.0, x=1.0, xanchor="right"))
     return fig
