@@ -237,7 +237,7 @@ def render_sim() -> None:
                                 scope=guess.digest(*settings))
     just_played = st.session_state.get(keys.played_key(SIM_NAME)) is not True
     if not guess.play_button(SIM_NAME, locked):
-        st.caption("The load chart and the backlog appear after Play, so they can't give the answer away.")
+        guess.waiting_chart(SIM_NAME)
         return
     result = simulate(*settings)
     out = partitions.summary(result)

@@ -4,6 +4,8 @@ Each AppTest run is its own session, so each gets its own in-memory lab database
 """
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from ui import hot_tenant_charts as charts
@@ -82,10 +84,16 @@ def _charts(at) -> list[str]:
     return [c.proto.spec for c in at.get("plotly_chart")]
 
 
+def _sim_charts_with_data(at) -> list[dict]:
+    specs = [json.loads(spec) for spec in _charts(at)]
+    return [s for s in specs if s.get("data") and "Stored events" not in json.dumps(s["layout"])]
+
+
 def test_guess_then_play_shows_the_brief_figures(page):
     assert [b for b in page.button if b.label == "▶ Play"][0].disabled
     # before Play nothing on the sim tab gives the answer away: no load chart, no backlog
     assert not any("Offered load by partition" in spec or "Backlog over time" in spec for spec in _charts(page))
+    assert not _sim_charts_with_data(page)
     assert any("4 partitions serve 100 units/s each" in c.value for c in page.caption)
     click(page, "Lock in my guess")
     locked = [i.value for i in page.info if "Your locked guess" in i.value]

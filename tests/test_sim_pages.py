@@ -4,6 +4,8 @@ Each page is run standalone, as app.py's st.navigation would load it.
 """
 from __future__ import annotations
 
+import json
+
 import pytest
 
 PAGES = {
@@ -11,6 +13,12 @@ PAGES = {
     "pages/sim_concurrency_pool.py": ["Pool limit"],
     "pages/sim_retry_storm.py": ["Synchronised breakers", "Jitter, shared state, ramp"],
 }
+
+
+def drawn_charts(at) -> list[dict]:
+    """Charts that hold data; the empty 'press Play' frames are left out."""
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    return [spec for spec in specs if spec.get("data")]
 
 
 def lock_and_play(at, name: str, guess: float):
@@ -33,6 +41,8 @@ def test_page_loads_alone_with_its_tabs(app_test, script, tabs):
     assert [t.label for t in at.tabs] == tabs
     # Play stays disabled until a guess is locked
     assert all(b.disabled for b in at.button if b.key and b.key.startswith("play::"))
+    # nothing that answers the question is drawn before Play: only empty frames, one per tab
+    assert not drawn_charts(at) and len(at.get("plotly_chart")) == len(tabs)
 
 
 def test_celebrity_guess_then_play_then_add_shards(app_test):
@@ -40,9 +50,9 @@ def test_celebrity_guess_then_play_then_add_shards(app_test):
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Your guess"].startswith("150")
     assert metrics["Simulation"].startswith("152")
-    assert len(at.get("plotly_chart")) == 1
+    assert len(drawn_charts(at)) == 1
     at.toggle(key="hs_celeb_grow").set_value(True).run()
-    assert len(at.get("plotly_chart")) == 2
+    assert len(drawn_charts(at)) == 2
     assert any("130%" in m.value and "96%" in m.value for m in at.markdown)
 
 
@@ -60,7 +70,7 @@ def test_moving_a_slider_after_play_asks_for_a_fresh_guess(app_test):
     assert not at.exception
     # the guess made for 4 shards is not graded against 6: no verdict, no chart, Play locked again
     assert "Off by" not in [m.label for m in at.metric]
-    assert not at.get("plotly_chart")
+    assert not drawn_charts(at)
     assert at.button(key="play::hot_shard.celebrity").disabled
     assert any("settings changed" in i.value for i in at.info)
     at = lock_and_play(at, "hot_shard.celebrity", 130.0)

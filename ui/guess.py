@@ -96,6 +96,21 @@ def play_button(name: str, guess: float | None) -> bool:
     return guess is not None and bool(st.session_state.get(keys.played_key(name)))
 
 
+def waiting_chart(name: str, *, height: int = 260) -> None:
+    """An empty frame where the run will be drawn: it holds no data, so it gives nothing away.
+
+    It also makes the browser load Plotly before Play, so the first frames of the progressive
+    draw are seen instead of being spent fetching the charting library.
+    """
+    fig = go.Figure()
+    fig.add_annotation(text="Lock in a guess, then press ▶ Play to draw the run here.", showarrow=False,
+                       x=0.5, y=0.5, xref="paper", yref="paper", font=dict(size=15, color="#7f7f7f"))
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False)
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=10, b=10))
+    st.plotly_chart(fig, width="stretch", key=f"waiting::{name}", config={"staticPlot": True})
+
+
 def animate(frames: Iterable[go.Figure], *, total_s: float = ANIMATION_S, animate_now: bool = True,
             chart_key: str | None = None) -> None:
     """Draw a sequence of figures into one placeholder over about ``total_s``; the last one stays.

@@ -15,7 +15,7 @@ import streamlit as st
 from plotly.subplots import make_subplots
 
 from sims import concurrency_pool, hot_shard, retry_storm
-from ui.guess import animate, digest, guess_lockin, guess_verdict, play_button
+from ui.guess import animate, digest, guess_lockin, guess_verdict, play_button, waiting_chart
 
 HOT = "#d62728"
 CALM = "#1f77b4"
@@ -362,6 +362,7 @@ def guess_then_play(name: str, question: Question, model: str, params: object,
     guess = guess_lockin(name, question.label, question.unit, min_value=0.0, max_value=question.max_value,
                          default=question.default, step=question.step, scope=digest(model, params, seed))
     if not play_button(name, guess):
+        waiting_chart(name)
         return None
     result = cached_run(model, params, seed)
     just_pressed = bool(st.session_state.get(f"play::{name}"))
