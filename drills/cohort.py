@@ -474,65 +474,30 @@ def skill_shares(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.Dat
 
 
 # -- questions ------------------------------------------------------------------------------
-# The board's two per-question reports (errors and calibration) share one pass over the numeric
-# answers, computed once per data version and kept with the store until the next write.
+# Per graded numeric question, in one pass: skips and guesses side by side (FILTER), error quantiles
+# over the guesses; truths of zero are kept out of the ratios.
 _QUESTION_STATS = """
         SELECT an.question_id, ANY_VALUE(k.truth) AS truth, ANY_VALUE(k.position) AS position,
                COUNT(*) FILTER (WHERE NOT an.skipped) AS guesses, COUNT(*) FILTER (WHERE an.skipped) AS skipped,
                AVG(CASE WHEN abs(an.value - k.truth) <= k.full_band THEN 1.0 ELSE 0.0 END)
                    FILTER (WHERE NOT an.skipped) AS in_tolerance,
-               AVG((an.value - k.truth) / abs(k.truth)) FILTER (WHERE NOT an.skipped AND k.truth <> 0) AS mean_error,
+               AVG((an.value - k.truth) / abs(k.truth)) FILTER (WHERE NOT an.skipped) AS mean_error,
                quantile_cont(abs(an.value - k.truth) / abs(k.truth), 0.5)
-                   FILTER (WHERE NOT an.skipped AND k.truth <> 0) AS median_abs_error,
+                   FILTER (WHERE NOT an.skipped) AS median_abs_error,
                quantile_cont(100 * an.value / k.truth, [0.05, 0.25, 0.5, 0.75, 0.95])
-                   FILTER (WHERE NOT an.skipped AND k.truth <> 0) AS pct_quantiles,
+                   FILTER (WHERE NOT an.skipped) AS pct_quantiles,
                COUNT(an.low) FILTER (WHERE NOT an.skipped) AS ranges,
-               AVG((an.low <= k.truth AND k.truth <= an.high)::INTEGER) FILTER (WHERE NOT an.skipped) AS range_hit_rate,
-               COUNT(*) FILTER (WHERE NOT an.skipped AND an.low <= k.truth AND k.truth <= an.high) AS hits
+               AVG((an.low <= k.truth AND k.truth <= an.high)::INTEGER) FILTER (WHERE NOT an.skipped) AS range_hit_rate
         FROM answers an JOIN att USING (attempt_id) JOIN qkey k USING (question_id)
-        WHERE k.graded_numeric
-        GROUP BY an.question_id"""
-
-_shared: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # store -> {(report, key, filters, version): frame}
-_shared_lock = threading.Lock()
-
-
-def _once_per_version(store: AttemptStore, name: str, key: DrillKey, filters: Filters, build) -> pd.DataFrame:
-    """`build()` once per (key, filters) and data version of this store; callers copy before changing it."""
-    version = data_version(store)
-    slot = (name, key.fingerprint, filters, version)
-    with _shared_lock:
-        kept = _shared.setdefault(store, {})
-        if slot in kept:
-            return kept[slot]
-    frame = build()
-    with _shared_lock:
-        for old in [s for s in kept if s[3] != version]:
-            del kept[old]             # an older data version is never asked for again
-        if len(kept) > 16:
-            kept.clear()
-        kept[slot] = frame
-    return frame
-
-
-def question_stats(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
-    """Per graded numeric question: guesses, skips, tolerance, error quantiles, ranges and hits (shared)."""
-    def build() -> pd.DataFrame:
-        head, params = _with(filters.sql(), _key(store, key))
-        return _df(store, head + _QUESTION_STATS, params)
-    return _once_per_version(store, "question_stats", key, filters, build)
-
-
-_ERROR_COLUMNS = ["question_id", "truth", "position", "guesses", "skipped", "in_tolerance", "mean_error",
-                  "median_abs_error", "pct_quantiles", "ranges", "range_hit_rate"]
+        WHERE k.graded_numeric AND k.truth <> 0
+        GROUP BY an.question_id HAVING COUNT(*) FILTER (WHERE NOT an.skipped) > 0
+        ORDER BY median_abs_error DESC NULLS LAST, an.question_id"""
 
 
 def question_errors(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
     """Per numeric question: the cohort's guesses as % of the truth (quantiles), hit rate, ranked by error."""
-    stats = question_stats(store, key, filters)
-    df = stats[(stats["truth"] != 0) & (stats["guesses"] > 0)][_ERROR_COLUMNS]
-    df = df.sort_values(["median_abs_error", "question_id"], ascending=[False, True], na_position="last",
-                        kind="stable").reset_index(drop=True)
+    head, params = _with(filters.sql(), _key(store, key))
+    df = _df(store, head + _QUESTION_STATS, params)
     if not df.empty:
         quantiles = df.pop("pct_quantiles").apply(lambda q: list(q) if q is not None else [None] * 5)
         for i, name in enumerate(("p5", "p25", "p50", "p75", "p95")):
@@ -543,13 +508,13 @@ def question_errors(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.
 def question_sample(store: AttemptStore, key: DrillKey, filters: Filters, attempts: int = 60) -> pd.DataFrame:
     """Every numeric guess from a stable pseudo-random pick of `attempts` attempts, to draw as points."""
     head, params = _with(filters.sql(), _key(store, key))
-    sql = head + f""",
+    sql = head + """,
         picked AS (SELECT attempt_id, handle FROM att ORDER BY hash(attempt_id), attempt_id LIMIT ?)
         SELECT an.question_id, p.handle, 100 * an.value / k.truth AS pct,
-               CASE WHEN abs(an.value - k.truth) <= k.band * (1 + {_EPS}) THEN 1.0
-                    WHEN abs(an.value - k.truth) <= 2 * k.band * (1 + {_EPS}) THEN 0.5 ELSE 0.0 END AS score
+               CASE WHEN abs(an.value - k.truth) <= k.full_band THEN 1.0
+                    WHEN abs(an.value - k.truth) <= k.half_band THEN 0.5 ELSE 0.0 END AS score
         FROM answers an JOIN picked p USING (attempt_id) JOIN qkey k USING (question_id)
-        WHERE k.kind = 'numeric' AND NOT an.skipped AND k.truth IS NOT NULL AND k.truth <> 0
+        WHERE k.graded_numeric AND NOT an.skipped AND k.truth <> 0
         ORDER BY an.question_id, hash(an.attempt_id)"""
     return _df(store, sql, params + [attempts])
 
@@ -560,25 +525,32 @@ def time_per_part(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.Da
 
     The last part opened runs to the finish; in an unfinished attempt it is not counted (no end yet).
     """
+    # Only the drill's own parts are reported (the pacing table below), so spans are numbered by their
+    # place in the drill and grouped on integers; every 'opened' still ends the span before it.
+    part_ids = [p for p, _, _ in key.part_titles]
     head, params = _with(filters.sql(), _TIMING)
     sql = head + """,
         opened AS (
-            SELECT e.attempt_id, e.part_id, e.happened_at,
+            SELECT e.attempt_id, list_position(?::VARCHAR[], e.part_id) AS part_no, e.happened_at,
                    LEAD(e.happened_at) OVER (PARTITION BY e.attempt_id ORDER BY e.happened_at, e.id) AS next_at
             FROM attempt_events e WHERE e.kind = 'opened' AND e.attempt_id IN (SELECT attempt_id FROM att)
         ),
         spent AS (
-            SELECT o.attempt_id, o.part_id,
+            SELECT o.attempt_id, o.part_no,
                    SUM(GREATEST(0, LEAST(COALESCE(o.next_at, f.finished_at), f.finished_at) - o.happened_at))
                        AS seconds
             FROM opened o LEFT JOIN finished f USING (attempt_id)
-            WHERE o.next_at IS NOT NULL OR f.finished_at IS NOT NULL
+            WHERE (o.next_at IS NOT NULL OR f.finished_at IS NOT NULL) AND o.part_no > 0
             GROUP BY ALL
+        ),
+        per_part AS (
+            SELECT part_no, COUNT(*) AS attempts, quantile_cont(seconds, [0.5, 0.25, 0.75]) AS q
+            FROM spent GROUP BY part_no
         )
-        SELECT part_id, COUNT(*) AS attempts, MEDIAN(seconds) / 60 AS median_min,
-               quantile_cont(seconds, 0.25) / 60 AS p25_min, quantile_cont(seconds, 0.75) / 60 AS p75_min
-        FROM spent GROUP BY part_id"""
-    df = _df(store, sql, params)
+        SELECT (?::VARCHAR[])[part_no] AS part_id, attempts, q[1] / 60 AS median_min, q[2] / 60 AS p25_min,
+               q[3] / 60 AS p75_min
+        FROM per_part"""
+    df = _df(store, sql, params + [part_ids, part_ids])
     pacing = pd.DataFrame(key.part_titles, columns=["part_id", "title", "suggested_min"])
     out = pacing.merge(df, on="part_id", how="left")
     out["attempts"] = out["attempts"].fillna(0).astype(int)
@@ -588,11 +560,18 @@ def time_per_part(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.Da
 # -- calibration ----------------------------------------------------------------------------
 def calibration_by_skill(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
     """Per skill, how often the stated 80% ranges held; a question counts once per skill it links to."""
-    stats = question_stats(store, key, filters)
-    per_question = stats.loc[stats["ranges"] > 0, ["question_id", "ranges", "hits"]]
-    pairs = pd.DataFrame(list(key.skill_pairs), columns=["question_id", "skill_id"])
-    df = per_question.merge(pairs, on="question_id").groupby("skill_id", as_index=False)[["ranges", "hits"]].sum()
-    df["hit_rate"] = df["hits"] / df["ranges"]
+    head, params = _with(filters.sql(), _key(store, key))
+    sql = head + """,
+        per_question AS (
+            SELECT an.question_id, COUNT(*) AS ranges,
+                   COUNT(*) FILTER (WHERE an.low <= k.truth AND k.truth <= an.high) AS hits
+            FROM answers an JOIN att USING (attempt_id) JOIN qkey k USING (question_id)
+            WHERE k.graded_numeric AND NOT an.skipped AND an.low IS NOT NULL
+            GROUP BY an.question_id
+        )
+        SELECT s.skill_id, SUM(p.ranges) AS ranges, SUM(p.hits) AS hits, SUM(p.hits) / SUM(p.ranges) AS hit_rate
+        FROM per_question p JOIN qskill s USING (question_id) GROUP BY s.skill_id"""
+    df = _df(store, sql, params)
     names = pd.DataFrame({"skill_id": key.skill_ids, "skill": key.skill_names})
     out = names.merge(df, on="skill_id", how="left")
     out[["ranges", "hits"]] = out[["ranges", "hits"]].fillna(0).astype(int)
