@@ -106,9 +106,9 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
     CREATE INDEX idx_scores_attempt ON rubric_scores (attempt_id);
     """),
     # Derived, never a record: per attempt and grading key, what the instructor board sums from a
-    # million answers. Rebuilt for an attempt whenever its answer, score or rating rows change in
-    # number (those tables are append-only, so a count is a version); drills.cohort keeps it fresh.
-    # No primary key: a refresh deletes and re-inserts an attempt's row in one transaction.
+    # million answers. drills.cohort.refresh_tallies rebuilds the rows of attempts that gained
+    # answers, scores or ratings since its last run (those tables are append-only; tally_marks says
+    # where it stopped). No primary key: a refresh deletes and re-inserts rows in one transaction.
     (2, """
     CREATE TABLE attempt_tallies (
         key_id VARCHAR NOT NULL,
