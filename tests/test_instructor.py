@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 
-from drills import access, cohort
+from drills import access, cohort, grants
 from drills.demo import populate
 from drills.loader import load_catalogue
 from drills.schema import NumericQuestion
@@ -220,13 +220,16 @@ def test_extra_time_changes_the_candidates_time_left(app_test, demo_db, configur
     at.selectbox(key=board_ui.CANDIDATE_KEY).set_value(fresh.candidate_id).run()
     assert at.selectbox(key=board_ui.ATTEMPT_KEY).value == fresh.id
     assert _metrics(at)["Time box"] == "45:00"
-    at.number_input(key="extra::minutes").set_value(15)
+    at.text_input(key="extra::minutes").input("15")
     at.text_input(key="extra::reason").input("fire alarm")
     _button(at, "Grant extra time").click()
     at.run()
     assert not at.exception
     assert any("Granted 15 extra minutes" in s.value for s in at.success)
     assert _metrics(at)["Time box"] == "1:00:00"
+    history = _frame_with(at, "Reason")
+    assert list(history["Reason"]) == ["fire alarm"]
+    assert list(history["Who"]) == ["Prof Ada"] and list(history["Minutes"]) == [15.0]
 
     store = AttemptStore(demo_db)
     after = store.attempt_by_id(fresh.id)
@@ -241,16 +244,43 @@ def test_extra_time_changes_the_candidates_time_left(app_test, demo_db, configur
     assert 45 * 60 < minutes * 60 + seconds <= 60 * 60
 
 
-@pytest.mark.parametrize("minutes, message", [(-5, "at least 1 minute"), (1e9, "capped at 240 minutes")])
+@pytest.mark.parametrize("minutes, message", [
+    ("-5", "at least 1 minute"), ("1e9", "capped at 240 minutes"), ("1e400", "must be a finite number"),
+    ("nan", "must be a finite number"), ("-inf", "must be a finite number"), ("241", "capped at 240 minutes"),
+    ("", "Enter the extra time"), ("ten", "must be a number"),
+])
 def test_bad_extra_time_gets_a_message_and_stores_nothing(app_test, demo_db, configured, minutes, message):
+    store = AttemptStore(demo_db)
+    fresh = store.start_attempt("one_tenant", "zed", "north", 45 * 60)
+    store.close()
     at = _signed_in(app_test)
-    attempt = _selected_attempt(at, demo_db)
-    at.number_input(key="extra::minutes").set_value(minutes)
+    at.selectbox(key=board_ui.CANDIDATE_KEY).set_value(fresh.candidate_id).run()
+    at.text_input(key="extra::minutes").input(minutes)
     _button(at, "Grant extra time").click()
     at.run()
-    assert any(message in e.value for e in at.error)
+    assert any(message in e.value for e in at.error), [e.value for e in at.error]
+    assert not at.success
     store = AttemptStore(demo_db)
-    assert store.attempt_by_id(attempt.id).extra_s == attempt.extra_s
+    assert store.attempt_by_id(fresh.id).extra_s == 0
+    assert grants.grant_history(store, fresh.id) == []
+    store.close()
+    assert any("No extra time granted" in c.value for c in at.caption)
+
+
+def test_a_finished_attempt_gets_no_extra_time(app_test, demo_db, configured):
+    store = AttemptStore(demo_db)
+    done = store.start_attempt("one_tenant", "zed", "north", 45 * 60)
+    store.finish(done.id)
+    store.close()
+    at = _signed_in(app_test)
+    at.selectbox(key=board_ui.CANDIDATE_KEY).set_value(done.candidate_id).run()
+    assert at.selectbox(key=board_ui.ATTEMPT_KEY).value == done.id
+    at.text_input(key="extra::minutes").input("15")
+    _button(at, "Grant extra time").click()
+    at.run()
+    assert any("already finished" in e.value for e in at.error)
+    store = AttemptStore(demo_db)
+    assert store.attempt_by_id(done.id).extra_s == 0
     store.close()
 
 

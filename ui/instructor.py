@@ -9,13 +9,14 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
-from drills import cohort, scoring
+from drills import cohort, grants, scoring
 from drills.answers import InputError
 from drills.loader import LoadedDrill
 from drills.schema import LEVELS, NumericQuestion
 from drills.store import AttemptStore
 from drills.timebox import clock_for, format_duration
 from ui import instructor_figures as figures
+from ui import keys
 from ui.attempt_view import AttemptView, simulation_truths
 from ui.context import get_catalogue, get_store, now
 from ui.results import guess_figure, results_table
@@ -333,20 +334,37 @@ def render_rubric(board: Board, view: AttemptView) -> None:
 
 
 def render_extra_time(board: Board, view: AttemptView) -> None:
-    with st.form("extra_time"):
-        st.markdown("**Grant extra time** (added to this attempt's time box)")
+    attempt = view.attempt
+    st.markdown("**Grant extra time** (added to this attempt's time box)")
+    if attempt.finished_at is not None:
+        st.caption("This attempt is finished, so extra time would change nothing.")
+    with st.form("extra_time", clear_on_submit=True):
         cols = st.columns([1, 3])
-        minutes = cols[0].number_input("Extra minutes", value=10.0, step=5.0, key="extra::minutes")
-        reason = cols[1].text_input("Reason (optional)", key="extra::reason")
+        # A text box, checked by drills.grants: a number box clamps `1e400` to its default without a word.
+        minutes = cols[0].text_input(
+            "Extra minutes", value="10", max_chars=40, key=keys.EXTRA_MINUTES,
+            help=f"A number of minutes from {cohort.MIN_EXTRA_MIN} to {cohort.MAX_EXTRA_MIN}.")
+        reason = cols[1].text_input("Reason (optional)", key=keys.EXTRA_REASON)
         granted = st.form_submit_button("Grant extra time")
     if granted:
         try:
-            added = cohort.grant_extra_time(board.store, view.attempt, minutes, board.instructor, reason)
+            added = grants.grant(board.store, attempt, minutes, board.instructor, reason)
         except InputError as problem:
             st.error(str(problem), icon="⚠️")
         else:
             st.session_state[FLASH_KEY] = f"Granted {added:g} extra minutes."
             st.rerun()
+    history = grants.grant_history(board.store, attempt.id)
+    st.markdown("**Time grant history**")
+    if not history:
+        st.caption("No extra time granted on this attempt.")
+    else:
+        st.dataframe(pd.DataFrame({
+            "When (UTC)": [_utc(g.granted_at) for g in history],
+            "Who": [g.granted_by for g in history],
+            "Minutes": [g.minutes for g in history],
+            "Reason": [g.reason for g in history],
+        }), hide_index=True, width="stretch", key="grant_history")
 
 
 def render_exports(board: Board) -> None:

@@ -20,6 +20,9 @@ HOT_TENANT_READ = "hot_tenant::read"     # last latest-N read: (bounded page, na
 HOT_TENANT_RACE = "hot_tenant::race"     # last threaded owner race
 PLATFORM_SCENARIO = "platform_scenario"  # scenario picker on the platform simulation page
 PLATFORM_PREFIX = "platform::"           # that page's switches and sliders, per scenario
+EXTRA_MINUTES = "extra::minutes"         # instructor board: extra minutes typed (text, checked by drills.grants)
+EXTRA_REASON = "extra::reason"           # instructor board: why the extra time was granted
+INSTRUCTOR_VIEW = "instructor::view"     # instructor board: which section (tab) is open
 
 
 def guess_key(name: str) -> str:
