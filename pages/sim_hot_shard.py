@@ -9,7 +9,7 @@ import math
 import streamlit as st
 
 from sims import hot_shard
-from ui.guess import plural
+from ui.guess import fmt_figure, plural
 from ui.sim_charts import (Question, cached_run, guess_then_play, shard_load_figure, shard_load_frames,
                            shuffle_groups, tab_controls, tenant_wait_frames, waiting_by_class_frames)
 from ui.frame import require_frame
@@ -92,8 +92,8 @@ with tenants_tab:
         rest = frozenset(range(1, len(result.placement))) - near
         near_s, rest_s = hot_shard.mean_wait_s(result, near), hot_shard.mean_wait_s(result, rest)
         told = (f"**{len(near):,}** tenants share a group with the noisy one. Over these "
-                f"{params.duration_s / 60:g} minutes their jobs waited **{near_s:,.0f} s** "
-                f"({near_s / 60:.1f} min) on average; everyone else waited **{rest_s:,.0f} s**. ")
+                f"{params.duration_s / 60:g} minutes their jobs waited **{fmt_figure(near_s)} s** "
+                f"({near_s / 60:.1f} min) on average; everyone else waited **{fmt_figure(rest_s)} s**. ")
         if near_s > 2 * rest_s + params.service_s:
             told += (f"Hashing capped the damage at one group out of {groups}, but inside that group nothing "
                      f"protects anyone. A per-tenant cap on running jobs is what keeps the neighbours' "

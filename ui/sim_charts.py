@@ -34,7 +34,7 @@ def _cutoffs(end: float, frames: int = FRAMES) -> list[float]:
 
 def _layout(fig: go.Figure, title: str, height: int = 420) -> go.Figure:
     fig.update_layout(title=title, height=height, margin=dict(l=50, r=20, t=60, b=40),
-                      legend=dict(orientation="h", yanchor="bottom", y=-0.3, x=0))
+                      legend=dict(orientation="h", yanchor="top", y=-0.2, x=0))   # clear of the axis titles
     return fig
 
 
@@ -93,7 +93,8 @@ def shard_load_figure(result: hot_shard.Result) -> go.Figure:
     fig = make_subplots(rows=1, cols=2, column_widths=[0.45, 0.55],
                         subplot_titles=("Load, % of one shard's capacity", "Requests waiting"))
     fig.add_trace(go.Bar(x=names, marker_color=[HOT if s in hot else CALM for s in range(p.shards)],
-                         textposition="outside", showlegend=False,
+                         textposition="inside", insidetextanchor="end", textfont=dict(color="white"),
+                         showlegend=False,
                          hovertemplate="%{x}: %{y:.0f}%<extra></extra>", **traces[0]), row=1, col=1)
     floor = hot_shard.hot_key_floor_pct(p)
     # Reference lines are named in the legend, not beside the line, so no bar label can overlap them.
@@ -102,8 +103,10 @@ def shard_load_figure(result: hot_shard.Result) -> go.Figure:
               f"fleet average ({hot_shard.fleet_utilisation_pct(result):.0f}%)")]
     if floor > 0:
         lines.append((floor, dict(color=HOT, dash="dot"), f"hot key alone ({floor:.0f}%)"))
+    # Lines behind the bars and labels inside them: a line never strikes through a bar's figure.
     for y, style, _ in lines:
-        fig.add_hline(y=y, line=style, row=1, col=1)
+        fig.add_hline(y=y, line=style, layer="below", row=1, col=1)
+    fig.update_layout(uniformtext=dict(minsize=10, mode="hide"))
     fig.update_yaxes(range=[0, max(traces[0]["y"] + [floor, 100.0]) * 1.25], row=1, col=1)
     for shard in range(p.shards):
         colour = HOT if shard in hot else CALM_SHADES[shard % len(CALM_SHADES)]
@@ -248,7 +251,7 @@ def lanes_figure(result: concurrency_pool.Result) -> go.Figure:
     for row in (1, 2):
         for state in concurrency_pool.STATES:
             fig.add_trace(go.Bar(orientation="h", marker_color=STATE_COLOURS[state], name=STATE_NAMES[state],
-                                 legendgroup=state, showlegend=row == 1,
+                                 legendgroup=state, showlegend=row == (2 if state == "waiting" else 1),
                                  hovertemplate="%{y}: from %{base:.2f} s for %{x:.2f} s<extra>"
                                                + STATE_NAMES[state] + "</extra>", **next(data)),
                           row=row, col=1)
