@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import re
 
 import pytest
 
@@ -25,6 +26,7 @@ def instructor_server(tmp_path):
     store = AttemptStore(db_path)
     populate(store, LOADED, candidates=4, cohorts=("north",), seed=9, sim_truths=SIM_TRUTHS)
     answers = store.query("SELECT COUNT(*) FROM answers").fetchone()[0]
+    store.start_attempt("one_tenant", "zed", "north", 45 * 60)   # an open attempt, to grant extra time on
     store.close()
     server = AppServer(db_path, env={access.HASH_ENV: access.hash_passphrase(PASSPHRASE, iterations=1_000)})
     server.start()
@@ -61,6 +63,36 @@ def test_instructor_signs_in_sees_charts_opens_a_timeline_and_downloads_csv(inst
     attempt.get_by_text("Timeline", exact=True).wait_for()
     assert attempt.get_by_test_id("stDataFrame").count() >= 2
     assert "Time box" in attempt.get_by_test_id("stMetric").all_inner_texts()[2]
+
+    # Saving an override reruns the page; the instructor stays on the Attempt tab.
+    attempt.get_by_label("Comment (required, shown to the candidate)").fill("Detection is never described.")
+    attempt.get_by_role("button", name="Save override").click()
+    page.get_by_text("Override saved").wait_for()
+    wait_for_app(page)
+    assert page.get_by_role("tab", name="Attempt").get_attribute("aria-selected") == "true"
+    # 1e400 is refused in words, not clamped to a number; a good grant clears the form and shows in the history.
+    attempt = page.get_by_role("tabpanel", name="Attempt")
+    attempt.get_by_test_id("stSelectbox").filter(has_text="Candidate").click()
+    page.get_by_role("option", name=re.compile("zed")).click()
+    wait_for_app(page)
+    attempt = page.get_by_role("tabpanel", name="Attempt")
+    attempt.get_by_test_id("stMetric").filter(has_text="Time left").filter(has_text="44:").wait_for()
+    minutes = attempt.get_by_role("textbox", name="Extra minutes")
+    minutes.fill("1e400")
+    attempt.get_by_role("button", name="Grant extra time").click()
+    attempt.get_by_text("must be a finite number").wait_for()
+    assert page.get_by_role("tab", name="Attempt").get_attribute("aria-selected") == "true"
+    attempt = page.get_by_role("tabpanel", name="Attempt")
+    attempt.get_by_role("textbox", name="Extra minutes").fill("15")
+    attempt.get_by_role("textbox", name="Reason (optional)").fill("fire alarm")
+    attempt.get_by_role("button", name="Grant extra time").click()
+    page.get_by_text("Granted 15 extra minutes").wait_for()
+    wait_for_app(page)
+    assert page.get_by_role("tab", name="Attempt").get_attribute("aria-selected") == "true"
+    attempt = page.get_by_role("tabpanel", name="Attempt")
+    assert attempt.get_by_role("textbox", name="Extra minutes").input_value() == "10"
+    assert attempt.get_by_role("textbox", name="Reason (optional)").input_value() == ""
+    assert attempt.get_by_text("Time grant history").count() == 1
 
     exports = _tab(page, "Exports")
     with page.expect_download() as download:

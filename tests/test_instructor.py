@@ -12,6 +12,7 @@ from drills.schema import NumericQuestion
 from drills.store import AttemptStore
 from drills.timebox import clock_for
 from ui import instructor as board_ui
+from ui import keys
 
 PAGE = "pages/instructor.py"
 PASSPHRASE = "correct horse battery staple"
@@ -195,6 +196,17 @@ def test_an_override_shows_with_its_comment_history_and_on_the_candidates_result
     assert (rubric["Level that counts"], rubric["Instructor"]) == ("OK", "Prof Ada")
     assert rubric["Instructor comment"] == "Second look: the alert on queue age is there."
     assert rubric["When"].endswith("UTC")
+
+
+def test_saving_an_override_stays_on_the_open_tab(app_test, demo_db, configured):
+    at = _signed_in(app_test)
+    at.session_state[keys.INSTRUCTOR_VIEW] = "Attempt"     # as if the instructor clicked the Attempt tab
+    at.run()
+    _override(at, LOADED.drill.rubric[0].id, "weak", "Stays on the attempt afterwards.")
+    assert not at.exception
+    assert any("Override saved" in s.value for s in at.success)
+    assert at.session_state[keys.INSTRUCTOR_VIEW] == "Attempt"
+    assert [t.label for t in at.tabs][:3] == ["Leaderboard", "Skills", "Questions"]
 
 
 @pytest.mark.parametrize("comment, message", [("", "A comment is required."),

@@ -412,6 +412,8 @@ def render_board(instructor: str) -> None:
         "Attempt": lambda: render_attempt(board, table),
         "Exports": lambda: render_exports(board),
     }
-    for tab, render in zip(st.tabs(list(renderers)), renderers.values()):
+    # Keyed tabs that track their state: the rerun after saving an override or a grant keeps the open tab.
+    views = st.tabs(list(renderers), key=keys.INSTRUCTOR_VIEW, on_change="rerun")
+    for tab, render in zip(views, renderers.values()):
         with tab:
             render()
