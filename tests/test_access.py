@@ -85,6 +85,17 @@ def test_failures_are_counted_across_sessions():
     assert [counter.record() for _ in range(3)] == [1, 2, 3]
 
 
+def test_the_wait_grows_with_the_process_count_and_resets_after_a_right_passphrase():
+    counter, slept = access.FailureCounter(), []
+    delays = [access.wait_after_failure(counter, sleep=slept.append) for _ in range(6)]
+    assert delays == slept == [access.failure_delay(n) for n in range(6)]
+    assert delays[0] == access.FAILURE_DELAY_S and delays[-1] == access.MAX_FAILURE_DELAY_S
+    assert (counter.total, counter.streak) == (6, 6)
+    counter.succeed()
+    assert access.wait_after_failure(counter, sleep=slept.append) == access.FAILURE_DELAY_S
+    assert (counter.total, counter.streak) == (7, 1)
+
+
 def test_cli_prints_a_hash_that_verifies(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.StringIO("correct horse battery\n"))
     assert access.main([]) == 0

@@ -34,6 +34,8 @@ def demo_template(tmp_path_factory):
 def configured(monkeypatch):
     monkeypatch.setenv(access.HASH_ENV, access.hash_passphrase(PASSPHRASE, iterations=1_000))
     delays = []
+    monkeypatch.setattr(access, "FAILURES", access.FailureCounter())   # a fresh process-wide count per test
+    monkeypatch.setattr(access, "SLEEP", lambda s: None)                # wrong tries never wait in tests
     monkeypatch.setattr(access, "failure_delay", lambda n: delays.append(n) or 0.0)
     return delays
 
@@ -108,6 +110,27 @@ def test_wrong_passphrases_are_refused_slowed_and_counted(app_test, demo_db, con
     assert configured == [0, 1]            # each wrong try waited, longer each time
     assert access.FAILURES.total == before + 2
     assert not at.metric and not at.dataframe
+
+
+def test_the_back_off_survives_a_new_session_and_resets_on_a_right_passphrase(app_test, demo_db, configured,
+                                                                               monkeypatch):
+    slept = []
+    monkeypatch.setattr(access, "SLEEP", slept.append)
+    monkeypatch.setattr(access, "failure_delay", lambda n: configured.append(n) or float(n))
+    first = app_test(PAGE)
+    first.run()
+    _sign_in(first, "not the passphrase")
+    _sign_in(first, "still not the passphrase")
+    second = app_test(PAGE)                 # a reload: a new session in the same process
+    second.run()
+    _sign_in(second, "third wrong try")
+    assert any("wrong try 1" in e.value for e in second.error)   # the message counts this session's tries
+    assert configured == [0, 1, 2]          # but the wait kept growing across sessions
+    assert slept == [0.0, 1.0, 2.0]
+    assert access.FAILURES.streak == 3
+    _sign_in(second)
+    assert "Candidates" in _metrics(second)
+    assert access.FAILURES.streak == 0 and access.FAILURES.total == 3
 
 
 def test_a_bad_instructor_name_is_refused_before_the_passphrase(app_test, demo_db, configured):

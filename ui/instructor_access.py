@@ -1,11 +1,10 @@
 """The instructor sign-in gate: reads the configured hash, asks for the passphrase, remembers the session.
 
-Wrong passphrases wait longer each time and are counted; nothing below the gate runs until it opens.
+Wrong passphrases wait longer each time (counted per process, not per session); nothing below the gate runs until it opens.
 """
 from __future__ import annotations
 
 import hashlib
-import time
 
 import streamlit as st
 
@@ -71,10 +70,11 @@ def sign_in() -> str | None:
         st.session_state[keys.INSTRUCTOR_OK] = fingerprint
         st.session_state[NAME_KEY] = clean_name
         st.session_state[FAILURES_KEY] = 0
+        access.FAILURES.succeed()
         st.rerun()
     failures = st.session_state.get(FAILURES_KEY, 0)
-    access.FAILURES.record()
-    time.sleep(access.failure_delay(failures))
+    # The wait comes from the process-wide count, so a reload or a new browser session does not reset it.
+    access.wait_after_failure()
     st.session_state[FAILURES_KEY] = failures + 1
     st.error(f"That passphrase is not right (wrong try {failures + 1} in this session; each one waits longer).",
              icon="⛔")
