@@ -353,3 +353,27 @@ def test_the_date_range_narrows_the_board(app_test, demo_db, configured):
     assert 1 <= int(_metrics(at)["Attempts started"]) <= total
     if first != last:
         assert int(_metrics(at)["Attempts started"]) < total
+
+
+def test_the_board_rounds_truths_labels_questions_by_prompt_and_dashes_missing_calibration(app_test, demo_db,
+                                                                                          configured):
+    store = AttemptStore(demo_db)
+    store.start_attempt("one_tenant", "newcomer", "north", 45 * 60)     # no ranges given: nothing to calibrate
+    store.close()
+    at = _signed_in(app_test)
+    board = _frame_with(at, "Calibration %").set_index("Candidate")
+    assert board.loc["newcomer", "Calibration %"] == "—" and board.loc["newcomer", "Ranges held"] == "—"
+    assert "None" not in set(board["Calibration %"]) and "nan" not in set(board["Calibration %"])
+    questions = _frame_with(at, "Within tolerance %")
+    for question_id, label, truth in zip(questions["Id"], questions["Question"], questions["Truth"]):
+        question = LOADED.drill.question(question_id)
+        assert truth == round(truth, question.decimals)
+        assert label != question_id and len(label) <= board_ui.figures.SHORT_PROMPT + 1
+        assert LOADED.text(question.prompt).startswith(label.rstrip("…"))
+
+
+def test_short_prompts_cut_at_a_word():
+    assert board_ui.figures.short_prompt("How long does one job take?") == "How long does one job take?"
+    short = board_ui.figures.short_prompt("How long   does one job take end to end, ignoring queueing and retries?")
+    assert short == "How long does one job take end to end…"
+    assert board_ui.figures.short_prompt("x" * 100) == "x" * 45 + "…"

@@ -72,6 +72,15 @@ def _utc(ts: float | None) -> str:
     return dt.datetime.fromtimestamp(float(ts), dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
 
 
+def _rounded(value: float | None, decimals: int) -> float | None:
+    return None if value is None or pd.isna(value) else round(float(value), int(decimals))
+
+
+def _percent_or_dash(rates: pd.Series) -> list[str]:
+    """Whole percentages as text, with a dash where there is nothing to measure (as Ranges held shows)."""
+    return ["—" if pd.isna(r) else f"{100 * float(r):.0f}" for r in rates]
+
+
 class Board:
     """One run's view of the board: the store, the drill, the filters and the data version."""
 
@@ -150,12 +159,14 @@ def render_leaderboard(board: Board, table: pd.DataFrame) -> None:
         "Strong": table["strong"], "Overrides": table["overridden"],
         "Time used (min)": table["used_min"].round(1), "Time box (min)": table["limit_min"].round(1),
         "Ranges held": [f"{int(h)} of {int(r)}" if r else "—" for h, r in zip(table["hits"], table["ranges"])],
-        "Calibration %": (100 * table["hit_rate"]).round(0),
+        "Calibration %": _percent_or_dash(table["hit_rate"]),
     })
     st.dataframe(shown, hide_index=True, width="stretch", column_config={
+        "Cohort": st.column_config.TextColumn(width="medium"),
         "Score %": st.column_config.ProgressColumn(min_value=0, max_value=100, format="%.0f%%"),
         "Strong": st.column_config.NumberColumn(help=f"Strong skills of {len(board.key.skill_ids)} on the best attempt"),
-        "Calibration %": st.column_config.NumberColumn(help="How often the 80% ranges held (80 is honest)"),
+        "Calibration %": st.column_config.TextColumn(help="How often the 80% ranges held (80 is honest); "
+                                                      "— when no range was given"),
     })
     st.caption("One row per candidate, from their best-scoring attempt; calibration counts every attempt. "
                "Time used runs to the finish, or to the last activity of an unfinished attempt.")
@@ -190,21 +201,30 @@ def render_questions(board: Board) -> None:
         st.info("No numeric guesses locked in yet for these filters.")
         return
     sample = board.report("question_sample")
-    st.plotly_chart(board.figure("questions", lambda: figures.question_figure(errors, sample)), width="stretch",
-                    key="questions_fig")
+    drill = board.loaded.drill
+    questions = {q: drill.question(q) for q in errors["question_id"]}
+    prompts = {q: board.loaded.text(question.prompt) for q, question in questions.items()}
+    shorts = {q: figures.short_prompt(p) for q, p in prompts.items()}
+    st.plotly_chart(board.figure("questions", lambda: figures.question_figure(errors, sample, shorts)),
+                    width="stretch", key="questions_fig")
     st.caption("Boxes span the middle half of the cohort's guesses, whiskers 5% to 95%; dots are a sample of "
                "guesses (green within tolerance). Questions are ranked by the median miss, worst first. "
                "Simulation-graded questions are compared with one reference run of the simulation.")
-    drill = board.loaded.drill
     st.dataframe(board.figure("question_table", lambda: pd.DataFrame({
-        "Question": errors["question_id"],
-        "Prompt": [board.loaded.text(drill.question(q).prompt) for q in errors["question_id"]],
-        "Truth": errors["truth"], "Guesses": errors["guesses"], "Skipped": errors["skipped"],
+        "Question": [shorts[q] for q in errors["question_id"]],
+        "Truth": [_rounded(t, getattr(questions[q], "decimals", 2))
+                  for q, t in zip(errors["question_id"], errors["truth"])],
+        "Guesses": errors["guesses"], "Skipped": errors["skipped"],
         "Within tolerance %": (100 * errors["in_tolerance"]).round(0),
         "Median miss %": (100 * errors["median_abs_error"]).round(0),
         "Mean bias %": (100 * errors["mean_error"]).round(0),
-        "Ranges held %": (100 * errors["range_hit_rate"]).round(0),
-    })), hide_index=True, width="stretch")
+        "Ranges held %": _percent_or_dash(errors["range_hit_rate"]),
+        "Id": errors["question_id"],
+    })), hide_index=True, width="stretch", column_config={
+        "Question": st.column_config.TextColumn(width="large", help="The start of the question's prompt"),
+        "Truth": st.column_config.NumberColumn(help="Rounded to the decimals the drill shows for the question"),
+        "Id": st.column_config.TextColumn(width="small", help="The question's id in the drill file (for authors)"),
+    })
 
 
 def render_time(board: Board) -> None:

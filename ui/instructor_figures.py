@@ -17,6 +17,18 @@ LEVEL_SHORT = {"strong": "Strong", "ok": "OK", "weak": "Weak"}
 OVERRIDE_MARK = "✎"
 
 
+SHORT_PROMPT = 45
+
+
+def short_prompt(text: str, limit: int = SHORT_PROMPT) -> str:
+    """The first `limit` characters of a prompt, cut at a word and marked with an ellipsis."""
+    flat = " ".join(str(text).split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[:limit].rsplit(" ", 1)[0] if " " in flat[:limit] else flat[:limit]
+    return cut.rstrip(" ,;:.?") + "…"
+
+
 def candidate_label(handle: str, cohort: str) -> str:
     return f"{handle} ({cohort})" if cohort else handle
 
@@ -48,10 +60,14 @@ def skills_heatmap(levels: pd.DataFrame, key: DrillKey, order: list[tuple[str, s
     return fig
 
 
-def question_figure(errors: pd.DataFrame, sample: pd.DataFrame) -> go.Figure:
-    """Each numeric question's guesses as % of the truth: a box (5-95% whiskers), sampled points, truth at 100%."""
+def question_figure(errors: pd.DataFrame, sample: pd.DataFrame, labels: dict[str, str] | None = None) -> go.Figure:
+    """Each numeric question's guesses as % of the truth: a box (5-95% whiskers), sampled points, truth at 100%.
+
+    Rows are labelled with `labels` (a short prompt per question id); the id stays in the hover text.
+    """
     ranked = errors.sort_values("median_abs_error", ascending=False)
     ids = list(ranked["question_id"])
+    labels = labels or {}
     fig = go.Figure(go.Box(
         y=ids, q1=ranked["p25"], median=ranked["p50"], q3=ranked["p75"], lowerfence=ranked["p5"],
         upperfence=ranked["p95"], orientation="h", name="cohort", marker_color="#1e88e5", fillcolor="rgba(30,136,229,0.25)",
@@ -72,7 +88,8 @@ def question_figure(errors: pd.DataFrame, sample: pd.DataFrame) -> go.Figure:
     fig.add_annotation(x=2.0 if log else 100, y=ids[0], text="truth", showarrow=False, yshift=18)
     fig.update_xaxes(title="guess as % of the truth" + (" (log scale)" if log else ""), type="log" if log else "linear")
     fig.update_layout(height=120 + 32 * len(ids), margin=dict(l=10, r=10, t=30, b=40), showlegend=False,
-                      yaxis=dict(autorange="reversed", categoryorder="array", categoryarray=ids))
+                      yaxis=dict(autorange="reversed", categoryorder="array", categoryarray=ids, tickmode="array",
+                                 tickvals=ids, ticktext=[html.escape(labels.get(q, q)) for q in ids]))
     return fig
 
 
