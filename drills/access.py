@@ -4,6 +4,7 @@ Configure FAULTLINES_INSTRUCTOR_HASH (or the `instructor_hash` secret); `python 
 """
 from __future__ import annotations
 
+import argparse
 import getpass
 import hashlib
 import hmac
@@ -138,8 +139,24 @@ def wait_after_failure(counter: FailureCounter | None = None,
     return delay
 
 
+def build_parser() -> argparse.ArgumentParser:
+    return argparse.ArgumentParser(
+        prog="python -m drills.access",
+        description="Make the hash that unlocks the instructor pages.\n\n"
+                    "The passphrase is read from the terminal (asked twice, not echoed) or from a pipe\n"
+                    "(one line). Only the salted PBKDF2 hash is printed, on stdout; how to configure it\n"
+                    "goes to stderr.",
+        epilog=f"Examples:\n  python -m drills.access\n  echo 'a long passphrase' | python -m drills.access\n\n"
+               f"Then:  export {HASH_ENV}='{SCHEME}$...'\n"
+               f"or in .streamlit/secrets.toml:  {SECRET_KEY} = \"{SCHEME}$...\"\n"
+               f"Passphrases need {MIN_PASSPHRASE} to {MAX_PASSPHRASE} characters.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Read a passphrase (twice on a terminal, once from a pipe) and print the hash to configure."""
+    build_parser().parse_args(argv)   # --help prints and exits; anything unknown is an error, not a wait on stdin
     if sys.stdin.isatty():
         first = getpass.getpass("Instructor passphrase: ")
         if getpass.getpass("Again: ") != first:

@@ -117,3 +117,18 @@ def test_cli_runs_as_a_module():
     assert done.returncode == 0
     assert access.verify("correct horse battery", done.stdout.splitlines()[0])
     assert access.HASH_ENV in done.stderr
+
+
+def test_cli_help_explains_and_does_not_read_stdin():
+    done = subprocess.run([sys.executable, "-m", "drills.access", "--help"], stdin=subprocess.PIPE, text=True,
+                          capture_output=True, cwd=ROOT, timeout=60)   # stdin stays open: a wait would time out
+    assert done.returncode == 0
+    assert "usage: python -m drills.access" in done.stdout
+    assert access.HASH_ENV in done.stdout and "echo" in done.stdout
+
+
+def test_cli_refuses_an_unknown_flag(capsys):
+    with pytest.raises(SystemExit) as stopped:
+        access.main(["--bogus"])
+    assert stopped.value.code == 2
+    assert "unrecognized arguments: --bogus" in capsys.readouterr().err
