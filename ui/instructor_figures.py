@@ -74,10 +74,15 @@ def question_figure(errors: pd.DataFrame, sample: pd.DataFrame, labels: dict[str
         hoverinfo="x+y",
     ))
     if not sample.empty:
-        colours = sample["score"].map({1.0: "#2e7d32", 0.5: "#f9a825", 0.0: "#c62828"}).fillna("#607d8b")
+        # Guesses at or below zero cannot sit on the log axis; leaving them out keeps one odd guess
+        # from flattening the chart for the whole cohort (the table still counts them).
+        sample = sample[sample["pct"] > 0]
+        # A numeric colour scale: Plotly validates a list of colour strings point by point (~0.5 s here).
         fig.add_trace(go.Scatter(
             x=sample["pct"], y=sample["question_id"], mode="markers", name="guesses (sample)",
-            marker=dict(size=6, color=colours, opacity=0.6),
+            marker=dict(size=6, color=sample["score"].fillna(-1), cmin=-1, cmax=1, opacity=0.6,
+                        colorscale=[[0, "#607d8b"], [0.49, "#607d8b"], [0.5, "#c62828"], [0.74, "#c62828"],
+                                    [0.75, "#f9a825"], [0.99, "#f9a825"], [1, "#2e7d32"]]),
             hovertext=[html.escape(str(h)) for h in sample["handle"]], hoverinfo="text+x",
         ))
     lows = [v for v in list(ranked["p5"]) + list(sample.get("pct", [])) if v is not None and not _nan(v)]
