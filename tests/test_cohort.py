@@ -15,6 +15,7 @@ from drills.demo import populate
 from drills.loader import load_catalogue
 from drills.schema import ChoiceQuestion, NotesQuestion, NumericQuestion
 from drills.store import AttemptStore
+from tests.clock import FakeClock
 
 LOADED = load_catalogue().drills["one_tenant"]
 DRILL = LOADED.drill
@@ -25,13 +26,6 @@ NUMERIC = [q for q in DRILL.all_questions() if isinstance(q, NumericQuestion) an
 DAY = 86_400.0
 T0 = 1_790_000_000.0
 
-
-class FakeClock:
-    def __init__(self, t: float = T0):
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
 
 
 def _store(clock: FakeClock | None = None) -> AttemptStore:

@@ -4,16 +4,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from drills.store import AnswerEntry, AttemptStore, RevealEntry
+from tests.clock import FakeClock
 
 T0 = 1_790_000_000.0
 
-
-class FakeClock:
-    def __init__(self, t: float = T0):
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
 
 
 # A numeric guess with a range, a choice, notes, two skips locked at the same instant (ties keep the

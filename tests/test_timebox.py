@@ -4,14 +4,8 @@ from __future__ import annotations
 from drills.loader import load_catalogue
 from drills.store import AttemptStore, Event
 from drills.timebox import clock_for, format_duration, pacing, planned_part, time_per_part
+from tests.clock import FakeClock
 
-
-class FakeClock:
-    def __init__(self, start: float):
-        self.now = start
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def test_reload_and_restart_keep_the_same_clock(tmp_path):
@@ -19,11 +13,11 @@ def test_reload_and_restart_keep_the_same_clock(tmp_path):
     path = tmp_path / "t.duckdb"
     store = AttemptStore(path, clock=clock)
     attempt = store.start_attempt("one_tenant", "ada", "", 45 * 60)
-    clock.now += 600
-    first_view = clock_for(store.attempt_by_token(attempt.token), clock.now)
+    clock.t += 600
+    first_view = clock_for(store.attempt_by_token(attempt.token), clock.t)
     store.close()
     restarted = AttemptStore(path, clock=clock)  # a new process would do exactly this
-    again = clock_for(restarted.attempt_by_token(attempt.token), clock.now)
+    again = clock_for(restarted.attempt_by_token(attempt.token), clock.t)
     assert first_view == again
     assert again.remaining_s == 45 * 60 - 600
 
@@ -32,11 +26,11 @@ def test_running_over_is_recorded_not_blocked(tmp_path):
     clock = FakeClock(0.0)
     store = AttemptStore(tmp_path / "t.duckdb", clock=clock)
     attempt = store.start_attempt("one_tenant", "ada", "", 45 * 60)
-    clock.now = 50 * 60
+    clock.t = 50 * 60
     store.lock_answer(attempt.id, "q", "p", "numeric", value=1)  # still accepted
     store.finish(attempt.id)
-    clock.now = 90 * 60  # time after finishing does not count
-    view = clock_for(store.attempt_by_token(attempt.token), clock.now)
+    clock.t = 90 * 60  # time after finishing does not count
+    view = clock_for(store.attempt_by_token(attempt.token), clock.t)
     assert view.over and view.overtime_s == 5 * 60 and view.finished
 
 
@@ -46,8 +40,8 @@ def test_extra_time_extends_the_box(tmp_path):
     attempt = store.start_attempt("one_tenant", "ada", "", 45 * 60)
     store.grant_time(attempt.id, 300, granted_by="prof", reason="late start")
     store.grant_time(attempt.id, 120, granted_by="prof", reason="network")
-    clock.now = 46 * 60
-    view = clock_for(store.attempt_by_token(attempt.token), clock.now)
+    clock.t = 46 * 60
+    view = clock_for(store.attempt_by_token(attempt.token), clock.t)
     assert view.limit_s == 45 * 60 + 420
     assert not view.over and view.remaining_s == 420 - 60
 
