@@ -12,7 +12,9 @@ carries no longer matches the stored one when its turn comes.
 from __future__ import annotations
 
 import multiprocessing
+import sys
 import time
+import types
 import duckdb
 import pytest
 
@@ -156,7 +158,10 @@ def _process_owner_reporting(path, owner, takeover, a_going, b_done, results) ->
         raise
 
 
-def test_two_owners_racing_in_processes(tmp_path):
+def test_two_owners_racing_in_processes(tmp_path, monkeypatch):
+    # A spawned child re-runs the parent's __main__ file. After an AppTest run that is a Streamlit page
+    # (pages/instructor.py, say), which would open the app's store in the child; give it a bare main.
+    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
     path = str(tmp_path / "stream.duckdb")
     with Database(path) as db:
         OrderedStream(db=db)  # create the schema before the race
