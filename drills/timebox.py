@@ -4,7 +4,9 @@ Nothing here keeps state, so a reload or a server restart changes no answer.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from datetime import datetime, timezone
 
 from drills.schema import Drill
 from drills.store import Attempt, Event
@@ -75,3 +77,11 @@ def time_per_part(events: list[Event], end_at: float) -> dict[str, float]:
     for (at, part), nxt in zip(opened, opened[1:] + [(end_at, None)]):
         spent[part] = spent.get(part, 0.0) + max(0.0, min(nxt[0], end_at) - at)
     return spent
+
+
+def format_utc(unix_seconds: float | None, *, seconds: bool = True) -> str:
+    """A stored time as 'YYYY-MM-DD HH:MM[:SS]' in UTC; empty for a missing time."""
+    if unix_seconds is None or (isinstance(unix_seconds, float) and math.isnan(unix_seconds)):
+        return ""
+    return datetime.fromtimestamp(float(unix_seconds), timezone.utc).strftime(
+        "%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")

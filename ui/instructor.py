@@ -14,7 +14,7 @@ from drills.answers import InputError
 from drills.loader import LoadedDrill
 from drills.schema import LEVELS, NumericQuestion
 from drills.store import AttemptStore
-from drills.timebox import clock_for, format_duration
+from drills.timebox import clock_for, format_duration, format_utc
 from ui import instructor_figures as figures
 from ui import keys
 from ui.attempt_view import AttemptView, simulation_truths
@@ -67,9 +67,7 @@ def reference_sim_truths(loaded: LoadedDrill) -> dict[str, float]:
 
 
 def _utc(ts: float | None) -> str:
-    if ts is None or pd.isna(ts):
-        return ""
-    return dt.datetime.fromtimestamp(float(ts), dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+    return "" if ts is None or pd.isna(ts) else format_utc(float(ts))
 
 
 def _rounded(value: float | None, decimals: int) -> float | None:

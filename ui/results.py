@@ -5,7 +5,6 @@ Figures are built from pure scoring results; user text only ever reaches tables 
 from __future__ import annotations
 
 import math
-from datetime import datetime, timezone
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -14,7 +13,7 @@ import streamlit as st
 from drills import scoring
 from drills.formulas import format_number, format_quantity
 from drills.schema import ChoiceQuestion, NumericQuestion
-from drills.timebox import clock_for, format_duration, time_per_part
+from drills.timebox import clock_for, format_duration, format_utc, time_per_part
 from ui.attempt_view import AttemptView
 from ui.context import now
 
@@ -127,7 +126,7 @@ def time_figure(view: AttemptView) -> go.Figure:
 
 
 def _when(unix_seconds: float) -> str:
-    return datetime.fromtimestamp(unix_seconds, tz=timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return f"{format_utc(unix_seconds, seconds=False)} UTC"
 
 
 def render_results(view: AttemptView) -> None:
