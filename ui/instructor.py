@@ -20,7 +20,6 @@ from ui import keys
 from ui.attempt_view import AttemptView, simulation_truths
 from ui.context import get_catalogue, get_store, now
 from ui.results import guess_figure, results_table
-from ui.rubric import LEVEL_LABELS
 
 ALL_COHORTS = "\u0000all"   # a sentinel no cohort code can equal (codes are letters, digits, - and _)
 HEATMAP_ROWS = 60
@@ -316,7 +315,7 @@ def render_rubric(board: Board, view: AttemptView) -> None:
     st.markdown("##### Rubric")
     st.dataframe(pd.DataFrame([{
         "Skill": s.name,
-        "Level that counts": LEVEL_LABELS[levels[s.id].level] if s.id in levels else "not scored",
+        "Level that counts": drill.level_label(levels[s.id].level) if s.id in levels else "not scored",
         "Scored by": (f"{levels[s.id].scorer}: {levels[s.id].scorer_name}" if s.id in levels else ""),
         "Comment": levels[s.id].reason if s.id in levels else "",
     } for s in drill.rubric]), hide_index=True, width="stretch", key="rubric_now")
@@ -326,7 +325,7 @@ def render_rubric(board: Board, view: AttemptView) -> None:
         cols = st.columns([2, 2])
         skill_id = cols[0].selectbox("Skill", [s.id for s in drill.rubric], format_func=lambda s: drill.skill(s).name,
                                      key="override::skill")
-        level = cols[1].radio("Level", LEVELS, format_func=LEVEL_LABELS.get, horizontal=True, key="override::level")
+        level = cols[1].radio("Level", LEVELS, format_func=drill.level_label, horizontal=True, key="override::level")
         comment = st.text_area("Comment (required, shown to the candidate)", key="override::comment", height=90)
         submitted = st.form_submit_button("Save override", type="primary")
     if submitted:
@@ -338,17 +337,22 @@ def render_rubric(board: Board, view: AttemptView) -> None:
             st.session_state[FLASH_KEY] = f"Override saved for {drill.skill(skill_id).name}."
             st.rerun()
     overrides = cohort.override_history(history)
-    st.markdown("**Override history**")
-    if not overrides:
-        st.caption("No instructor overrides on this attempt.")
+    skill_ids = {s.id for s in drill.rubric}
+    _history_table("Override history", "No instructor overrides on this attempt.", "override_history", {
+        "When (UTC)": [_utc(r.scored_at) for r in overrides],
+        "Skill": [drill.skill(r.skill_id).name if r.skill_id in skill_ids else r.skill_id for r in overrides],
+        "Level": [drill.level_label(r.level) for r in overrides],
+        "Who": [r.scorer_name for r in overrides], "Why": [r.reason for r in overrides],
+    })
+
+
+def _history_table(title: str, empty: str, key: str, columns: dict[str, list]) -> None:
+    """An audit trail under its heading; user text (names, reasons) only ever as dataframe cells."""
+    st.markdown(f"**{title}**")
+    if not next(iter(columns.values())):
+        st.caption(empty)
     else:
-        st.dataframe(pd.DataFrame({
-            "When (UTC)": [_utc(r.scored_at) for r in overrides],
-            "Skill": [drill.skill(r.skill_id).name if r.skill_id in {s.id for s in drill.rubric} else r.skill_id
-                      for r in overrides],
-            "Level": [LEVEL_LABELS.get(r.level, r.level) for r in overrides],
-            "Who": [r.scorer_name for r in overrides], "Why": [r.reason for r in overrides],
-        }), hide_index=True, width="stretch", key="override_history")
+        st.dataframe(pd.DataFrame(columns), hide_index=True, width="stretch", key=key)
 
 
 def render_extra_time(board: Board, view: AttemptView) -> None:
@@ -373,16 +377,12 @@ def render_extra_time(board: Board, view: AttemptView) -> None:
             st.session_state[FLASH_KEY] = f"Granted {added:g} extra minutes."
             st.rerun()
     history = grants.grant_history(board.store, attempt.id)
-    st.markdown("**Time grant history**")
-    if not history:
-        st.caption("No extra time granted on this attempt.")
-    else:
-        st.dataframe(pd.DataFrame({
-            "When (UTC)": [_utc(g.granted_at) for g in history],
-            "Who": [g.granted_by for g in history],
-            "Minutes": [g.minutes for g in history],
-            "Reason": [g.reason for g in history],
-        }), hide_index=True, width="stretch", key="grant_history")
+    _history_table("Time grant history", "No extra time granted on this attempt.", "grant_history", {
+        "When (UTC)": [_utc(g.granted_at) for g in history],
+        "Who": [g.granted_by for g in history],
+        "Minutes": [g.minutes for g in history],
+        "Reason": [g.reason for g in history],
+    })
 
 
 def render_exports(board: Board) -> None:

@@ -10,7 +10,6 @@ from drills.schema import LEVELS
 from drills.scoring import current_levels
 from ui.attempt_view import AttemptView
 
-LEVEL_LABELS = {"strong": "Strong", "ok": "OK", "weak": "Weak"}  # defaults; drills may rename them
 
 
 def render_self_score(view: AttemptView) -> bool:
