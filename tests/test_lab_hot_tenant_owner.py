@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import multiprocessing
 import sys
+import threading
 import time
 import types
 import duckdb
 import pytest
 
 from labs.hot_tenant import Database, LeaseHeld, OrderedStream, StaleOwner
+from labs.hot_tenant.db import Turnstile
 from labs.hot_tenant.owner import CLAIM_SEQUENCES, TAKE_OWNERSHIP
 from labs.hot_tenant.race import race_two_owners
 
@@ -103,6 +105,47 @@ def test_append_and_takeover_overlapping_in_the_database_conflict(takeover_first
         taker.execute("ROLLBACK")
         appender.execute("COMMIT")
         assert stream.head(TENANT).epoch == 1 and stream.head(TENANT).last_seq == 1
+
+
+def test_turnstile_serves_a_waiting_writer_before_one_that_comes_straight_back():
+    """Why a takeover cannot be starved by an owner appending back to back (the cause of a CI failure)."""
+    gate = Turnstile()
+    order: list[str] = []
+    queued = threading.Event()
+
+    def late_arrival() -> None:
+        queued.set()
+        with gate:
+            order.append("B")
+
+    with gate:
+        order.append("A")
+        waiter = threading.Thread(target=late_arrival)
+        waiter.start()
+        queued.wait()
+        deadline = time.monotonic() + 10
+        while gate._next_ticket < 2 and time.monotonic() < deadline:  # B has taken its ticket
+            time.sleep(0.001)
+    with gate:  # A comes straight back: it must queue behind B
+        order.append("A again")
+    waiter.join()
+    assert order == ["A", "B", "A again"]
+
+
+def test_a_failed_takeover_stops_the_race_and_is_reported(monkeypatch):
+    stream = OrderedStream()
+    real_acquire = stream.acquire
+
+    def acquire(tenant_id, owner_id, **kw):
+        if owner_id == "B":
+            raise RuntimeError("provider of leases is down")
+        return real_acquire(tenant_id, owner_id, **kw)
+
+    monkeypatch.setattr(stream, "acquire", acquire)
+    with pytest.raises(RuntimeError, match="owner B failed") as failed:
+        race_two_owners(stream, TENANT, takeover_after=1)
+    assert "leases is down" in str(failed.value.__cause__)
+    assert stream.head(TENANT).last_seq < 20_000  # A stopped instead of appending to its cap
 
 
 @pytest.mark.parametrize("round_", range(8))

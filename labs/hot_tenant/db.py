@@ -58,6 +58,33 @@ class Database:
         self.close()
 
 
+class Turnstile:
+    """A first-come-first-served lock: whoever asked first goes next.
+
+    ``threading.Lock`` lets the thread that just released it take it straight back, so a writer
+    in a tight loop can keep another waiting indefinitely. Here each arrival takes a ticket and
+    waits for its number, so a thread that leaves and comes back queues behind those already waiting.
+    """
+
+    def __init__(self) -> None:
+        self._turn = threading.Condition()
+        self._next_ticket = 0
+        self._now_serving = 0
+
+    def __enter__(self) -> "Turnstile":
+        with self._turn:
+            ticket = self._next_ticket
+            self._next_ticket += 1
+            while ticket != self._now_serving:
+                self._turn.wait()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._turn:
+            self._now_serving += 1
+            self._turn.notify_all()
+
+
 @contextmanager
 def transaction(cur: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
     """BEGIN ... COMMIT, rolled back on any error (including a conflict found at COMMIT)."""

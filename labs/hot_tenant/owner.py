@@ -1,14 +1,26 @@
 """Strictly ordered tenant stream behind one fenced owner: a lease with an epoch, gap-free sequences.
 
 Each append (a batch of any size) is one transaction that checks the epoch and takes the next numbers.
+
+Safety and progress come from different places. Safety: the epoch check and the sequence bump are
+one UPDATE of the stream's row, so a stale owner's append matches nothing, and DuckDB rolls back
+one of two transactions that change the row at once. Progress: DuckDB settles such a conflict by
+failing whoever writes second, and an owner appending back to back always has a transaction open,
+so a takeover retried against it can lose every time. Writers of one stream in this process
+therefore take turns first come, first served (``Turnstile``); a conflict from anywhere else is
+still retried.
 """
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
-from labs.hot_tenant.db import Database, retry_on_conflict, transaction
+from labs.hot_tenant.db import Database, Turnstile, retry_on_conflict, transaction
+
+T = TypeVar("T")
 
 MAX_BATCH = 10_000
 
@@ -89,9 +101,21 @@ class OrderedStream:
                  clock: Callable[[], float] = time.time):
         self.db = db if db is not None else Database(path)
         self.clock = clock
+        self._turnstiles: dict[str, Turnstile] = {}
+        self._turnstiles_lock = threading.Lock()
         cur = self.db.cursor()
         for statement in SCHEMA:
             cur.execute(statement)
+
+    def _turn(self, tenant_id: str) -> Turnstile:
+        """The queue that this process's writers of one stream wait in."""
+        with self._turnstiles_lock:
+            return self._turnstiles.setdefault(tenant_id, Turnstile())
+
+    def _write(self, tenant_id: str, work: Callable[[], T]) -> T:
+        """Run one write transaction on a stream in its turn, retrying a lost conflict."""
+        with self._turn(tenant_id):
+            return retry_on_conflict(work)
 
     def _ensure_stream(self, tenant_id: str) -> None:
         def create() -> None:
@@ -100,7 +124,7 @@ class OrderedStream:
                                    [tenant_id]).fetchall()
                 if made:
                     cur.execute("INSERT INTO stream_owner VALUES (?, NULL, 0, 0, 0.0)", [tenant_id])
-        retry_on_conflict(create)
+        self._write(tenant_id, create)
 
     def head(self, tenant_id: str) -> StreamHead:
         row = self.db.cursor().execute(
@@ -130,7 +154,7 @@ class OrderedStream:
                 new_epoch = epoch if renewing else epoch + 1
                 cur.execute(TAKE_OWNERSHIP, [owner_id, new_epoch, now + ttl_s, tenant_id, epoch]).fetchall()
                 return Lease(tenant_id, owner_id, new_epoch, now + ttl_s)
-        return retry_on_conflict(attempt)
+        return self._write(tenant_id, attempt)
 
     def append(self, lease: Lease, payloads: Sequence[str]) -> list[int]:
         """Append a batch in one transaction; returns its sequence numbers, or raises ``StaleOwner``.
@@ -155,7 +179,7 @@ class OrderedStream:
                     [lease.tenant_id, first, lease.epoch, lease.owner_id, payloads])
                 return list(range(first, first + len(payloads)))
 
-        return retry_on_conflict(attempt)
+        return self._write(lease.tenant_id, attempt)
 
     def _stale(self, lease: Lease) -> StaleOwner:
         head = self.head(lease.tenant_id)
