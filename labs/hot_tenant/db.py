@@ -29,16 +29,19 @@ class Database:
         self._lock = threading.Lock()
 
     @classmethod
-    def open_when_free(cls, path: str, *, attempts: int = 2_000, pause_s: float = 0.005) -> "Database":
-        """Open a file another process may hold: DuckDB lets one read-write process in at a time."""
-        for _ in range(attempts):
+    def open_when_free(cls, path: str, *, wait_s: float = 60.0, pause_s: float = 0.005) -> "Database":
+        """Open a file another process may hold: DuckDB lets one read-write process in at a time.
+
+        Waits by the clock, not by a count of tries: on a loaded machine each try itself is slow.
+        """
+        deadline = time.monotonic() + wait_s
+        while True:
             try:
                 return cls(path)
             except duckdb.IOException as exc:
-                if "lock" not in str(exc).lower():
+                if "lock" not in str(exc).lower() or time.monotonic() > deadline:
                     raise
                 time.sleep(pause_s)
-        raise TimeoutError(f"could not open {path} after {attempts} attempts")
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         cur = getattr(self._local, "cursor", None)
