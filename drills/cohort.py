@@ -694,9 +694,22 @@ def override_skill(store: AttemptStore, attempt: Attempt, loaded: LoadedDrill, s
     store.add_rubric_score(attempt.id, skill_id, level, scorer="instructor", scorer_name=name, reason=reason)
 
 
+def check_grantable(attempt: Attempt) -> None:
+    """Raise InputError when the attempt cannot be given more time (it is already finished)."""
+    if attempt.finished_at is not None:
+        raise checks.InputError("This attempt is already finished, so extra time would change nothing; "
+                                "nothing was granted.")
+
+
 def grant_extra_time(store: AttemptStore, attempt: Attempt, minutes: object, instructor: str,
                      reason: object = "") -> float:
+    """Check the minutes, the name and the attempt as stored now (the candidate may have finished since
+    the board loaded), then append one grant; returns the minutes granted."""
     clean = extra_minutes_entry(minutes)
     name = instructor_name_entry(instructor)
+    current = store.attempt_by_id(attempt.id)
+    if current is None:
+        raise checks.InputError("That attempt no longer exists; nothing was granted.")
+    check_grantable(current)
     store.grant_time(attempt.id, clean * 60, granted_by=name, reason=checks.reason_entry(reason, required=False))
     return clean

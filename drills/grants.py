@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from drills import cohort
-from drills.answers import InputError
 from drills.store import Attempt, AttemptStore
 
 
@@ -21,16 +20,8 @@ class Grant:
     reason: str
 
 
-def check_grantable(attempt: Attempt) -> None:
-    """Raise InputError when the attempt cannot be given more time (it is already finished)."""
-    if attempt.finished_at is not None:
-        raise InputError("This attempt is already finished, so extra time would change nothing; "
-                         "nothing was granted.")
-
-
 def grant(store: AttemptStore, attempt: Attempt, minutes: object, instructor: str, reason: object = "") -> float:
     """Check the attempt and the raw minutes, then store one grant; returns the minutes granted."""
-    check_grantable(attempt)
     return cohort.grant_extra_time(store, attempt, minutes, instructor, reason)
 
 

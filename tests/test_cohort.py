@@ -307,6 +307,15 @@ def test_extra_time_must_be_between_one_and_240_minutes(minutes):
     assert store.attempt_by_id(attempt.id).extra_s == 0
 
 
+def test_extra_time_is_refused_once_the_attempt_has_finished_even_from_a_stale_copy():
+    store = _store()
+    attempt = store.start_attempt("one_tenant", "ada", "", 2700)   # the board loaded it while open
+    store.finish(attempt.id)                                          # then the candidate finished
+    with pytest.raises(InputError, match="already finished"):
+        cohort.grant_extra_time(store, attempt, 15, "prof")
+    assert store.attempt_by_id(attempt.id).extra_s == 0
+
+
 def test_extra_time_is_added_to_the_attempts_box():
     store = _store()
     attempt = store.start_attempt("one_tenant", "ada", "", 2700)
