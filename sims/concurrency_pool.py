@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import simpy
 
 from sims._params import check_bounds
+from sims._steps import occupancy_steps, step_area
 
 MAX_CALL_WAVES = 20_000             # calls x ceil(calls / R): bounds the fan-out's 429 rounds
 BOUNDS = {
@@ -134,16 +135,7 @@ def run(params: Params, seed: int = 1) -> Result:
 
 def in_service_steps(lane: Lane) -> list[tuple[float, int]]:
     """(time, calls in service from then on) at every change, for a step chart and checks."""
-    deltas: dict[float, int] = {}
-    for _, state, start, end in lane.segments:
-        if state == "service":
-            deltas[start] = deltas.get(start, 0) + 1
-            deltas[end] = deltas.get(end, 0) - 1
-    steps, level = [], 0
-    for moment in sorted(deltas):
-        level += deltas[moment]
-        steps.append((moment, level))
-    return steps
+    return occupancy_steps((start, end) for _, state, start, end in lane.segments if state == "service")
 
 
 def peak_in_service(lane: Lane) -> int:
@@ -152,9 +144,7 @@ def peak_in_service(lane: Lane) -> int:
 
 def mean_in_service(lane: Lane) -> float:
     """Time-average calls in service over the makespan, integrated from the step chart."""
-    steps = in_service_steps(lane)
-    area = sum(level * (later - moment) for (moment, level), (later, _) in zip(steps, steps[1:]))
-    return area / lane.makespan_s if lane.makespan_s > 0 else 0.0
+    return step_area(in_service_steps(lane)) / lane.makespan_s if lane.makespan_s > 0 else 0.0
 
 
 def service_seconds(lane: Lane) -> float:

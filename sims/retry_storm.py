@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import simpy
 
 from sims._params import check_bounds, flag
+from sims._steps import occupancy_steps, step_area
 
 RAMP_SHARES = (0.10, 0.25, 0.50, 1.0)   # A's share of traffic in each stage after recovery
 LEAD_S = 60.0                           # fresh demand is simulated from this long before recovery
@@ -198,16 +199,9 @@ def parked_sent(result: Result) -> int:
 
 def in_flight_steps(result: Result) -> list[tuple[float, int]]:
     """(time, successful calls in flight at the provider) at every change."""
-    deltas: dict[float, int] = {}
-    for moment, _, _, to_provider, ok in result.calls:
-        if to_provider and ok and moment >= result.params.outage_s:
-            deltas[moment] = deltas.get(moment, 0) + 1
-            deltas[moment + result.params.call_s] = deltas.get(moment + result.params.call_s, 0) - 1
-    steps, level = [], 0
-    for moment in sorted(deltas):
-        level += deltas[moment]
-        steps.append((moment, level))
-    return steps
+    p = result.params
+    return occupancy_steps((moment, moment + p.call_s) for moment, _, _, to_provider, ok in result.calls
+                           if to_provider and ok and moment >= p.outage_s)
 
 
 def littles_law(result: Result) -> tuple[float, float]:
@@ -215,7 +209,7 @@ def littles_law(result: Result) -> tuple[float, float]:
     p = result.params
     start, end = p.outage_s, p.end_s
     steps = [(t, n) for t, n in in_flight_steps(result) if t <= end] + [(end, 0)]
-    area = sum(n * (later - t) for (t, n), (later, _) in zip(steps, steps[1:]))
+    area = step_area(steps)
     arrivals = [t for t, _, _, to_provider, ok in result.calls if to_provider and ok and start <= t <= end]
     spans = [min(t + p.call_s, end) - t for t in arrivals]
     window = end - start
