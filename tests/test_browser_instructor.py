@@ -26,11 +26,11 @@ def instructor_server(tmp_path):
     store = AttemptStore(db_path)
     populate(store, LOADED, candidates=4, cohorts=("north",), seed=9, sim_truths=SIM_TRUTHS)
     answers = store.query("SELECT COUNT(*) FROM answers").fetchone()[0]
-    store.start_attempt("one_tenant", "zed", "north", 45 * 60)   # an open attempt, to grant extra time on
+    zed = store.start_attempt("one_tenant", "zed", "north", 45 * 60)   # an open attempt, to grant extra time on
     store.close()
     server = AppServer(db_path, env={access.HASH_ENV: access.hash_passphrase(PASSPHRASE, iterations=1_000)})
     server.start()
-    yield server, answers
+    yield server, answers, zed.id
     server.stop()
 
 
@@ -41,7 +41,7 @@ def _tab(page, name):
 
 
 def test_instructor_signs_in_sees_charts_opens_a_timeline_and_downloads_csv(instructor_server, page, tmp_path):
-    server, answer_rows = instructor_server
+    server, answer_rows, zed_attempt = instructor_server
     page.goto(f"{server.url}/instructor")
     wait_for_app(page)
     page.get_by_label("Your name").fill("Prof Ada")
@@ -77,6 +77,9 @@ def test_instructor_signs_in_sees_charts_opens_a_timeline_and_downloads_csv(inst
     wait_for_app(page)
     attempt = page.get_by_role("tabpanel", name="Attempt")
     attempt.get_by_test_id("stMetric").filter(has_text="Time left").filter(has_text="44:").wait_for()
+    # the attempt picker names zed's attempt, not the previous candidate's (it once kept the old label)
+    picked = attempt.get_by_role("combobox", name="Attempt").input_value()
+    assert f"#{zed_attempt} " in picked and "open" in picked
     minutes = attempt.get_by_role("textbox", name="Extra minutes")
     minutes.fill("1e400")
     attempt.get_by_role("button", name="Grant extra time").click()

@@ -178,7 +178,7 @@ def test_an_empty_store_says_how_to_fill_a_demo(app_test, db_path, configured):
 
 # -- overrides and extra time --------------------------------------------------------------------
 def _selected_attempt(at, db_path):
-    attempt_id = at.selectbox(key=board_ui.ATTEMPT_KEY).value
+    attempt_id = at.selectbox(key=board_ui.attempt_key(at.selectbox(key=board_ui.CANDIDATE_KEY).value)).value
     store = AttemptStore(db_path)
     try:
         return store.attempt_by_id(int(attempt_id))
@@ -253,7 +253,7 @@ def test_extra_time_changes_the_candidates_time_left(app_test, demo_db, configur
     store.close()
     at = _signed_in(app_test)
     at.selectbox(key=board_ui.CANDIDATE_KEY).set_value(fresh.candidate_id).run()
-    assert at.selectbox(key=board_ui.ATTEMPT_KEY).value == fresh.id
+    assert at.selectbox(key=board_ui.attempt_key(fresh.candidate_id)).value == fresh.id
     assert _metrics(at)["Time box"] == "45:00"
     at.text_input(key="extra::minutes").input("15")
     at.text_input(key="extra::reason").input("fire alarm")
@@ -309,7 +309,7 @@ def test_a_finished_attempt_gets_no_extra_time(app_test, demo_db, configured):
     store.close()
     at = _signed_in(app_test)
     at.selectbox(key=board_ui.CANDIDATE_KEY).set_value(done.candidate_id).run()
-    assert at.selectbox(key=board_ui.ATTEMPT_KEY).value == done.id
+    assert at.selectbox(key=board_ui.attempt_key(done.candidate_id)).value == done.id
     at.text_input(key="extra::minutes").input("15")
     _button(at, "Grant extra time").click()
     at.run()

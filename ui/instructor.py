@@ -32,6 +32,11 @@ FLASH_KEY = "instructor::flash"
 DEMO_COMMAND = "FAULTLINES_DB=data/faultlines.duckdb python -m drills.demo --candidates 40"
 
 
+def attempt_key(candidate_id: int) -> str:
+    """One attempt picker per candidate: a picker kept across candidates kept showing the old label."""
+    return f"{ATTEMPT_KEY}::{int(candidate_id)}"
+
+
 @st.cache_data(show_spinner=False, max_entries=256)
 def _report(name: str, db: str, filters: tuple, version: tuple, _store: AttemptStore,
             _key: cohort.DrillKey, extra: tuple = ()) -> pd.DataFrame:
@@ -262,9 +267,10 @@ def render_attempt(board: Board, table: pd.DataFrame) -> None:
     options = list(mine["attempt_id"])
     described = {a: f"#{a} · started {_utc(s)} UTC · {'finished' if pd.notna(f) else 'open'} · {p:.0f}%"
                  for a, s, f, p in zip(mine["attempt_id"], mine["started_at"], mine["finished_at"], mine["score_pct"])}
-    if st.session_state.get(ATTEMPT_KEY) not in described:
-        st.session_state.pop(ATTEMPT_KEY, None)
-    attempt_id = cols[1].selectbox("Attempt", options, key=ATTEMPT_KEY, format_func=described.get,
+    picker = attempt_key(candidate_id) if candidate_id is not None else ATTEMPT_KEY
+    if st.session_state.get(picker) not in described:
+        st.session_state.pop(picker, None)
+    attempt_id = cols[1].selectbox("Attempt", options, key=picker, format_func=described.get,
                                    index=len(options) - 1 if options else None)
     attempt = board.store.attempt_by_id(int(attempt_id)) if attempt_id is not None else None
     if attempt is None:
