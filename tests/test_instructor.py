@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import shutil
 
+import pandas as pd
 import pytest
 
 from drills import access, cohort, grants
@@ -355,15 +356,17 @@ def test_the_date_range_narrows_the_board(app_test, demo_db, configured):
         assert int(_metrics(at)["Attempts started"]) < total
 
 
-def test_the_board_rounds_truths_labels_questions_by_prompt_and_dashes_missing_calibration(app_test, demo_db,
-                                                                                          configured):
+def test_the_board_rounds_truths_labels_questions_by_prompt_and_keeps_calibration_numeric(
+        app_test, demo_db, configured):
     store = AttemptStore(demo_db)
     store.start_attempt("one_tenant", "newcomer", "north", 45 * 60)     # no ranges given: nothing to calibrate
     store.close()
     at = _signed_in(app_test)
     board = _frame_with(at, "Calibration %").set_index("Candidate")
-    assert board.loc["newcomer", "Calibration %"] == "—" and board.loc["newcomer", "Ranges held"] == "—"
-    assert "None" not in set(board["Calibration %"]) and "nan" not in set(board["Calibration %"])
+    assert pd.isna(board.loc["newcomer", "Calibration %"]) and board.loc["newcomer", "Ranges held"] == "—"
+    measured = board["Calibration %"].dropna()
+    assert len(measured) and pd.api.types.is_numeric_dtype(measured)   # sorts by value, not as text
+    assert ((0 <= measured) & (measured <= 100)).all()
     questions = _frame_with(at, "Within tolerance %")
     for question_id, label, truth in zip(questions["Id"], questions["Question"], questions["Truth"]):
         question = LOADED.drill.question(question_id)

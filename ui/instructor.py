@@ -78,9 +78,10 @@ def _rounded(value: float | None, decimals: int) -> float | None:
     return None if value is None or pd.isna(value) else round(float(value), int(decimals))
 
 
-def _percent_or_dash(rates: pd.Series) -> list[str]:
-    """Whole percentages as text, with a dash where there is nothing to measure (as Ranges held shows)."""
-    return ["—" if pd.isna(r) else f"{100 * float(r):.0f}" for r in rates]
+def _percent(rates: pd.Series) -> pd.Series:
+    """Shares as whole percentages, kept numeric so the column sorts by value; missing stays missing
+    (the grid shows a faded "None": text with a dash here sorted "100" before "25")."""
+    return (100 * pd.to_numeric(rates, errors="coerce")).round(0)
 
 
 class Board:
@@ -161,14 +162,14 @@ def render_leaderboard(board: Board, table: pd.DataFrame) -> None:
         "Strong": table["strong"], "Overrides": table["overridden"],
         "Time used (min)": table["used_min"].round(1), "Time box (min)": table["limit_min"].round(1),
         "Ranges held": [f"{int(h)} of {int(r)}" if r else "—" for h, r in zip(table["hits"], table["ranges"])],
-        "Calibration %": _percent_or_dash(table["hit_rate"]),
+        "Calibration %": _percent(table["hit_rate"]),
     })
     st.dataframe(shown, hide_index=True, width="stretch", column_config={
         "Cohort": st.column_config.TextColumn(width="medium"),
         "Score %": st.column_config.ProgressColumn(min_value=0, max_value=100, format="%.0f%%"),
         "Strong": st.column_config.NumberColumn(help=f"Strong skills of {len(board.key.skill_ids)} on the best attempt"),
-        "Calibration %": st.column_config.TextColumn(help="How often the 80% ranges held (80 is honest); "
-                                                      "— when no range was given"),
+        "Calibration %": st.column_config.NumberColumn(help="How often the 80% ranges held (80 is honest); "
+                                                        "None when no range was given"),
     })
     st.caption("One row per candidate, from their best-scoring attempt; calibration counts every attempt. "
                "Time used runs to the finish, or to the last activity of an unfinished attempt.")
@@ -220,12 +221,14 @@ def render_questions(board: Board) -> None:
         "Within tolerance %": (100 * errors["in_tolerance"]).round(0),
         "Median miss %": (100 * errors["median_abs_error"]).round(0),
         "Mean bias %": (100 * errors["mean_error"]).round(0),
-        "Ranges held %": _percent_or_dash(errors["range_hit_rate"]),
+        "Ranges held %": _percent(errors["range_hit_rate"]),
         "Id": errors["question_id"],
     })), hide_index=True, width="stretch", column_config={
         "Question": st.column_config.TextColumn(width="large", help="The start of the question's prompt"),
         "Truth": st.column_config.NumberColumn(help="Rounded to the decimals the drill shows for the question"),
         "Id": st.column_config.TextColumn(width="small", help="The question's id in the drill file (for authors)"),
+        "Ranges held %": st.column_config.NumberColumn(help="How often the cohort's 80% ranges held; None when "
+                                                        "no range was given"),
     })
 
 
