@@ -58,10 +58,18 @@ def _sign_in(at, passphrase=PASSPHRASE, name="Prof Ada"):
     return at.run()
 
 
-def _signed_in(app_test):
+def _signed_in(app_test, tab=None):
     at = app_test(PAGE)
     at.run()
     _sign_in(at)
+    assert not at.exception, at.exception
+    return _open_tab(at, tab) if tab else at
+
+
+def _open_tab(at, name):
+    """As if the instructor clicked the tab: only the open tab is drawn."""
+    at.session_state[keys.INSTRUCTOR_VIEW] = name
+    at.run()
     assert not at.exception, at.exception
     return at
 
@@ -156,8 +164,10 @@ def test_the_right_passphrase_opens_the_board(app_test, demo_db, configured):
     assert len(board) == counts.candidates
     assert {"Candidate", "Attempts", "Score %", "Strong", "Time used (min)", "Time box (min)"} <= set(board.columns)
     assert "Prof Ada" in " ".join(c.value for c in at.caption)
-    assert len(_frame_with(at, "Within tolerance %")) > 0
-    assert len(_frame_with(at, "Flag")) > 0           # the selected attempt's timeline
+    assert not any("Within tolerance %" in d.value.columns for d in at.dataframe)   # closed tabs are not drawn
+    assert len(_frame_with(_open_tab(at, "Questions"), "Within tolerance %")) > 0
+    assert not any("Calibration %" in d.value.columns for d in at.dataframe)
+    assert len(_frame_with(_open_tab(at, "Attempt"), "Flag")) > 0           # the selected attempt's timeline
     assert configured == []
 
 
@@ -196,7 +206,7 @@ def _override(at, skill_id, level, comment):
 
 
 def test_an_override_shows_with_its_comment_history_and_on_the_candidates_results(app_test, demo_db, configured):
-    at = _signed_in(app_test)
+    at = _signed_in(app_test, tab="Attempt")
     attempt = _selected_attempt(at, demo_db)
     skill = LOADED.drill.rubric[0]
     _override(at, skill.id, "weak", "Names the cap but never says how it is detected.")
@@ -223,9 +233,7 @@ def test_an_override_shows_with_its_comment_history_and_on_the_candidates_result
 
 
 def test_saving_an_override_stays_on_the_open_tab(app_test, demo_db, configured):
-    at = _signed_in(app_test)
-    at.session_state[keys.INSTRUCTOR_VIEW] = "Attempt"     # as if the instructor clicked the Attempt tab
-    at.run()
+    at = _signed_in(app_test, tab="Attempt")
     _override(at, LOADED.drill.rubric[0].id, "weak", "Stays on the attempt afterwards.")
     assert not at.exception
     assert any("Override saved" in s.value for s in at.success)
@@ -236,7 +244,7 @@ def test_saving_an_override_stays_on_the_open_tab(app_test, demo_db, configured)
 @pytest.mark.parametrize("comment, message", [("", "A comment is required."),
                                               ("x" * 10_000, "Keep the comment under 1,000 characters")])
 def test_a_bad_override_comment_gets_a_message_and_stores_nothing(app_test, demo_db, configured, comment, message):
-    at = _signed_in(app_test)
+    at = _signed_in(app_test, tab="Attempt")
     attempt = _selected_attempt(at, demo_db)
     store = AttemptStore(demo_db)
     before = store.rubric_history(attempt.id)
@@ -252,7 +260,7 @@ def test_extra_time_changes_the_candidates_time_left(app_test, demo_db, configur
     store = AttemptStore(demo_db)
     fresh = store.start_attempt("one_tenant", "zed", "north", 45 * 60)
     store.close()
-    at = _signed_in(app_test)
+    at = _signed_in(app_test, tab="Attempt")
     at.selectbox(key=board_ui.CANDIDATE_KEY).set_value(fresh.candidate_id).run()
     assert at.selectbox(key=board_ui.attempt_key(fresh.candidate_id)).value == fresh.id
     assert _metrics(at)["Time box"] == "45:00"
@@ -289,7 +297,7 @@ def test_bad_extra_time_gets_a_message_and_stores_nothing(app_test, demo_db, con
     store = AttemptStore(demo_db)
     fresh = store.start_attempt("one_tenant", "zed", "north", 45 * 60)
     store.close()
-    at = _signed_in(app_test)
+    at = _signed_in(app_test, tab="Attempt")
     at.selectbox(key=board_ui.CANDIDATE_KEY).set_value(fresh.candidate_id).run()
     at.text_input(key="extra::minutes").input(minutes)
     _button(at, "Grant extra time").click()
@@ -308,7 +316,7 @@ def test_a_finished_attempt_gets_no_extra_time(app_test, demo_db, configured):
     done = store.start_attempt("one_tenant", "zed", "north", 45 * 60)
     store.finish(done.id)
     store.close()
-    at = _signed_in(app_test)
+    at = _signed_in(app_test, tab="Attempt")
     at.selectbox(key=board_ui.CANDIDATE_KEY).set_value(done.candidate_id).run()
     assert at.selectbox(key=board_ui.attempt_key(done.candidate_id)).value == done.id
     at.text_input(key="extra::minutes").input("15")
@@ -367,7 +375,7 @@ def test_the_board_rounds_truths_labels_questions_by_prompt_and_keeps_calibratio
     measured = board["Calibration %"].dropna()
     assert len(measured) and pd.api.types.is_numeric_dtype(measured)   # sorts by value, not as text
     assert ((0 <= measured) & (measured <= 100)).all()
-    questions = _frame_with(at, "Within tolerance %")
+    questions = _frame_with(_open_tab(at, "Questions"), "Within tolerance %")
     for question_id, label, truth in zip(questions["Id"], questions["Question"], questions["Truth"]):
         question = LOADED.drill.question(question_id)
         assert truth == round(truth, question.decimals)

@@ -439,8 +439,10 @@ def render_board(instructor: str) -> None:
         "Attempt": lambda: render_attempt(board, table),
         "Exports": lambda: render_exports(board),
     }
-    # Keyed tabs that track their state: the rerun after saving an override or a grant keeps the open tab.
+    # Keyed tabs that track their state: the rerun after saving an override or a grant keeps the open tab,
+    # and only the open tab's reports are computed (picking another tab reruns the page to draw it).
     views = st.tabs(list(renderers), key=keys.INSTRUCTOR_VIEW, on_change="rerun")
     for tab, render in zip(views, renderers.values()):
-        with tab:
-            render()
+        if tab.open:
+            with tab:
+                render()
