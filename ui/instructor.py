@@ -159,13 +159,13 @@ def render_leaderboard(board: Board, table: pd.DataFrame) -> None:
     shown = pd.DataFrame({
         "Candidate": table["handle"], "Cohort": table["cohort"], "Attempts": table["attempts"],
         "Finished": table["finished"], "Score %": table["score_pct"].round(1),
+        "Calibration %": _percent(table["hit_rate"]),
         "Strong": table["strong"], "Overrides": table["overridden"],
         "Time used (min)": table["used_min"].round(1), "Time box (min)": table["limit_min"].round(1),
         "Ranges held": [f"{int(h)} of {int(r)}" if r else "—" for h, r in zip(table["hits"], table["ranges"])],
-        "Calibration %": _percent(table["hit_rate"]),
     })
     st.dataframe(shown, hide_index=True, width="stretch", column_config={
-        "Cohort": st.column_config.TextColumn(width="medium"),
+        "Cohort": st.column_config.TextColumn(help="The cohort code the candidate gave"),
         "Score %": st.column_config.ProgressColumn(min_value=0, max_value=100, format="%.0f%%"),
         "Strong": st.column_config.NumberColumn(help=f"Strong skills of {len(board.key.skill_ids)} on the best attempt"),
         "Calibration %": st.column_config.NumberColumn(help="How often the 80% ranges held (80 is honest); "
