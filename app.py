@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import keys
 from ui.context import current_token, get_store
 from ui.frame import run_in_frame
 from ui.timer import sidebar_clock
@@ -38,9 +37,12 @@ PAGES = {
 get_store()  # open (and migrate) the store once per process, before any page runs
 navigation = st.navigation(PAGES)
 
-with st.sidebar:
-    token = current_token()
-    if token:
-        sidebar_clock(token, st.query_params.get(keys.PART))
-
-run_in_frame(navigation)
+try:
+    run_in_frame(navigation)
+finally:
+    # After the page, which records in the URL (?part=) where the candidate now is; drawn even when
+    # the page stops early. The clock reads the part itself on each tick, so it never shows a stale one.
+    with st.sidebar:
+        token = current_token()
+        if token:
+            sidebar_clock(token)

@@ -204,3 +204,17 @@ def test_zero_and_negative_guesses_do_not_break_the_results_chart(app_test):
     assert not results.exception
     assert any("2 guesses at or below zero" in c.value for c in results.caption)
     assert "Locked in" in [m.label for m in results.metric]
+
+
+def test_the_sidebar_pacing_follows_the_part_the_candidate_moves_to(app_test):
+    drill = load_catalogue().drills["one_tenant"].drill
+    at = _start(app_test)
+    for part in drill.parts[:3]:
+        assert at.title[0].value == part.title
+        pacing = "\n".join(t.value for t in at.sidebar.text)
+        assert f"▶ {part.title} —" in pacing, pacing      # the marker is on this part, not the one left behind
+        assert pacing.count("▶") == 1
+        next(b for b in at.button if b.label == "Next →").click().run()
+        assert not at.exception, at.exception
+    ahead = next(c.value for c in at.sidebar.caption if c.value.startswith("Pacing:"))
+    assert ahead.startswith("Pacing: 3 parts ahead"), ahead   # part 4 within the first minutes

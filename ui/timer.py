@@ -7,12 +7,14 @@ from __future__ import annotations
 import streamlit as st
 
 from drills.timebox import clock_for, format_duration, pacing, planned_part
+from ui import keys
 from ui.context import get_catalogue, get_store, now
 from ui.safe import escape_markdown
 
 
 @st.fragment(run_every=1)
-def sidebar_clock(token: str, current_part: str | None = None) -> None:
+def sidebar_clock(token: str) -> None:
+    current_part = st.query_params.get(keys.PART)   # read on every tick: the page moves it
     attempt = get_store().attempt_by_token(token)
     if attempt is None:
         return
@@ -41,5 +43,5 @@ def sidebar_clock(token: str, current_part: str | None = None) -> None:
         gap = order.index(current_part) - order.index(planned)
         parts = "part" if abs(gap) == 1 else "parts"
         status = "on pace" if gap == 0 else (f"{gap} {parts} ahead" if gap > 0 else f"{-gap} {parts} behind")
-        st.caption(f"Pacing: {status}. ⏱ marks where the suggested pace puts you now.")
+        st.caption(f"Pacing: {status}. ▶ is the part you are on; ⏱ is where the suggested pace puts you now.")
     st.text("\n".join(lines))
