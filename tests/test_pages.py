@@ -218,3 +218,24 @@ def test_the_sidebar_pacing_follows_the_part_the_candidate_moves_to(app_test):
         assert not at.exception, at.exception
     ahead = next(c.value for c in at.sidebar.caption if c.value.startswith("Pacing:"))
     assert ahead.startswith("Pacing: 3 parts ahead"), ahead   # part 4 within the first minutes
+
+
+def test_saving_some_of_the_rubric_keeps_those_scores(app_test, db_path):
+    drill = load_catalogue().drills["one_tenant"].drill
+    at = _start(app_test)
+    token = at.query_params["attempt"]
+    _go(at, "score")
+    next(b for b in at.button if b.label == "Save my scores").click().run()
+    assert any("at least one skill" in e.value for e in at.error)
+    store = AttemptStore(db_path)
+    attempt = store.attempt_by_token(token)
+    assert store.rubric_history(attempt.id) == []
+    first, second, *rest = drill.rubric
+    at.radio(key=f"rubric::{first.id}").set_value("strong")
+    at.radio(key=f"rubric::{second.id}").set_value("weak")
+    next(b for b in at.button if b.label == "Save my scores").click().run()
+    assert not at.exception, at.exception
+    saved = {(h.skill_id, h.level) for h in store.rubric_history(attempt.id)}
+    assert saved == {(first.id, "strong"), (second.id, "weak")}
+    assert any(f"Saved 2 of {len(drill.rubric)} skills" in t.value for t in at.toast)
+    assert at.radio(key=f"rubric::{first.id}").value == "strong"   # shown again after the rerun

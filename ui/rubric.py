@@ -1,6 +1,7 @@
-"""Self-scoring against the drill's rubric: one Strong / OK / Weak choice per skill.
+"""Self-scoring against the drill's rubric: one level per skill, in the drill's own level names.
 
-Every save appends rows (only for skills whose level changed); the history is never rewritten.
+Every save appends rows (only for skills whose level changed); the history is never rewritten. A save
+keeps every skill that has a level picked, even while others are still unscored.
 """
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ import streamlit as st
 from drills.schema import LEVELS
 from drills.scoring import current_levels
 from ui.attempt_view import AttemptView
-
 
 
 def render_self_score(view: AttemptView) -> bool:
@@ -34,14 +34,18 @@ def render_self_score(view: AttemptView) -> bool:
                                         label_visibility="collapsed")
         saved = st.form_submit_button("Save my scores", type="primary")
     if saved:
-        missing = [s.name for s in drill.rubric if not chosen[s.id]]
-        if missing:
-            st.error("Score every skill before saving: " + ", ".join(missing), icon="⚠️")
+        picked = [skill for skill in drill.rubric if chosen[skill.id]]
+        if not picked:
+            st.error("Pick a level for at least one skill, then save.", icon="⚠️")
         else:
-            for skill in drill.rubric:
+            # Save what was picked: finishing is allowed with skills unscored, so nothing picked is dropped.
+            for skill in picked:
                 if own.get(skill.id) != chosen[skill.id]:
                     view.store.add_rubric_score(view.attempt.id, skill.id, chosen[skill.id], scorer="self",
                                                 scorer_name=view.attempt.handle)
-            st.session_state["flash"] = "Scores saved."
+            missing = [skill.name for skill in drill.rubric if not chosen[skill.id]]
+            st.session_state["flash"] = ("Scores saved." if not missing else
+                                         f"Saved {len(picked)} of {len(drill.rubric)} skills; still to score: "
+                                         + ", ".join(missing) + ".")
             st.rerun()
     return all(s.id in levels for s in drill.rubric)
