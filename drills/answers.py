@@ -22,11 +22,15 @@ class InputError(ValueError):
     """Bad input; the message is written for the person who typed it."""
 
 
-def _finite(value: object, what: str) -> float:
+def _finite(value: object, what: str, unit: str | None = None) -> float:
     if value is None or (isinstance(value, str) and not value.strip()):
         raise InputError(f"Enter {what}.")
     if isinstance(value, str):
         value = value.strip().replace("_", "").replace(" ", "")
+        if value.endswith("%") and unit is not None:
+            if unit != "%":
+                raise InputError(f"{what.capitalize()} is in {unit}, not a percentage: drop the % sign.")
+            value = value[:-1]   # "62.5%" in a field already measured in %
         if "," in value:
             if not THOUSANDS_RE.match(value):
                 raise InputError(f"Use a dot for decimals in {what} (commas only group thousands, as in 1,200).")
@@ -42,6 +46,12 @@ def _finite(value: object, what: str) -> float:
     return number
 
 
+def _non_negative(number: float, what: str, allow_negative: bool) -> float:
+    if number < 0 and not allow_negative:
+        raise InputError(f"{what.capitalize()} cannot be negative: this quantity is zero or more.")
+    return number
+
+
 @dataclass(frozen=True)
 class NumericEntry:
     value: float
@@ -49,16 +59,21 @@ class NumericEntry:
     high: float | None
 
 
-def numeric_entry(value: object, low: object = None, high: object = None) -> NumericEntry:
-    guess = _finite(value, "your best guess")
+def numeric_entry(value: object, low: object = None, high: object = None, *, unit: str | None = None,
+                  allow_negative: bool = False) -> NumericEntry:
+    """A best guess and an optional 80% range. Every quantity the drills ask for (counts, rates, times,
+    money, shares) is zero or more, so negatives are refused unless a question says otherwise; a
+    trailing % is accepted when the unit is %."""
+    guess = _non_negative(_finite(value, "your best guess", unit), "your best guess", allow_negative)
     has_low = low is not None and str(low).strip() != ""
     has_high = high is not None and str(high).strip() != ""
     if has_low != has_high:
         raise InputError("Give both ends of the 80% range, or neither.")
     if not has_low:
         return NumericEntry(guess, None, None)
-    lo = _finite(low, "the low end of the range")
-    hi = _finite(high, "the high end of the range")
+    lo = _non_negative(_finite(low, "the low end of the range", unit), "the low end of the range", allow_negative)
+    hi = _non_negative(_finite(high, "the high end of the range", unit), "the high end of the range",
+                       allow_negative)
     if lo > hi:
         raise InputError("The low end of the range is above the high end.")
     if not lo <= guess <= hi:

@@ -20,6 +20,9 @@ from drills import answers as checks
     ("100", "200", "50", "low end of the range is above"),
     ("100", "50", "", "both ends"),
     ("300", "100", "200", "inside your 80% range"),
+    ("-5", None, None, "cannot be negative"),
+    ("5", "-1", "10", "low end of the range cannot be negative"),
+    ("62.5%", None, None, "must be a number"),        # no unit given: a % sign is not a number
 ])
 def test_bad_numeric_entries_are_refused_with_a_reason(value, low, high, message):
     with pytest.raises(checks.InputError, match=message):
@@ -28,7 +31,11 @@ def test_bad_numeric_entries_are_refused_with_a_reason(value, low, high, message
 
 def test_numbers_typed_like_people_type_them():
     assert checks.numeric_entry("1,200").value == 1200
-    assert checks.numeric_entry("-1,234,567.5").value == -1234567.5
+    assert checks.numeric_entry("-1,234,567.5", allow_negative=True).value == -1234567.5
+    assert checks.numeric_entry("0").value == 0
+    assert checks.numeric_entry("62.5%", "50 %", "75%", unit="%") == checks.NumericEntry(62.5, 50.0, 75.0)
+    with pytest.raises(checks.InputError, match="is in jobs/s, not a percentage"):
+        checks.numeric_entry("62.5%", unit="jobs/s")
     assert checks.numeric_entry(" 6.25 ", "6", "7") == checks.NumericEntry(6.25, 6.0, 7.0)
 
 

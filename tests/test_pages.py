@@ -194,15 +194,18 @@ def test_content_edits_show_without_a_restart_and_broken_files_are_named(app_tes
     assert any("broken.yaml" in e.value for e in at.error), "a broken drill is named, the others still load"
 
 
-def test_zero_and_negative_guesses_do_not_break_the_results_chart(app_test):
+def test_a_zero_guess_does_not_break_the_results_chart_and_a_negative_one_is_refused(app_test, db_path):
     at = _start(app_test)
     _go(at, "board")
-    for question_id, guess in (("job_duration", "0"), ("jobs_in_flight", "-5"), ("calls_per_s", "20")):
+    for question_id, guess in (("job_duration", "0"), ("jobs_in_flight", "-5")):
         at.text_input(key=f"lock::{question_id}::value").input(guess)
         next(b for b in at.button if b.label == LOCK).click().run()
+    assert any("cannot be negative" in e.value for e in at.error)   # -5 jobs is refused; 0 is a real guess
+    store = AttemptStore(db_path)
+    assert set(store.answers(store.attempt_by_token(at.query_params["attempt"]).id)) == {"job_duration"}
     results = _open(app_test, "pages/results.py", attempt=at.query_params["attempt"])
     assert not results.exception
-    assert any("2 guesses at or below zero" in c.value for c in results.caption)
+    assert any("1 guess at or below zero" in c.value for c in results.caption)
     assert "Locked in" in [m.label for m in results.metric]
 
 

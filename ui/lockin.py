@@ -44,7 +44,7 @@ def _open_form(view: AttemptView, question, part_id: str) -> None:
         if isinstance(question, NumericQuestion):
             cols = st.columns([2, 1, 1])
             guess = cols[0].text_input(f"Best guess ({question.unit})", key=f"{key}::value",
-                                       placeholder="e.g. 120", max_chars=40)
+                                       placeholder="a number", max_chars=40)
             low = cols[1].text_input("80% sure it is above…", key=f"{key}::low", placeholder="optional",
                                      max_chars=40)
             high = cols[2].text_input("…and below", key=f"{key}::high", placeholder="optional", max_chars=40)
@@ -60,7 +60,7 @@ def _open_form(view: AttemptView, question, part_id: str) -> None:
         return
     try:
         if isinstance(question, NumericQuestion):
-            entry = checks.numeric_entry(guess, low, high)
+            entry = checks.numeric_entry(guess, low, high, unit=question.unit)
             _commit(view, question, part_id, value=entry.value, low=entry.low, high=entry.high)
         elif isinstance(question, ChoiceQuestion):
             _commit(view, question, part_id, choice=checks.choice_entry(choice, [o.id for o in question.options]))
