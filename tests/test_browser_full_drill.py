@@ -64,7 +64,7 @@ def _walk_part(page, loaded, part) -> None:
         page.get_by_role("heading", name="The follow-up").wait_for()
         for question in part.followup.questions:
             _lock(page, loaded, question)
-        _reveal(page, "Reveal: the follow-up answer")
+        _reveal(page, "Reveal: The follow-up answer")
         page.get_by_role("heading", name="The follow-up answer").wait_for()
     assert _open_forms(page) == 0, f"{part.id} still has an open question"
     assert page.get_by_role("button", name=re.compile("^Reveal:")).count() == 0, f"{part.id} has a closed reveal"

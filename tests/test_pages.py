@@ -101,7 +101,7 @@ def test_break1_end_to_end(app_test, db_path):
     assert not [e for e in at.expander if "run this answer was graded against" in e.label]
     for question in part.followup.questions:
         _lock_question(at, question, loaded.values.get(question.id))
-    next(b for b in at.button if b.label == "Reveal: the follow-up answer").click().run()
+    next(b for b in at.button if b.label == "Reveal: The follow-up answer").click().run()
     assert "shuffle sharding" in _texts(at)
     assert [e for e in at.expander if "Hot shard run this answer was graded against" in e.label]
 
@@ -242,3 +242,22 @@ def test_saving_some_of_the_rubric_keeps_those_scores(app_test, db_path):
     assert saved == {(first.id, "strong"), (second.id, "weak")}
     assert any(f"Saved 2 of {len(drill.rubric)} skills" in t.value for t in at.toast)
     assert at.radio(key=f"rubric::{first.id}").value == "strong"   # shown again after the rerun
+
+
+def test_skipping_says_how_many_questions_it_forfeits_and_records_them_as_skipped(app_test, db_path):
+    loaded = load_catalogue().drills["one_tenant"]
+    part = loaded.drill.part("break1")
+    at = _start(app_test)
+    _go(at, "break1")
+    _lock_question(at, part.questions[0], loaded.values.get(part.questions[0].id))
+    left = len(part.questions) - 1
+    confirm = at.button(key="skip::break1")
+    assert confirm.label == f"Skip {left} questions"
+    assert any(f"{left} unanswered questions" in m.value for m in at.markdown)
+    confirm.click().run()
+    assert not at.exception, at.exception
+    store = AttemptStore(db_path)
+    answers = store.answers(store.attempt_by_token(at.query_params["attempt"]).id)
+    assert [q.id for q in part.questions if answers[q.id].skipped] == [q.id for q in part.questions[1:]]
+    assert not answers[part.questions[0].id].skipped
+    assert not next(b for b in at.button if b.label.startswith("Reveal:")).disabled

@@ -14,13 +14,19 @@ FOLLOWUP = "followup"
 
 
 def _skip_button(view: AttemptView, part: Part, questions, label: str, key: str) -> None:
+    """Skipping forfeits the open questions for good, so it asks once more, saying how many."""
     open_questions = [q for q in questions if q.id not in view.answers]
     if not open_questions:
         return
-    if st.button(label, key=key, help="Unanswered questions are recorded as skipped and score 0."):
-        for q in open_questions:
-            view.store.lock_answer(view.attempt.id, q.id, part.id, q.kind, skipped=True)
-        st.rerun()
+    count = len(open_questions)
+    noun = "question" if count == 1 else "questions"
+    with st.popover(label):
+        st.markdown(f"**{count} unanswered {noun}** will be recorded as skipped and score 0. "
+                    "You cannot answer them afterwards.")
+        if st.button(f"Skip {count} {noun}", key=key, type="primary"):
+            for q in open_questions:
+                view.store.lock_answer(view.attempt.id, q.id, part.id, q.kind, skipped=True)
+            st.rerun()
 
 
 def render_questions(view: AttemptView, part: Part) -> bool:
@@ -72,7 +78,7 @@ def render_followup(view: AttemptView, part: Part) -> None:
         st.markdown(view.text(followup.answer))
         return
     gate_open = view.all_answered(followup.questions)
-    if st.button("Reveal: the follow-up answer", key=f"reveal::{part.id}::{FOLLOWUP}", disabled=not gate_open,
+    if st.button("Reveal: The follow-up answer", key=f"reveal::{part.id}::{FOLLOWUP}", disabled=not gate_open,
                  type="primary"):
         view.store.record_reveal(view.attempt.id, part.id, FOLLOWUP)
         st.rerun()
