@@ -71,17 +71,19 @@ if current == SCORE_STEP:
         st.warning(f"{open_questions} of {len(drill.all_questions())} questions are still open; finishing now "
                    "counts them as unanswered.", icon="⚠️")
         confirmed = st.checkbox("Finish anyway", key="finish_anyway")
-    if st.button("Finish and see results", type="primary", disabled=attempt.finished_at is not None or not confirmed):
+    if attempt.finished_at is not None:
+        st.caption("Already finished: a changed self-score still updates your results.")
+    elif st.button("Finish and see results", type="primary", disabled=not confirmed):
         store.finish(attempt.id)
         st.switch_page("pages/results.py", query_params={keys.ATTEMPT_TOKEN: attempt.token})
-    if not complete:
+    if not complete and attempt.finished_at is None:
         st.caption("You can finish without scoring every skill, but the verdict needs them all.")
 else:
     render_part(view, drill.part(current))
 
 index = steps.index(current)
-cols = st.columns([1, 1, 4])
-if index > 0:
-    cols[0].button("← Previous", on_click=go_to, args=(steps[index - 1],), width="stretch")
-if index < len(steps) - 1:
-    cols[1].button("Next →", on_click=go_to, args=(steps[index + 1],), width="stretch", type="primary")
+with st.container(horizontal=True):
+    if index > 0:
+        st.button("← Previous", on_click=go_to, args=(steps[index - 1],))
+    if index < len(steps) - 1:
+        st.button("Next →", on_click=go_to, args=(steps[index + 1],), type="primary")

@@ -54,7 +54,7 @@ def _open_form(view: AttemptView, question, part_id: str) -> None:
                               key=f"{key}::choice", label_visibility="collapsed")
         else:
             notes = st.text_area("Your notes", key=f"{key}::notes", max_chars=checks.MAX_NOTES, height=140,
-                                 placeholder="Detect… contain… degrade… recover… prevent…")
+                                 placeholder="A few lines in your own words")
         submitted = st.form_submit_button("🔒 Lock in", type="primary")
     if not submitted:
         return
