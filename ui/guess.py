@@ -130,17 +130,58 @@ def animate(frames: Iterable[go.Figure], *, total_s: float = ANIMATION_S, animat
             time.sleep(delay_s)
 
 
+def off_unit(unit: str) -> str:
+    """The unit of a difference: two percentages differ by (percentage) points, not by a percent.
+
+    "points" rather than "percentage points" so the figure fits a metric column; the metric's
+    help says it in full.
+    """
+    return "points" if unit.startswith("%") else unit
+
+
+def _decimals(text: str) -> int:
+    """Digits after the decimal point in a shown number (``1,234.5`` gives 1)."""
+    return len(text.rpartition(".")[2]) if "." in text else 0
+
+
+def shown_difference(guess: float, truth_text: str) -> str | None:
+    """The gap between the guess and the truth *as shown*, at the finer of their two precisions.
+
+    Reading the guess, the truth and the gap off the page, guess − truth = gap holds exactly: the
+    truth is parsed back from its own text, so a "160" shown is never off by a hidden 159.8.
+    None when the text is not a plain number (a custom formatter); the caller then uses the raw gap.
+    """
+    guess_text = fmt_guess(guess)
+    try:
+        shown_truth = float(truth_text.replace(",", ""))
+    except ValueError:
+        return None
+    if "e" in guess_text.lower() or "e" in truth_text.lower():
+        return fmt_guess(abs(guess - shown_truth))
+    places = max(_decimals(guess_text), _decimals(truth_text))
+    return f"{abs(round(guess - shown_truth, places)):,.{places}f}"
+
+
 def guess_verdict(guess: float, truth: float, unit: str, *, tolerance_rel: float = 0.1,
                   format_truth: Callable[[float], str] | None = None) -> bool:
-    """Show the guess beside the simulated truth; return whether it was within tolerance."""
+    """Show the guess beside the simulated truth; return whether it was within tolerance.
+
+    Grading uses the exact truth; the "Off by" figure is the difference of the two numbers shown,
+    so a reader can check it by subtraction.
+    """
     fmt = format_truth or fmt_figure
     close = abs(guess - truth) <= tolerance_rel * max(abs(truth), 1e-9)
+    truth_text = fmt(truth)
+    off = guess - truth
+    off_text = shown_difference(guess, truth_text) or fmt(abs(off))
     cols = st.columns(3)
     cols[0].metric("Your guess", f"{fmt_guess(guess)} {unit}")
-    cols[1].metric("Simulation", f"{fmt(truth)} {unit}")
-    off = guess - truth
+    cols[1].metric("Simulation", f"{truth_text} {unit}")
     verdict = "within tolerance" if close else ("too high" if off > 0 else "too low")
-    cols[2].metric("Off by", f"{fmt(abs(off))} {unit}", delta=verdict,
+    points = unit.startswith("%")
+    cols[2].metric("Off by", f"{off_text} {off_unit(unit)}", delta=verdict,
+                   help="Percentage points: your guess minus the simulated figure, both as shown." if points
+                   else "Your guess minus the simulated figure, both as shown.",
                    delta_color="green" if close else "red",
                    delta_arrow="off" if close else ("up" if off > 0 else "down"))
     return close
