@@ -162,7 +162,7 @@ def test_animation_frames_end_on_the_full_figure():
     assert frames[-1].to_dict() == sim_charts.lanes_figure(result).to_dict()
     # early frames hold fewer bars than the last, and their title counts the 429s so far
     assert sum(len(t.x) for t in frames[0].data) < sum(len(t.x) for t in frames[-1].data)
-    assert "fan-out 75 × 429" in frames[-1].layout.title.text
+    assert "fan-out: 75 × 429" in frames[-1].layout.title.text
 
 
 def test_reference_lines_are_named_in_the_legend_in_every_frame():

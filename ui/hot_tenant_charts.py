@@ -16,6 +16,7 @@ from sims.partitions import Result
 VERSION_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2")
 OWNER_COLOURS = {"A": "#1f77b4", "B": "#d62728"}
 REFUSED_COLOUR = "#7f7f7f"
+EMPTY_COLOUR = "#7f7f7f"
 PARTITION_COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 HEIGHT = 320
 
@@ -39,6 +40,11 @@ def bucket_figure(counts: dict[tuple[int, int], int], buckets_by_version: dict[i
         fig.add_bar(x=[f"v{version} · b{b}" for b in range(buckets)],
                     y=[counts.get((version, b), 0) for b in range(buckets)],
                     name=f"version {version} ({buckets} buckets)", marker_color=_version_colour(version))
+    fig.update_yaxes(rangemode="tozero")           # a count: never a negative axis, even with no events
+    if not any(counts.values()):
+        fig.update_yaxes(range=[0, 1], dtick=1)
+        fig.add_annotation(text="No events stored yet: write a burst to fill the buckets.", showarrow=False,
+                           x=0.5, y=0.5, xref="paper", yref="paper", font=dict(size=15, color=EMPTY_COLOUR))
     return _layout(fig, "Stored events by (routing version, bucket)", "bucket", "events")
 
 
@@ -96,10 +102,11 @@ def partition_load_figure(result: Result) -> go.Figure:
     fig.add_bar(x=names, y=rates, marker_color=colours, name="offered units/s",
                 text=[f"{r:,.1f}" for r in rates], textposition="outside")
     fig.add_hline(y=p.partition_capacity, line_dash="dash", line_color="#333",
-                  annotation_text=f"capacity {p.partition_capacity:,.0f}/s", annotation_position="top right")
-    average = partitions.fleet_utilisation_pct(result) / 100 * p.partition_capacity
+                  annotation_text=f"capacity {p.partition_capacity:,.0f} units/s", annotation_position="top right")
+    average_pct = partitions.fleet_utilisation_pct(result)
+    average = average_pct / 100 * p.partition_capacity
     fig.add_hline(y=average, line_dash="dot", line_color="#2ca02c",
-                  annotation_text=f"fleet average {partitions.fleet_utilisation_pct(result):.1f}%",
+                  annotation_text=f"fleet average {average:,.1f} units/s ({average_pct:.1f}% of capacity)",
                   annotation_position="bottom right")
     fig.update_yaxes(range=[0, max(rates + [p.partition_capacity]) * 1.25])
     return _layout(fig, "Offered load by partition", "partition", "units/s")

@@ -12,6 +12,7 @@ from sims.platform import Result
 ACME_COLOUR = "#d62728"
 OTHERS_COLOUR = "#1f77b4"
 IDLE_COLOUR = "#c7c7c7"
+EMPTY_COLOUR = "#7f7f7f"
 PROVIDER_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c")
 X_TITLE = "minutes from the break"
 
@@ -47,6 +48,7 @@ def _frame(fig: go.Figure, result: Result, title: str, y_title: str) -> go.Figur
         if x <= end:
             fig.add_vline(x=x, line_dash="dot", line_color="#555", annotation_text=label,
                           annotation_position="top left")
+    fig.update_yaxes(rangemode="tozero")     # counts, waits and rates: an axis below zero means nothing
     fig.update_layout(title=title, xaxis_title=x_title(result), yaxis_title=y_title, height=340,
                       margin=dict(l=10, r=10, t=60, b=10), hovermode="x unified",
                       legend=dict(orientation="h", yanchor="bottom", y=1.0, x=1.0, xanchor="right"))
@@ -60,6 +62,12 @@ def backlog_figure(result: Result) -> go.Figure:
     fig = go.Figure()
     fig.add_scatter(x=x, y=line["queued_others"][k:], name="everyone else", line_color=OTHERS_COLOUR)
     fig.add_scatter(x=x, y=line["queued_acme"][k:], name="Acme", line_color=ACME_COLOUR)
+    if not any(line["queued_others"][k:]) and not any(line["queued_acme"][k:]):
+        # Two lines along zero would sit mid-chart on an axis from -1 to 1: say it instead.
+        fig.update_yaxes(range=[0, 1], dtick=1)
+        fig.add_annotation(text="The queue stayed empty: no job was waiting for a slot at any sampled moment.",
+                           showarrow=False, x=0.5, y=0.6, xref="paper", yref="paper",
+                           font=dict(size=15, color=EMPTY_COLOUR))
     return _frame(fig, result, "Jobs waiting for a worker slot", "queued jobs")
 
 

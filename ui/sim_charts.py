@@ -116,6 +116,7 @@ def shard_load_figure(result: hot_shard.Result) -> go.Figure:
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=style, name=label, hoverinfo="skip"),
                       row=1, col=1)
     fig.update_xaxes(title_text="seconds", range=[0, p.duration_s], row=1, col=2)
+    fig.update_yaxes(rangemode="tozero", row=1, col=2)     # a count: no queue is a flat line at 0, not mid-axis
     return _layout(fig, title)
 
 
@@ -227,6 +228,11 @@ def _lanes_end(result: concurrency_pool.Result) -> float:
     return max(result.fanout.makespan_s, result.pool.makespan_s)
 
 
+def refusals(count: int) -> str:
+    """The 429s a lane collected, as a reader would say it: "no 429s", "1 × 429", "20 × 429"."""
+    return "no 429s" if count == 0 else f"{count:,} × 429"
+
+
 def _lanes_frame(result: concurrency_pool.Result, cut: float) -> Frame:
     traces, scores = [], []
     for lane in (result.fanout, result.pool):
@@ -236,8 +242,8 @@ def _lanes_frame(result: concurrency_pool.Result, cut: float) -> Frame:
             traces.append(dict(y=[f"call {c + 1}" for c, _, _ in bars], x=[b - a for _, a, b in bars],
                                base=[a for _, a, _ in bars]))
         refused = sum(1 for _, s, start, _ in lane.segments if s == "429" and start < cut)
-        done = f" done at {lane.makespan_s:.2f} s" if lane.makespan_s <= cut + 1e-9 else ""
-        scores.append(f"{lane.name} {refused} × 429{done}")
+        done = f", done at {lane.makespan_s:.2f} s" if lane.makespan_s <= cut + 1e-9 else ""
+        scores.append(f"{lane.name}: {refusals(refused)}{done}")
     return traces, f"t = {min(cut, _lanes_end(result)):.1f} s · " + " · ".join(scores)
 
 
