@@ -12,6 +12,7 @@ from sims.partitions import Params
 from ui import guess, keys
 from ui import hot_tenant_charts as charts
 from ui.frame import require_frame
+from ui.sim_embed import HOT_TENANT_TAB_PARAM, HOT_TENANT_TABS
 
 require_frame()
 
@@ -269,7 +270,8 @@ st.title("Hot tenant event store")
 st.markdown("One tenant writes faster than any single partition can take. Spread its independent events "
             "without ever storing one twice, read the newest ones without touching every bucket, and keep "
             "a strictly ordered stream behind a single fenced owner.")
-lab_tab, sim_tab = st.tabs(["Event-store lab", "Partition simulation"])
+# Bound to the URL, so a drill's "Explore" link (ui.sim_embed) can open the simulation tab directly.
+lab_tab, sim_tab = st.tabs(list(HOT_TENANT_TABS), key=HOT_TENANT_TAB_PARAM, bind="query-params")
 with lab_tab:
     render_lab()
 with sim_tab:

@@ -9,13 +9,17 @@ import streamlit as st
 
 from sims import presets
 
-# Which app page lets a candidate explore each model on their own.
+# The hot-tenant page's tabs are bound to this query parameter, so a link can open the simulation tab.
+HOT_TENANT_TAB_PARAM = "tab"
+HOT_TENANT_TABS = ("Event-store lab", "Partition simulation")
+
+# Which app page lets a candidate explore each model on their own, and the query that opens it there.
 MODEL_PAGES = {
-    "hot_shard": ("pages/sim_hot_shard.py", "Hot shard"),
-    "concurrency_pool": ("pages/sim_concurrency_pool.py", "Concurrency pool"),
-    "retry_storm": ("pages/sim_retry_storm.py", "Retry storm"),
-    "platform": ("pages/sim_platform.py", "Whole platform"),
-    "partitions": ("pages/hot_tenant.py", "Hot tenant"),
+    "hot_shard": ("pages/sim_hot_shard.py", "Hot shard", None),
+    "concurrency_pool": ("pages/sim_concurrency_pool.py", "Concurrency pool", None),
+    "retry_storm": ("pages/sim_retry_storm.py", "Retry storm", None),
+    "platform": ("pages/sim_platform.py", "Whole platform", None),
+    "partitions": ("pages/hot_tenant.py", "Hot tenant", {HOT_TENANT_TAB_PARAM: HOT_TENANT_TABS[1]}),
 }
 
 
@@ -39,11 +43,11 @@ def _figure(preset_id: str, seed: int) -> go.Figure:
 
 def render_sim_embed(preset_id: str, seed: int, *, revealed: bool) -> None:
     preset = presets.PRESETS[preset_id]
-    page, name = MODEL_PAGES[preset.model]
+    page, name, query = MODEL_PAGES[preset.model]
     if not revealed:
         st.caption(f"🎲 Graded against the **{name}** simulation ({preset.label.lower()}), run with your "
                    "attempt's own seed. You may explore the model before you lock in.")
-        st.page_link(page, label=f"Explore the {name} simulation", icon="🎲")
+        st.page_link(page, label=f"Explore the {name} simulation", icon="🎲", query_params=query)
         return
     with st.expander(f"🎲 The {name} run this answer was graded against"):
         st.plotly_chart(_figure(preset_id, seed), width="stretch", key=f"embed::{preset_id}")
