@@ -13,6 +13,8 @@ from drills.store import LockedAnswer, RubricScore
 
 NOTE_SCORES = {"full": 1.0, "partial": 0.5, "missed": 0.0}
 CLAIMED_COVERAGE = 0.8
+# With fewer ranges one miss swings the hit rate by 25 points or more, so no verdict is given.
+MIN_RANGES_TO_JUDGE = 5
 
 
 def tolerance_band(truth: float, tolerance: Tolerance) -> float:
@@ -107,13 +109,22 @@ class Calibration:
         return self.hits / self.ranges if self.ranges else None
 
     @property
+    def judgeable(self) -> bool:
+        """Enough ranges that the hit rate says something about the candidate, not about luck."""
+        return self.ranges >= MIN_RANGES_TO_JUDGE
+
+    @property
     def verdict(self) -> str:
         rate = self.hit_rate
         if rate is None:
             return "No ranges given, so there is nothing to calibrate yet."
+        if not self.judgeable:
+            given = f"{self.ranges} range was" if self.ranges == 1 else f"{self.ranges} ranges were"
+            return (f"Too few ranges to judge calibration: {given} given, and it takes at least "
+                    f"{MIN_RANGES_TO_JUDGE}. Give an 80% range with more of your numbers.")
         if rate < CLAIMED_COVERAGE - 0.15:
             return "Your ranges are too narrow: the truth fell outside them more often than you claimed."
-        if rate > CLAIMED_COVERAGE + 0.15 and self.ranges >= 3:
+        if rate > CLAIMED_COVERAGE + 0.15:
             return "Your ranges are wider than they need to be: you could claim more precision."
         return "Your ranges held about as often as you claimed. Well calibrated."
 
@@ -162,20 +173,23 @@ class VerdictResult:
     message: str
     warnings: tuple[str, ...]
     complete: bool
+    tally: str         # e.g. "Staff on 1 skill; 3 needed.", in the drill's own level names
 
 
 def verdict(drill: Drill, levels: Mapping[str, RubricScore]) -> VerdictResult:
     strong = sum(1 for s in drill.rubric if s.id in levels and levels[s.id].level == "strong")
     needed = drill.verdict.strong_needed
     passed = strong >= needed
+    weak = drill.level_label("weak")
     warnings = tuple(
-        f"{drill.skill(skill_id).name}: {drill.verdict.watch_message}"
+        f"{drill.skill(skill_id).name} ({weak}): {drill.verdict.watch_message}"
         for skill_id in drill.verdict.watch_skills
         if skill_id in levels and levels[skill_id].level == "weak"
     )
+    tally = f"{drill.level_label('strong')} on {strong} skill{'' if strong == 1 else 's'}; {needed} needed."
     return VerdictResult(strong, needed, passed,
                          drill.verdict.pass_message if passed else drill.verdict.short_message,
-                         warnings, complete=all(s.id in levels for s in drill.rubric))
+                         warnings, complete=all(s.id in levels for s in drill.rubric), tally=tally)
 
 
 def sim_truths(loaded: LoadedDrill, seed: int, evaluate_preset) -> dict[str, float]:

@@ -87,3 +87,46 @@ def test_verdict_needs_five_strong_and_warns_on_watched_weak_skills(loaded):
     assert not outcome.passed
     assert any("noisy tenant" in w.lower() for w in outcome.warnings)
     assert not scoring.verdict(drill, {}).complete
+
+
+def _calibration_of(ranges: int, hits: int) -> scoring.Calibration:
+    return scoring.Calibration(ranges=ranges, hits=hits)
+
+
+def test_calibration_is_not_judged_from_fewer_than_the_minimum_ranges():
+    few = scoring.MIN_RANGES_TO_JUDGE - 1
+    for hits in range(few + 1):        # all missed, all held: still no verdict
+        outcome = _calibration_of(few, hits)
+        assert not outcome.judgeable
+        assert outcome.verdict.startswith("Too few ranges to judge")
+        assert f"{few} ranges were given" in outcome.verdict and f"at least {scoring.MIN_RANGES_TO_JUDGE}" in outcome.verdict
+    assert "1 range was given" in _calibration_of(1, 0).verdict
+    assert "too narrow" not in _calibration_of(1, 0).verdict
+
+
+def test_calibration_keeps_its_verdicts_from_the_minimum_on():
+    n = scoring.MIN_RANGES_TO_JUDGE
+    assert n == 5
+    assert _calibration_of(n, 0).judgeable
+    assert "too narrow" in _calibration_of(n, 0).verdict                      # 0%
+    assert "too narrow" in _calibration_of(n, 3).verdict                      # 60%
+    assert "Well calibrated" in _calibration_of(n, 4).verdict                  # 80%
+    assert "wider than they need to be" in _calibration_of(n, 5).verdict       # 100%
+    assert _calibration_of(0, 0).verdict.startswith("No ranges given")
+
+
+def test_verdict_names_levels_in_the_drills_own_words():
+    drill = load_catalogue().drills["hot_tenant"].drill
+    assert drill.level_label("strong") == "Staff"
+    levels = {s.id: _score(s.id, "weak") for s in drill.rubric}
+    levels[drill.rubric[0].id] = _score(drill.rubric[0].id, "strong")
+    outcome = scoring.verdict(drill, levels)
+    assert outcome.tally == f"Staff on 1 skill; {drill.verdict.strong_needed} needed."
+    assert "strong" not in outcome.tally.lower()
+    assert outcome.warnings and all("(Junior)" in w for w in outcome.warnings)
+
+
+def test_verdict_tally_uses_default_names_when_the_drill_has_none(loaded):
+    ids = [s.id for s in loaded.drill.rubric]
+    outcome = scoring.verdict(loaded.drill, {sid: _score(sid, "strong") for sid in ids})
+    assert outcome.tally == f"Strong on {len(ids)} skills; 5 needed."
