@@ -4,7 +4,9 @@ Figures are built from pure scoring results; user text only ever reaches tables 
 """
 from __future__ import annotations
 
+import html
 import math
+import textwrap
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -46,23 +48,78 @@ def _truth_text(view: AttemptView, result: scoring.QuestionResult) -> str:
     return "self-assessed"
 
 
+RANGE_HELD = "Range held"
+
+
 def results_table(view: AttemptView, results: list[scoring.QuestionResult]) -> pd.DataFrame:
+    """One row per question; '#' is the question's number in the drill, as on the guess chart."""
     titles = {p.id: p.title for p in view.loaded.drill.parts}
     rows = []
-    for r in results:
+    for number, r in enumerate(results, start=1):
         rows.append({
+            "#": number,
             "Part": titles[r.part_id],
             "Question": view.text(r.prompt),
             "Your answer": _answer_text(view, r),
             "Truth": _truth_text(view, r),
             "Score": r.score,
-            "In your 80% range": {True: "yes", False: "no", None: ""}[r.in_range],
+            RANGE_HELD: {True: "yes", False: "no", None: ""}[r.in_range],
         })
     return pd.DataFrame(rows)
 
 
-def _short(text: str, limit: int = 46) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+# Widths in pixels, scaled up together to fill the container: at 1400 px the whole table fits with no
+# sideways scroll. Prompts and choice texts run to 100-200 characters, so rows are four lines high and wrap.
+RESULTS_ROW_HEIGHT = 88
+RESULTS_COLUMNS = {
+    "#": st.column_config.NumberColumn(width=32, help="Question number, as on the chart above"),
+    "Part": st.column_config.TextColumn(width=110),
+    "Question": st.column_config.TextColumn(width=240, help="Click a cell to read all of it"),
+    "Your answer": st.column_config.TextColumn(width=180),
+    "Truth": st.column_config.TextColumn(width=190),
+    "Score": st.column_config.NumberColumn(width=50, format="%.1f", help="1 within tolerance, 0.5 within twice it"),
+    RANGE_HELD: st.column_config.TextColumn(width=72, help="Did your 80% range contain the truth?"),
+}
+
+
+def show_results_table(table: pd.DataFrame, *, key: str) -> None:
+    # Tall enough for every row: a report reads better without a scroll box inside the page.
+    st.dataframe(table, hide_index=True, width="stretch", row_height=RESULTS_ROW_HEIGHT,
+                 height=RESULTS_ROW_HEIGHT * len(table) + 40, column_config=RESULTS_COLUMNS, key=key)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    """Cut at a word boundary so a label never ends mid-word."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0] if " " in text[: limit - 1] else text[: limit - 1]
+    return cut.rstrip(" ,;:.") + "…"
+
+
+def _wrap(text: str, width: int = 70) -> str:
+    """Hover text on several lines; prompts are escaped because plotly reads a subset of HTML."""
+    return "<br>".join(html.escape(line) for line in textwrap.wrap(text, width)) or html.escape(text)
+
+
+def percent_text(percent: float) -> str:
+    """A tick label: '50%', '2,000%', '0.5%', with as many decimals as a small value needs."""
+    decimals = max(0, -math.floor(math.log10(percent) + 1e-9)) if percent < 1 else 0
+    return f"{percent:,.{decimals}f}%"
+
+
+def percent_ticks(low_log: float, high_log: float) -> list[float]:
+    """Tick values (in %) inside a log10 range: 1-2-5 per decade when it is short, else powers of ten.
+
+    1-2-5 is symmetric about 100% (50% and 200% are both a factor of 2 off), so misses either way read alike.
+    """
+    steps = (1, 2, 5) if high_log - low_log <= 2.5 else (1,)
+    ticks = []
+    for decade in range(math.floor(low_log), math.ceil(high_log) + 1):
+        for step in steps:
+            value = step * 10.0 ** decade
+            if low_log <= math.log10(value) <= high_log:
+                ticks.append(value)
+    return ticks
 
 
 def drawable_guesses(results: list[scoring.QuestionResult]) -> tuple[list[scoring.QuestionResult], int]:
@@ -72,41 +129,64 @@ def drawable_guesses(results: list[scoring.QuestionResult]) -> tuple[list[scorin
     return drawable, len(numeric) - len(drawable)
 
 
+def _off_by(ratio: float) -> str:
+    if abs(ratio - 1) < 0.005:
+        return "exact"
+    return f"{format_number(ratio)}× the truth" if ratio > 1 else f"{percent_text(100 * ratio)} of the truth"
+
+
 def guess_figure(view: AttemptView, results: list[scoring.QuestionResult]) -> go.Figure | None:
     """Each numeric guess as a percentage of the truth (log axis), with its 80% range as an error bar."""
     numeric, _ = drawable_guesses(results)
     if not numeric:
         return None
+    numbers = {r.question_id: n for n, r in enumerate(results, start=1)}  # the table's '#' column
     labels, ratios, lows, highs, colours, hover = [], [], [], [], [], []
-    for number, r in enumerate(numeric, start=1):
+    for r in numeric:
+        question = view.loaded.drill.question(r.question_id)
+        prompt = view.text(r.prompt)
         ratio = 100 * r.answer.value / r.truth
-        labels.append(f"{number}. {_short(view.text(r.prompt))}")  # numbered: two prompts may shorten alike
+        labels.append(f"{numbers[r.question_id]}. {_short(prompt)}")  # numbered: two prompts may shorten alike
         ratios.append(ratio)
-        if r.answer.low is not None and r.answer.low > 0:
+        has_range = r.answer.low is not None and r.answer.low > 0
+        if has_range:
             lows.append(ratio - 100 * r.answer.low / r.truth)
             highs.append(100 * r.answer.high / r.truth - ratio)
         else:
             lows.append(0)
             highs.append(0)
         colours.append(SCORE_COLOURS.get(r.score, "#607d8b"))
-        hover.append(f"{view.text(r.prompt)}<br>guess {format_number(r.answer.value)} vs truth "
-                     f"{format_number(r.truth)}")
+        lines = [f"guess {format_quantity(r.answer.value, question.unit)} vs truth "
+                 f"{format_quantity(r.truth, question.unit, question.decimals)}: {_off_by(ratio / 100)}"]
+        if has_range:
+            lines.append(f"80% range {format_quantity(r.answer.low, question.unit)} – "
+                         f"{format_quantity(r.answer.high, question.unit)}: "
+                         f"{'held' if r.in_range else 'missed the truth'}")
+        hover.append("<br>".join([f"<b>{numbers[r.question_id]}.</b> {_wrap(prompt)}"]
+                                 + [html.escape(line) for line in lines]))
     fig = go.Figure(go.Scatter(
         x=ratios, y=labels, mode="markers", marker=dict(size=12, color=colours),
         error_x=dict(type="data", symmetric=False, array=highs, arrayminus=lows, color="#90a4ae"),
         hovertext=hover, hoverinfo="text", name="your guess",
     ))
-    # The truth line is a trace, not a layout shape: shapes on a log axis take log10 units.
-    fig.add_trace(go.Scatter(x=[100, 100], y=[labels[0], labels[-1]], mode="lines", hoverinfo="skip",
+    # The truth line is a trace, not a layout shape (shapes on a log axis take log10 units), drawn on a hidden
+    # 0-1 axis so it spans the plot even when there is a single question.
+    fig.add_trace(go.Scatter(x=[100, 100], y=[0, 1], yaxis="y2", mode="lines", hoverinfo="skip",
                              line=dict(dash="dash", color="#37474f"), name="truth"))
     extremes = [v for v in ratios + [r - lo for r, lo in zip(ratios, lows)] + [r + hi for r, hi in zip(ratios, highs)]
                 + [100] if v > 0]
-    low, high = math.log10(min(extremes)), math.log10(max(extremes))
-    pad = max(0.1, (high - low) * 0.08)
-    fig.update_xaxes(type="log", range=[low - pad, high + pad],
-                     title="your guess as % of the truth (dashed line = exact)")
-    fig.update_layout(height=120 + 28 * len(labels), margin=dict(l=10, r=10, t=30, b=40), showlegend=False,
-                      yaxis=dict(autorange="reversed"))
+    # At least half to twice the truth, so a chart of close guesses still has ticks either side of 100%.
+    low, high = min(math.log10(min(extremes)), math.log10(50)), max(math.log10(max(extremes)), math.log10(200))
+    pad = max(0.15, (high - low) * 0.08)
+    ticks = percent_ticks(low - pad, high + pad)
+    fig.update_xaxes(type="log", range=[low - pad, high + pad], tickvals=ticks, ticktext=[percent_text(t) for t in ticks],
+                     tickfont=dict(size=13), showgrid=True,
+                     title=dict(text="Your guess as a % of the truth (log scale; dashed line at 100% = exact)",
+                                font=dict(size=14)))
+    fig.update_yaxes(tickfont=dict(size=13, color="#263238"), automargin=True, autorange="reversed")
+    fig.update_layout(height=130 + 34 * len(labels), margin=dict(l=10, r=10, t=20, b=50), showlegend=False,
+                      hoverlabel=dict(align="left"),
+                      yaxis2=dict(overlaying="y", range=[0, 1], visible=False, fixedrange=True))
     return fig
 
 
@@ -144,7 +224,8 @@ def render_results(view: AttemptView) -> None:
                    f"{skipped} skipped" if skipped else None, delta_color="off", delta_arrow="off")
     rate = calib.hit_rate
     cols[2].metric("80% ranges that held", "—" if rate is None else f"{calib.hits} of {calib.ranges}",
-                   None if rate is None else f"{rate:.0%} vs 80% claimed", delta_color="off", delta_arrow="off")
+                   None if rate is None else (f"{rate:.0%} vs 80% claimed" if calib.judgeable else "too few to judge"),
+                   delta_color="off", delta_arrow="off")
     cols[3].metric("Time used", format_duration(clock.elapsed_s),
                    f"over by {format_duration(clock.overtime_s)}" if clock.over else "inside the box",
                    delta_color="red" if clock.over else "off", delta_arrow="off")
@@ -165,8 +246,7 @@ def render_results(view: AttemptView) -> None:
     if not_drawn:
         st.caption(f"{not_drawn} guess{'es' if not_drawn != 1 else ''} at or below zero cannot sit on a ratio "
                    "scale; see the table below.")
-    st.dataframe(results_table(view, results), hide_index=True, width="stretch",
-                 column_config={"Score": st.column_config.NumberColumn(format="%.1f")})
+    show_results_table(results_table(view, results), key="results_table")
 
     st.subheader("Time per part against the pacing")
     st.plotly_chart(time_figure(view), width="stretch", key="time_fig")
@@ -196,8 +276,8 @@ def render_results(view: AttemptView) -> None:
     if not outcome.complete:
         st.info("Score every skill to get the verdict.")
     elif outcome.passed:
-        st.success(f"{outcome.strong} strong of {outcome.needed} needed. {outcome.message}")
+        st.success(f"{outcome.tally} {outcome.message}")
     else:
-        st.warning(f"{outcome.strong} strong of {outcome.needed} needed. {outcome.message}")
+        st.warning(f"{outcome.tally} {outcome.message}")
     for warning in outcome.warnings:
         st.warning(warning, icon="⚠️")
