@@ -234,7 +234,7 @@ def render_sim() -> None:
 
     settings = (partition_count, float(capacity), float(hot_rate), buckets, float(pending), placement, seed)
     locked = guess.guess_lockin(SIM_NAME, "How much unserved work does the fleet add every second?", "units/s",
-                                min_value=0, max_value=10_000, default=0, step=10,
+                                min_value=0, max_value=10_000, step=10,
                                 scope=guess.digest(*settings))
     just_played = st.session_state.get(keys.played_key(SIM_NAME)) is not True
     if not guess.play_button(SIM_NAME, locked):

@@ -31,7 +31,7 @@ with pool_tab:
                                      retry_after_s=retry_after)
     result = guess_then_play(
         "concurrency_pool.pool_limit",
-        Question("429 refusals the unbounded fan-out collects", "refusals", 2_000.0, 30.0, 1.0, tolerance_rel=0.15),
+        Question("429 refusals the unbounded fan-out collects", "refusals", 2_000.0, 1.0, tolerance_rel=0.15),
         "concurrency_pool", params, lanes_frames, lambda r: float(r.fanout.rejected))
     if result is not None:
         fan, pool = result.fanout, result.pool

@@ -49,7 +49,7 @@ with celebrity_tab:
                f"run at {fleet_pct:.0f}% on average.")
     result = guess_then_play(
         "hot_shard.celebrity",
-        Question("Load on the celebrity key's shard, as % of one shard's capacity", "%", 1_000.0, 100.0, 5.0),
+        Question("Load on the celebrity key's shard, as % of one shard's capacity", "%", 1_000.0, 5.0),
         "hot_shard", params, shard_load_frames, hot_shard.hot_shard_load_pct)
     if result is not None:
         floor = hot_shard.hot_key_floor_pct(params)
@@ -84,7 +84,7 @@ with tenants_tab:
                f"little from this page's run (seed 1).")
     result = guess_then_play(
         "hot_shard.tenants",
-        Question("Mean wait of the noisy tenant's neighbours", "s", 14_400.0, 300.0, 10.0, tolerance_rel=0.25),
+        Question("Mean wait of the noisy tenant's neighbours", "s", 14_400.0, 10.0, tolerance_rel=0.25),
         "hot_shard", params, tenant_wait_frames,
         lambda r: hot_shard.mean_wait_s(r, hot_shard.neighbours(r)))
     if result is not None:
@@ -112,7 +112,7 @@ with shuffle_tab:
     params = hot_shard.shuffle_sharding(groups=groups, per_tenant=per_tenant)
     result = guess_then_play(
         "hot_shard.shuffle",
-        Question("Share of other tenants left with no working group", "%", 100.0, 10.0, 0.5,
+        Question("Share of other tenants left with no working group", "%", 100.0, 0.5,
                  tolerance_rel=0.3),
         "hot_shard", params, waiting_by_class_frames,
         lambda r: 100.0 * len(hot_shard.cut_off(r)) / r.params.ordinary_keys)

@@ -26,24 +26,23 @@ class Question:
     unit: str
     low: float
     high: float
-    default: float
     step: float
 
 
 RECOVERY = Question("others_recovery_min", "Minutes until everyone else's queue is back to normal",
-                    "min", 0.0, 120.0, 10.0, 1.0)
+                    "min", 0.0, 120.0, 1.0)
 QUESTIONS = {
     "baseline": Question("jobs_in_flight", "Jobs running at once at the weekday peak", "jobs",
-                         0.0, 400.0, 100.0, 5.0),
+                         0.0, 400.0, 5.0),
     "break1_fifo": Question("acme_slot_share_pct", "Share of the worker slots Acme ends up holding",
-                            "% of slots", 0.0, 100.0, 10.0, 1.0),
+                            "% of slots", 0.0, 100.0, 1.0),
     "break1_fair": RECOVERY,
     "break1_round_robin": RECOVERY,
     "break1_paused": RECOVERY,
     "break2": Question("fallback_share_of_peak_pct", "Share of peak call demand that B and C serve",
-                       "% of peak", 0.0, 200.0, 100.0, 1.0),
+                       "% of peak", 0.0, 200.0, 1.0),
     "break2_polish_off": Question("backlog_growth_jobs_per_s", "How fast the queue grows while A is down",
-                                  "jobs/s", -5.0, 20.0, 0.0, 0.05),
+                                  "jobs/s", -5.0, 20.0, 0.05),
 }
 
 SWITCH_LABELS = {
@@ -224,7 +223,7 @@ def main() -> None:
     question = QUESTIONS[scenario]
     st.subheader("Your guess")
     guess = guess_lockin(f"platform::{scenario}", question.label, question.unit,
-                         min_value=question.low, max_value=question.high, default=question.default,
+                         min_value=question.low, max_value=question.high,
                          step=question.step, scope=digest(params, seed))
     if not play_button(f"platform::{scenario}", guess):
         return

@@ -35,7 +35,7 @@ for tab, (label, (jitter, intro)) in zip(st.tabs(list(TABS)), TABS.items()):
         params = retry_storm.Params(processes=processes, in_flight_per_process=parked, jitter=jitter)
         result = guess_then_play(
             f"retry_storm.{slug}",
-            Question("Calls reaching A in the worst second", "calls/s", 5_000.0, 50.0, 5.0, tolerance_rel=0.2),
+            Question("Calls reaching A in the worst second", "calls/s", 5_000.0, 5.0, tolerance_rel=0.2),
             "retry_storm", params, calls_per_second_frames, lambda r: float(retry_storm.peak_calls_per_s(r)))
         if result is not None:
             out = retry_storm.summary(result)

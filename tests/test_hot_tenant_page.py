@@ -95,6 +95,11 @@ def test_guess_then_play_shows_the_brief_figures(page):
     assert not any("Offered load by partition" in spec or "Backlog over time" in spec for spec in _charts(page))
     assert not _sim_charts_with_data(page)
     assert any("4 partitions serve 100 units/s each" in c.value for c in page.caption)
+    guess_box = next(n for n in page.number_input if "unserved work" in n.label)
+    assert guess_box.value is None                       # nothing typed for the reader: no anchor
+    click(page, "Lock in my guess")
+    assert any("Type your guess first" in e.value for e in page.error)
+    next(n for n in page.number_input if "unserved work" in n.label).set_value(100)
     click(page, "Lock in my guess")
     locked = [i.value for i in page.info if "Your locked guess" in i.value]
     assert locked and "How much unserved work does the fleet add every second?" in locked[0]
@@ -112,6 +117,7 @@ def test_guess_then_play_shows_the_brief_figures(page):
     assert [b for b in page.button if b.label == "▶ Play"][0].disabled
     assert any("settings changed" in i.value for i in page.info)
     assert any("spread over 4 buckets" in c.value for c in page.caption)
+    next(n for n in page.number_input if "unserved work" in n.label).set_value(0)
     click(page, "Lock in my guess")
     click(page, "▶ Play")
     assert metric(page, "Backlog growth") == "0.0/s"

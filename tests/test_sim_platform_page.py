@@ -16,6 +16,13 @@ def _short_window(at, scenario: str) -> None:
     at.slider(key=keys.platform_key(scenario, "window_min")).set_value(10.0)
 
 
+def _guess(at, value: float) -> None:
+    """Type into the guess box (it starts empty; the page's other number box is the seed)."""
+    box = next(n for n in at.number_input if n.label != "Seed")
+    assert box.value is None
+    box.set_value(value)
+
+
 def test_play_waits_for_a_locked_guess(app_test):
     at = app_test(PAGE).run()
     assert not at.exception
@@ -28,7 +35,7 @@ def test_play_waits_for_a_locked_guess(app_test):
 def test_guess_then_play_draws_four_charts_and_a_verdict(app_test):
     at = app_test(PAGE).run()
     _short_window(at, "baseline")
-    at.number_input[0].set_value(160.0)
+    _guess(at, 160.0)
     at.button[0].click().run()                       # lock in
     at.button(key="play::platform::baseline").click().run()
     assert not at.exception
@@ -42,7 +49,7 @@ def test_guess_then_play_draws_four_charts_and_a_verdict(app_test):
 def test_changing_a_setting_after_play_asks_for_a_fresh_guess(app_test):
     at = app_test(PAGE).run()
     _short_window(at, "baseline")
-    at.number_input[0].set_value(160.0)
+    _guess(at, 160.0)
     at.button[0].click().run()
     locked = [i.value for i in at.info if "Your locked guess" in i.value]
     assert locked and "Jobs running at once at the weekday peak" in locked[0]
@@ -59,7 +66,7 @@ def test_fifo_notes_speak_of_no_fixes_and_measure_on_the_charts_axis(app_test):
     at = app_test(PAGE).run()
     at.selectbox(key=keys.PLATFORM_SCENARIO).set_value("break1_fifo").run()
     _short_window(at, "break1_fifo")
-    at.number_input[0].set_value(50.0)
+    _guess(at, 50.0)
     at.button[0].click().run()
     at.button(key="play::platform::break1_fifo").click().run()
     assert not at.exception
@@ -86,7 +93,7 @@ def test_flipping_a_switch_changes_the_run(app_test):
     at.selectbox(key=keys.PLATFORM_SCENARIO).set_value("break2_polish_off").run()
     _short_window(at, "break2_polish_off")
     at.toggle(key=keys.platform_key("break2_polish_off", "polish_switch")).set_value(True)
-    at.number_input[0].set_value(1.0)
+    _guess(at, 1.0)
     at.button[0].click().run()
     at.button(key="play::platform::break2_polish_off").click().run()
     assert not at.exception

@@ -57,8 +57,10 @@ def _locked(name: str, scope: str) -> float | None:
 
 
 def guess_lockin(name: str, label: str, unit: str, *, min_value: float, max_value: float,
-                 default: float, step: float = 1.0, scope: str = "") -> float | None:
+                 step: float = 1.0, scope: str = "") -> float | None:
     """Show a one-field form; return the locked guess, or None until the reader locks one.
+
+    The field starts empty: a number already in the box would anchor the guess.
 
     ``scope`` is a digest of the settings the guess is about; when it changes the old guess
     (and its Play) no longer apply, so the form comes back with a note saying why.
@@ -77,10 +79,12 @@ def guess_lockin(name: str, label: str, unit: str, *, min_value: float, max_valu
                 "these settings, then press Play.")
     with st.form(f"guessform::{name}", border=True):
         value = st.number_input(f"{label} ({unit})", min_value=float(min_value),
-                                max_value=float(max_value), value=float(default), step=float(step))
+                                max_value=float(max_value), value=None, step=float(step),
+                                placeholder="your guess")
         if st.form_submit_button("Lock in my guess", type="primary"):
             if value is None or not math.isfinite(value):
-                st.error("Enter a finite number.")
+                st.error("Type your guess first: a number between "
+                         f"{fmt_guess(min_value)} and {fmt_guess(max_value)} {unit}.")
             else:
                 st.session_state[keys.guess_key(name)] = (scope, float(value))
                 st.session_state.pop(keys.guess_stale_key(name), None)

@@ -349,7 +349,6 @@ class Question:
     label: str
     unit: str
     max_value: float
-    default: float
     step: float = 1.0
     tolerance_rel: float = 0.1
 
@@ -369,7 +368,7 @@ def guess_then_play(name: str, question: Question, model: str, params: object,
     Returns the result once played (so the page can add its own notes), else None.
     """
     guess = guess_lockin(name, question.label, question.unit, min_value=0.0, max_value=question.max_value,
-                         default=question.default, step=question.step, scope=digest(model, params, seed))
+                         step=question.step, scope=digest(model, params, seed))
     if not play_button(name, guess):
         waiting_chart(name)
         return None
