@@ -19,7 +19,7 @@ from ui import instructor_figures as figures
 from ui import keys
 from ui.attempt_view import AttemptView, simulation_truths
 from ui.context import get_catalogue, get_store, now
-from ui.results import guess_figure, results_table
+from ui.results import guess_figure, results_table, show_results_table
 
 ALL_COHORTS = "\u0000all"   # a sentinel no cohort code can equal (codes are letters, digits, - and _)
 HEATMAP_ROWS = 60
@@ -308,10 +308,7 @@ def render_attempt(board: Board, table: pd.DataFrame) -> None:
     figure = guess_figure(view, results)
     if figure is not None:
         st.plotly_chart(figure, width="stretch", key="attempt_guess_fig")
-    st.dataframe(results_table(view, results).rename(columns={"Your answer": "Answer",
-                                                              "In your 80% range": "In their 80% range"}),
-                 hide_index=True, width="stretch",
-                 column_config={"Score": st.column_config.NumberColumn(format="%.1f")})
+    show_results_table(results_table(view, results), key="attempt_results_table", answer_label="Their answer")
 
     render_rubric(board, view)
     render_extra_time(board, view)

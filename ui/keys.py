@@ -18,6 +18,7 @@ HOT_TENANT_LAB = "hot_tenant::lab"       # the reader's private hot-tenant lab (
 HOT_TENANT_NOTE = "hot_tenant::note"     # outcome of the reader's last lab action
 HOT_TENANT_READ = "hot_tenant::read"     # last latest-N read: (bounded page, naive page)
 HOT_TENANT_RACE = "hot_tenant::race"     # last threaded owner race
+HOT_TENANT_TAB = "tab"                   # hot-tenant page's open tab, bound to ?tab= so a link can open one
 PLATFORM_SCENARIO = "platform_scenario"  # scenario picker on the platform simulation page
 PLATFORM_PREFIX = "platform::"           # that page's switches and sliders, per scenario
 EXTRA_MINUTES = "extra::minutes"         # instructor board: extra minutes typed (text, checked by drills.grants)

@@ -82,10 +82,15 @@ RESULTS_COLUMNS = {
 }
 
 
-def show_results_table(table: pd.DataFrame, *, key: str) -> None:
+def show_results_table(table: pd.DataFrame, *, key: str, answer_label: str = "Your answer") -> None:
+    """The results table with its column widths; the instructor's copy names the answer column its own way."""
+    columns = dict(RESULTS_COLUMNS)
+    if answer_label != "Your answer":
+        table = table.rename(columns={"Your answer": answer_label})
+        columns[answer_label] = columns.pop("Your answer")
     # Tall enough for every row: a report reads better without a scroll box inside the page.
     st.dataframe(table, hide_index=True, width="stretch", row_height=RESULTS_ROW_HEIGHT,
-                 height=RESULTS_ROW_HEIGHT * len(table) + 40, column_config=RESULTS_COLUMNS, key=key)
+                 height=RESULTS_ROW_HEIGHT * len(table) + 40, column_config=columns, key=key)
 
 
 def _short(text: str, limit: int = 60) -> str:

@@ -8,9 +8,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from sims import presets
+from ui import keys
 
-# The hot-tenant page's tabs are bound to this query parameter, so a link can open the simulation tab.
-HOT_TENANT_TAB_PARAM = "tab"
+# The hot-tenant page's tabs, bound to ?tab= (keys.HOT_TENANT_TAB) so a link can open the simulation tab.
 HOT_TENANT_TABS = ("Event-store lab", "Partition simulation")
 
 # Which app page lets a candidate explore each model on their own, and the query that opens it there.
@@ -19,7 +19,7 @@ MODEL_PAGES = {
     "concurrency_pool": ("pages/sim_concurrency_pool.py", "Concurrency pool", None),
     "retry_storm": ("pages/sim_retry_storm.py", "Retry storm", None),
     "platform": ("pages/sim_platform.py", "Whole platform", None),
-    "partitions": ("pages/hot_tenant.py", "Hot tenant", {HOT_TENANT_TAB_PARAM: HOT_TENANT_TABS[1]}),
+    "partitions": ("pages/hot_tenant.py", "Hot tenant", {keys.HOT_TENANT_TAB: HOT_TENANT_TABS[1]}),
 }
 
 
