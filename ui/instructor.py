@@ -117,7 +117,7 @@ def choose_filters(store: AttemptStore) -> tuple[LoadedDrill, cohort.Filters] | 
         return None
     active = [d for d in cohort.drills_by_activity(store) if d in catalogue.drills]
     drill_ids = active + [d for d in catalogue.drills if d not in active]
-    cols = st.columns([2, 1, 2])
+    cols = st.columns([3, 1, 2])
     drill_id = cols[0].selectbox("Drill", drill_ids, key=DRILL_KEY,
                                  format_func=lambda d: catalogue.drills[d].drill.title)
     codes = cohort.cohorts(store, drill_id)
