@@ -37,12 +37,9 @@ PAGES = {
 get_store()  # open (and migrate) the store once per process, before any page runs
 navigation = st.navigation(PAGES)
 
-try:
-    run_in_frame(navigation)
-finally:
-    # After the page, which records in the URL (?part=) where the candidate now is; drawn even when
-    # the page stops early. The clock reads the part itself on each tick, so it never shows a stale one.
-    with st.sidebar:
-        token = current_token()
-        if token:
-            sidebar_clock(token)
+with st.sidebar:
+    token = current_token()
+    if token:
+        sidebar_clock(token)   # reads the part the candidate is on itself, on every tick
+
+run_in_frame(navigation)

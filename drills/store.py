@@ -577,6 +577,13 @@ class AttemptStore:
         ).fetchall()
         return [Event(at, kind, part, json.loads(detail)) for at, kind, part, detail in rows]
 
+    def last_opened_part(self, attempt_id: int) -> str | None:
+        """The part the candidate opened last, where a resumed attempt picks up."""
+        row = self._cursor().execute(
+            "SELECT part_id FROM attempt_events WHERE attempt_id = ? AND kind = 'opened' "
+            "ORDER BY happened_at DESC, id DESC LIMIT 1", [attempt_id]).fetchone()
+        return row[0] if row else None
+
     def finish(self, attempt_id: int) -> None:
         """Mark the attempt finished once; a second call changes nothing."""
         with self._transaction() as cur:

@@ -28,13 +28,13 @@ steps = [p.id for p in drill.parts] + [SCORE_STEP]
 titles = {p.id: p.title for p in drill.parts} | {SCORE_STEP: "Score yourself"}
 
 requested = st.query_params.get(keys.PART)
-opened = [e.part_id for e in store.events(attempt.id) if e.kind == "opened"]
-current = requested if requested in steps else (opened[-1] if opened else steps[0])
+last_opened = store.last_opened_part(attempt.id)
+current = requested if requested in steps else (last_opened or steps[0])
 if keys.PART_SELECT not in st.session_state or st.session_state[keys.PART_SELECT] not in steps:
     st.session_state[keys.PART_SELECT] = current
 current = st.session_state[keys.PART_SELECT]
 st.query_params[keys.PART] = current
-if not opened or opened[-1] != current:
+if last_opened != current:
     store.log_event(attempt.id, "opened", current)
 
 

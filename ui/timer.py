@@ -14,10 +14,13 @@ from ui.safe import escape_markdown
 
 @st.fragment(run_every=1)
 def sidebar_clock(token: str) -> None:
-    current_part = st.query_params.get(keys.PART)   # read on every tick: the page moves it
     attempt = get_store().attempt_by_token(token)
     if attempt is None:
         return
+    # Read on every tick, the part picker's state first: the clock is drawn before the page, and a
+    # Next/Previous click has moved the picker when the run starts, but not yet the URL or the events.
+    current_part = (st.session_state.get(keys.PART_SELECT) or st.query_params.get(keys.PART)
+                    or get_store().last_opened_part(attempt.id))   # None only before the first part opens
     loaded = get_catalogue().drills.get(attempt.drill_id)
     clock = clock_for(attempt, now())
     st.markdown(f"**{escape_markdown(attempt.handle)}**" + (f" · cohort {escape_markdown(attempt.cohort)}"
@@ -33,6 +36,7 @@ def sidebar_clock(token: str) -> None:
     if loaded is None or clock.finished:
         return
     drill = loaded.drill
+    current_part = current_part or drill.parts[0].id
     planned = planned_part(drill, clock.elapsed_s)
     order = [p.id for p in drill.parts]
     lines = []
