@@ -46,7 +46,9 @@ def _finite(value: object, what: str, unit: str | None = None) -> float:
     return number
 
 
-def _non_negative(number: float, what: str, allow_negative: bool) -> float:
+def _quantity(value: object, what: str, unit: str | None, allow_negative: bool) -> float:
+    """A finite number, refused when negative unless the question allows it."""
+    number = _finite(value, what, unit)
     if number < 0 and not allow_negative:
         raise InputError(f"{what.capitalize()} cannot be negative: this quantity is zero or more.")
     return number
@@ -64,16 +66,15 @@ def numeric_entry(value: object, low: object = None, high: object = None, *, uni
     """A best guess and an optional 80% range. Every quantity the drills ask for (counts, rates, times,
     money, shares) is zero or more, so negatives are refused unless a question says otherwise; a
     trailing % is accepted when the unit is %."""
-    guess = _non_negative(_finite(value, "your best guess", unit), "your best guess", allow_negative)
+    guess = _quantity(value, "your best guess", unit, allow_negative)
     has_low = low is not None and str(low).strip() != ""
     has_high = high is not None and str(high).strip() != ""
     if has_low != has_high:
         raise InputError("Give both ends of the 80% range, or neither.")
     if not has_low:
         return NumericEntry(guess, None, None)
-    lo = _non_negative(_finite(low, "the low end of the range", unit), "the low end of the range", allow_negative)
-    hi = _non_negative(_finite(high, "the high end of the range", unit), "the high end of the range",
-                       allow_negative)
+    lo = _quantity(low, "the low end of the range", unit, allow_negative)
+    hi = _quantity(high, "the high end of the range", unit, allow_negative)
     if lo > hi:
         raise InputError("The low end of the range is above the high end.")
     if not lo <= guess <= hi:

@@ -1,15 +1,12 @@
-"""Extra-time grants: who may be given more time, and the grants an attempt already has.
+"""Extra-time grants already given to an attempt (granting is drills.cohort.grant_extra_time).
 
-No Streamlit here. The raw minutes are checked from the text the instructor typed, so an entry such as
-`1e400` or `nan` is refused with a message instead of being clamped by a widget; a finished attempt gets
-no more time. Writes go through drills.cohort.grant_extra_time; reads are parameterised SQL on the store.
+No Streamlit here; reads are parameterised SQL on the store.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from drills import cohort
-from drills.store import Attempt, AttemptStore
+from drills.store import AttemptStore
 
 
 @dataclass(frozen=True)
@@ -18,11 +15,6 @@ class Grant:
     granted_by: str
     minutes: float
     reason: str
-
-
-def grant(store: AttemptStore, attempt: Attempt, minutes: object, instructor: str, reason: object = "") -> float:
-    """Check the attempt and the raw minutes, then store one grant; returns the minutes granted."""
-    return cohort.grant_extra_time(store, attempt, minutes, instructor, reason)
 
 
 def grant_history(store: AttemptStore, attempt_id: int) -> list[Grant]:

@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ui import keys
+from ui.chart_notes import centre_note
 
 ANIMATION_S = 2.4                      # a progressive draw: long enough to watch, short enough to wait for
 MIN_FRAME_S = 0.12                     # below this the browser drops frames and the chart looks empty
@@ -106,9 +107,7 @@ def waiting_chart(name: str, *, height: int = 260) -> None:
     It also makes the browser load Plotly before Play, so the first frames of the progressive
     draw are seen instead of being spent fetching the charting library.
     """
-    fig = go.Figure()
-    fig.add_annotation(text="Lock in a guess, then press ▶ Play to draw the run here.", showarrow=False,
-                       x=0.5, y=0.5, xref="paper", yref="paper", font=dict(size=15, color="#7f7f7f"))
+    fig = centre_note(go.Figure(), "Lock in a guess, then press ▶ Play to draw the run here.")
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False)
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=10, b=10))

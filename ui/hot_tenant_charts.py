@@ -12,11 +12,11 @@ from labs.hot_tenant import Page, StreamEvent
 from labs.hot_tenant.playground import OwnerAttempt
 from sims import partitions
 from sims.partitions import Result
+from ui.chart_notes import empty_counts
 
 VERSION_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2")
 OWNER_COLOURS = {"A": "#1f77b4", "B": "#d62728"}
 REFUSED_COLOUR = "#7f7f7f"
-EMPTY_COLOUR = "#7f7f7f"
 PARTITION_COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 HEIGHT = 320
 
@@ -42,9 +42,7 @@ def bucket_figure(counts: dict[tuple[int, int], int], buckets_by_version: dict[i
                     name=f"version {version} ({buckets} buckets)", marker_color=_version_colour(version))
     fig.update_yaxes(rangemode="tozero")           # a count: never a negative axis, even with no events
     if not any(counts.values()):
-        fig.update_yaxes(range=[0, 1], dtick=1)
-        fig.add_annotation(text="No events stored yet: write a burst to fill the buckets.", showarrow=False,
-                           x=0.5, y=0.5, xref="paper", yref="paper", font=dict(size=15, color=EMPTY_COLOUR))
+        empty_counts(fig, "No events stored yet: write a burst to fill the buckets.")
     return _layout(fig, "Stored events by (routing version, bucket)", "bucket", "events")
 
 

@@ -376,7 +376,7 @@ def render_extra_time(board: Board, view: AttemptView) -> None:
         granted = st.form_submit_button("Grant extra time")
     if granted:
         try:
-            added = grants.grant(board.store, attempt, minutes, board.instructor, reason)
+            added = cohort.grant_extra_time(board.store, attempt, minutes, board.instructor, reason)
         except InputError as problem:
             st.error(str(problem), icon="⚠️")
         else:

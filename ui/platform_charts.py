@@ -8,11 +8,11 @@ import plotly.graph_objects as go
 
 from sims import platform
 from sims.platform import Result
+from ui.chart_notes import empty_counts
 
 ACME_COLOUR = "#d62728"
 OTHERS_COLOUR = "#1f77b4"
 IDLE_COLOUR = "#c7c7c7"
-EMPTY_COLOUR = "#7f7f7f"
 PROVIDER_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c")
 X_TITLE = "minutes from the break"
 
@@ -64,10 +64,7 @@ def backlog_figure(result: Result) -> go.Figure:
     fig.add_scatter(x=x, y=line["queued_acme"][k:], name="Acme", line_color=ACME_COLOUR)
     if not any(line["queued_others"][k:]) and not any(line["queued_acme"][k:]):
         # Two lines along zero would sit mid-chart on an axis from -1 to 1: say it instead.
-        fig.update_yaxes(range=[0, 1], dtick=1)
-        fig.add_annotation(text="The queue stayed empty: no job was waiting for a slot at any sampled moment.",
-                           showarrow=False, x=0.5, y=0.6, xref="paper", yref="paper",
-                           font=dict(size=15, color=EMPTY_COLOUR))
+        empty_counts(fig, "The queue stayed empty: no job was waiting for a slot at any sampled moment.", y=0.6)
     return _frame(fig, result, "Jobs waiting for a worker slot", "queued jobs")
 
 

@@ -14,13 +14,14 @@ from ui.safe import escape_markdown
 
 @st.fragment(run_every=1)
 def sidebar_clock(token: str) -> None:
-    attempt = get_store().attempt_by_token(token)
+    store = get_store()
+    attempt = store.attempt_by_token(token)
     if attempt is None:
         return
     # Read on every tick, the part picker's state first: the clock is drawn before the page, and a
     # Next/Previous click has moved the picker when the run starts, but not yet the URL or the events.
     current_part = (st.session_state.get(keys.PART_SELECT) or st.query_params.get(keys.PART)
-                    or get_store().last_opened_part(attempt.id))   # None only before the first part opens
+                    or store.last_opened_part(attempt.id))   # None only before the first part opens
     loaded = get_catalogue().drills.get(attempt.drill_id)
     clock = clock_for(attempt, now())
     st.markdown(f"**{escape_markdown(attempt.handle)}**" + (f" · cohort {escape_markdown(attempt.cohort)}"
