@@ -250,6 +250,23 @@ _ATTEMPT_SELECT = """
 """
 
 
+class AttemptFinished(ValueError):
+    """A finished attempt takes no more lock-ins, self-scores or note ratings (instructors may still score)."""
+
+    def __init__(self, attempt_id: int):
+        super().__init__(f"attempt {attempt_id} is finished: its answers and self-scores can no longer change")
+        self.attempt_id = attempt_id
+
+
+_FINISHED_SQL = "SELECT 1 FROM attempt_events WHERE attempt_id = ? AND kind = 'finished' LIMIT 1"
+
+
+def _refuse_if_finished(cur, attempt_id: int) -> None:
+    """Checked inside the writing transaction, so a lock-in racing a Finish click cannot slip past it."""
+    if cur.execute(_FINISHED_SQL, [attempt_id]).fetchone() is not None:
+        raise AttemptFinished(attempt_id)
+
+
 _BATCH_ROWS = 500   # rows per multi-row statement in the batch writes
 
 
@@ -392,7 +409,8 @@ class AttemptStore:
                     skipped: bool = False) -> tuple[LockedAnswer, bool]:
         """Commit one answer. Returns (the stored answer, whether this call created it).
 
-        Locking the same question again returns the first answer unchanged.
+        Locking the same question again returns the first answer unchanged. A finished attempt
+        raises AttemptFinished and stores nothing.
         """
         now = self.clock()
         fields = [attempt_id, question_id, part_id, kind, value, low, high, choice, notes, skipped, now]
@@ -400,6 +418,7 @@ class AttemptStore:
         # process write the file, so nothing can slip in between. (ON CONFLICT ... RETURNING cost about
         # four times as much in DuckDB 2.0; the primary key still refuses a duplicate outright.)
         with self._transaction() as cur:
+            _refuse_if_finished(cur, attempt_id)
             row = cur.execute(f"SELECT {_ANSWER_COLUMNS} FROM answers WHERE attempt_id = ? AND question_id = ?",
                               [attempt_id, question_id]).fetchone()
             created = row is None
@@ -419,7 +438,7 @@ class AttemptStore:
 
         The first answer to a question wins (stored earlier or earlier in `entries`); each answer
         created logs one 'locked' or 'skipped' event, in the order given. Returns, per entry, the
-        stored answer and whether this call created it.
+        stored answer and whether this call created it. A finished attempt raises AttemptFinished.
         """
         entries = list(entries)
         if not entries:
@@ -430,6 +449,7 @@ class AttemptStore:
             first.setdefault(entry.question_id, entry)
         fresh = list(first.values())
         with self._transaction() as cur:
+            _refuse_if_finished(cur, attempt_id)
             created: set[str] = set()
             for chunk in _chunks(fresh, _BATCH_ROWS):
                 rows = [[attempt_id, e.question_id, e.part_id, e.kind, e.value, e.low, e.high, e.choice, e.notes,
@@ -517,8 +537,10 @@ class AttemptStore:
         return {(p, s): at for p, s, at in rows}
 
     def rate_note(self, attempt_id: int, question_id: str, rating: str) -> None:
-        with self._write_lock:
-            self._cursor().execute(
+        """The candidate's own rating of a notes answer; refused (AttemptFinished) once the attempt is finished."""
+        with self._transaction() as cur:
+            _refuse_if_finished(cur, attempt_id)
+            cur.execute(
                 "INSERT INTO note_ratings (attempt_id, question_id, rating, rated_at) VALUES (?, ?, ?, ?)",
                 [attempt_id, question_id, rating, self.clock()],
             )
@@ -531,8 +553,12 @@ class AttemptStore:
 
     def add_rubric_score(self, attempt_id: int, skill_id: str, level: str, *, scorer: str = "self",
                          scorer_name: str = "", reason: str = "") -> None:
+        """Append a rubric score. Self-scores are refused (AttemptFinished) once the attempt is finished;
+        an instructor's override is what a finished attempt is for."""
         now = self.clock()
         with self._transaction() as cur:
+            if scorer == "self":
+                _refuse_if_finished(cur, attempt_id)
             cur.execute(
                 "INSERT INTO rubric_scores (attempt_id, skill_id, level, scorer, scorer_name, reason, scored_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",

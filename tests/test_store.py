@@ -127,3 +127,35 @@ def test_finish_is_recorded_once(tmp_path):
     store.finish(attempt.id)
     assert store.attempt_by_id(attempt.id).finished_at == 150.0
     assert [e.kind for e in store.events(attempt.id)].count("finished") == 1
+
+
+def test_a_finished_attempt_refuses_lockins_self_scores_and_ratings(tmp_path):
+    from drills.store import AnswerEntry, AttemptFinished
+
+    store = AttemptStore(tmp_path / "s.duckdb")
+    attempt = _attempt(store)
+    store.lock_answer(attempt.id, "q1", "board", "numeric", value=160)
+    store.add_rubric_score(attempt.id, "containment", "ok")
+    store.finish(attempt.id)
+    before = (store.answers(attempt.id), store.rubric_history(attempt.id), store.note_ratings(attempt.id),
+              len(store.events(attempt.id)))
+    refused = [
+        lambda: store.lock_answer(attempt.id, "q2", "board", "numeric", value=1),
+        lambda: store.lock_answer(attempt.id, "q3", "board", "numeric", skipped=True),
+        lambda: store.lock_answers(attempt.id, [AnswerEntry("q4", "board", "choice", choice="a")]),
+        lambda: store.add_rubric_score(attempt.id, "containment", "strong"),
+        lambda: store.rate_note(attempt.id, "q5", "full"),
+    ]
+    for write in refused:
+        try:
+            write()
+        except AttemptFinished as exc:
+            assert exc.attempt_id == attempt.id
+        else:
+            raise AssertionError("a finished attempt accepted a write")
+    after = (store.answers(attempt.id), store.rubric_history(attempt.id), store.note_ratings(attempt.id),
+             len(store.events(attempt.id)))
+    assert after == before
+    # The instructor's override is still taken, and recorded as such.
+    store.add_rubric_score(attempt.id, "containment", "weak", scorer="instructor", scorer_name="ines", reason="x")
+    assert store.rubric_history(attempt.id)[-1].scorer == "instructor"
