@@ -1,6 +1,7 @@
 """The sidebar clock: time left in the box and where the pacing says you should be.
 
-A fragment that re-runs every second; it recomputes from the stored start, never counts locally.
+The browser ticks the countdown (ui/browser_clock.py); the server redraws it when the candidate acts
+or once the limit passes, always from the stored start, never from a local count.
 """
 from __future__ import annotations
 
@@ -8,32 +9,37 @@ import streamlit as st
 
 from drills.timebox import clock_for, format_duration, pacing, planned_part
 from ui import keys
+from ui.browser_clock import ClockView, clock_markup, next_server_run_s
 from ui.context import get_catalogue, get_store, now
 from ui.safe import escape_markdown
 
 
-@st.fragment(run_every=1)
 def sidebar_clock(token: str) -> None:
+    """Draw the clock in a fragment that the server reruns only when the limit passes."""
+    attempt = get_store().attempt_by_token(token)
+    if attempt is None:
+        return
+    every = next_server_run_s(clock_for(attempt, now()))
+    st.fragment(_draw_clock, run_every=every)(token)
+
+
+def _draw_clock(token: str) -> None:
     store = get_store()
     attempt = store.attempt_by_token(token)
     if attempt is None:
         return
-    # Read on every tick, the part picker's state first: the clock is drawn before the page, and a
-    # Next/Previous click has moved the picker when the run starts, but not yet the URL or the events.
+    # The part picker's state first: the clock is drawn before the page, and a Next/Previous click
+    # has moved the picker when the run starts, but not yet the URL or the events.
     current_part = (st.session_state.get(keys.PART_SELECT) or st.query_params.get(keys.PART)
                     or store.last_opened_part(attempt.id))   # None only before the first part opens
     loaded = get_catalogue().drills.get(attempt.drill_id)
-    clock = clock_for(attempt, now())
+    at = now()
+    clock = clock_for(attempt, at)
     st.markdown(f"**{escape_markdown(attempt.handle)}**" + (f" · cohort {escape_markdown(attempt.cohort)}"
                                                               if attempt.cohort else ""))
-    if clock.over:
-        st.error(f"Over time by **{format_duration(clock.overtime_s)}** — carry on, it is recorded.", icon="⏰")
-    else:
-        st.metric("Time left" if not clock.finished else "Time left when you finished",
-                  format_duration(clock.remaining_s))
-    st.progress(min(1.0, clock.elapsed_s / clock.limit_s) if clock.limit_s else 1.0,
-                text=f"{format_duration(clock.elapsed_s)} of {format_duration(clock.limit_s)}"
-                     + (f" (incl. {format_duration(attempt.extra_s)} extra)" if attempt.extra_s else ""))
+    # Numbers only go into this HTML (never the handle or any other user text).
+    st.html(clock_markup(ClockView(attempt.started_at, clock.limit_s, attempt.extra_s, at, clock)),
+            unsafe_allow_javascript=True)
     if loaded is None or clock.finished:
         return
     drill = loaded.drill
