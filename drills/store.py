@@ -1,4 +1,6 @@
-"""The attempt store: candidates, attempts and everything they lock in, kept in DuckDB.
+"""The attempt store: candidates, attempts and everything they lock in, kept in DuckDB (or PostgreSQL).
+
+StoreCore holds the SQL once; AttemptStore is the embedded DuckDB file, drills.store_pg the server.
 
 Rows are never updated in place: a change of mind is a new row, and the latest one wins.
 Times are UNIX seconds (DOUBLE) so that clocks are easy to inject and compare.
@@ -7,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import threading
 import time
@@ -268,6 +271,7 @@ def _refuse_if_finished(cur, attempt_id: int) -> None:
 
 
 _BATCH_ROWS = 500   # rows per multi-row statement in the batch writes
+_MIGRATIONS_TABLE = "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at DOUBLE NOT NULL)"
 
 
 def _placeholders(rows: int, columns: int) -> str:
@@ -279,79 +283,92 @@ def _chunks(items: list, size: int):
         yield items[start:start + size]
 
 
-class AttemptStore:
-    """One DuckDB connection per process; each thread reads through its own cursor.
+def apply_migrations(cur, now: float, dialect: Callable[[str], str] = str) -> None:
+    """Run the MIGRATIONS `cur` has not recorded yet (spelled by `dialect`), each in its own transaction.
 
-    Writes take a process-wide lock so concurrent lock-ins never race inside DuckDB's
-    optimistic transactions; every write is committed before the method returns.
+    The caller makes sure no other writer migrates at the same time (a thread lock, an advisory lock).
+    """
+    cur.execute(dialect(_MIGRATIONS_TABLE))
+    done = {row[0] for row in cur.execute("SELECT version FROM schema_migrations").fetchall()}
+    for version, sql in MIGRATIONS:
+        if version in done:
+            continue
+        cur.execute("BEGIN TRANSACTION")
+        try:
+            cur.execute(dialect(sql))
+            cur.execute("INSERT INTO schema_migrations VALUES (?, ?)", [version, now])
+            cur.execute("COMMIT")
+        except Exception:
+            cur.execute("ROLLBACK")
+            raise
+
+
+def postgres_dialect(sql: str) -> str:
+    """DuckDB DDL as PostgreSQL reads it: the only type spelled differently is DOUBLE."""
+    return re.sub(r"\bDOUBLE\b", "DOUBLE PRECISION", sql)
+
+
+def is_postgres_target(target: str) -> bool:
+    return target.startswith(("postgresql://", "postgres://"))
+
+
+def open_store(target: str | os.PathLike | None = None, *, clock: Callable[[], float] = time.time):
+    """The attempt store `target` names (default: database_path()): a PostgreSQL URL or a DuckDB file."""
+    where = str(target) if target is not None else database_path()
+    if is_postgres_target(where):
+        from drills.store_pg import PostgresAttemptStore  # psycopg is loaded only when it is used
+
+        return PostgresAttemptStore(where, clock=clock)
+    return AttemptStore(where, clock=clock)
+
+
+class StoreCore:
+    """Every public method of the attempt store, written once in DuckDB-flavoured SQL (`?` placeholders).
+
+    A backend supplies the plumbing: `_transaction()` (a cursor whose writes commit together),
+    `_reading()` (a cursor for one read), `_hold_attempt` (serialise writers of one attempt),
+    `_insert_new` (insert unless the key is taken), `query`, `refresh_derived` and `close`.
     """
 
-    def __init__(self, path: str | os.PathLike | None = None, *, clock: Callable[[], float] = time.time):
-        target = str(path) if path is not None else database_path()
-        if target != ":memory:":
-            Path(target).parent.mkdir(parents=True, exist_ok=True)
-        self.path = target
-        self.clock = clock
-        self._conn = duckdb.connect(target)
-        self._local = threading.local()
-        self._write_lock = threading.Lock()
-        self._migrate()
+    path: str
+    clock: Callable[[], float]
 
-    # -- plumbing -----------------------------------------------------------------
-    def _cursor(self) -> duckdb.DuckDBPyConnection:
-        cur = getattr(self._local, "cursor", None)
-        if cur is None:
-            cur = self._conn.cursor()
-            self._local.cursor = cur
-        return cur
-
-    def _migrate(self) -> None:
-        with self._write_lock:
-            cur = self._cursor()
-            cur.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at DOUBLE NOT NULL)")
-            done = {row[0] for row in cur.execute("SELECT version FROM schema_migrations").fetchall()}
-            for version, sql in MIGRATIONS:
-                if version in done:
-                    continue
-                cur.execute("BEGIN TRANSACTION")
-                try:
-                    cur.execute(sql)
-                    cur.execute("INSERT INTO schema_migrations VALUES (?, ?)", [version, self.clock()])
-                    cur.execute("COMMIT")
-                except Exception:
-                    cur.execute("ROLLBACK")
-                    raise
-
-    @contextmanager
+    # -- plumbing a backend provides -------------------------------------------------
     def _transaction(self):
-        """One commit for a group of writes, under the process-wide write lock."""
-        with self._write_lock:
-            cur = self._cursor()
-            cur.execute("BEGIN TRANSACTION")
-            try:
-                yield cur
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
-            cur.execute("COMMIT")
+        raise NotImplementedError
 
-    def schema_version(self) -> int:
-        return self._cursor().execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").fetchone()[0]
+    def _reading(self):
+        raise NotImplementedError
 
-    def close(self) -> None:
-        self._conn.close()
+    def _hold_attempt(self, cur, attempt_id: int) -> None:
+        """Keep other writers of this attempt out until the transaction ends."""
 
-    def refresh_derived(self, write: Callable[[duckdb.DuckDBPyConnection], None]) -> None:
-        """Rewrite derived tables (tallies, marks, grading keys; never a record) in one transaction.
-
-        `write(cursor)` runs under the write lock, so what it reads and writes is one consistent snapshot.
-        """
-        with self._transaction() as cur:
-            write(cur)
+    def _insert_new(self, cur, table: str, columns: str, values: list, key: dict[str, object]) -> bool:
+        raise NotImplementedError
 
     def query(self, sql: str, params: Iterable | None = None):
-        """Read-only SQL for reports (instructor aggregates); returns a DuckDB relation result."""
-        return self._cursor().execute(sql, list(params or []))
+        raise NotImplementedError
+
+    def refresh_derived(self, write: Callable[[duckdb.DuckDBPyConnection], None]) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def _one(self, sql: str, params: Iterable = ()):
+        with self._reading() as cur:
+            return cur.execute(sql, list(params)).fetchone()
+
+    def _all(self, sql: str, params: Iterable = ()) -> list:
+        with self._reading() as cur:
+            return cur.execute(sql, list(params)).fetchall()
+
+    def _guard(self, cur, attempt_id: int) -> None:
+        self._hold_attempt(cur, attempt_id)
+        _refuse_if_finished(cur, attempt_id)
+
+    def schema_version(self) -> int:
+        return self._one("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")[0]
 
     # -- candidates and attempts ---------------------------------------------------
     def ensure_candidate(self, handle: str, cohort: str = "") -> Candidate:
@@ -383,11 +400,11 @@ class AttemptStore:
     def attempt_by_token(self, token: str) -> Attempt | None:
         if not token or len(token) > 64:
             return None
-        row = self._cursor().execute(_ATTEMPT_SELECT + " WHERE a.token = ?", [token]).fetchone()
+        row = self._one(_ATTEMPT_SELECT + " WHERE a.token = ?", [token])
         return Attempt(*row) if row else None
 
     def attempt_by_id(self, attempt_id: int) -> Attempt | None:
-        row = self._cursor().execute(_ATTEMPT_SELECT + " WHERE a.id = ?", [attempt_id]).fetchone()
+        row = self._one(_ATTEMPT_SELECT + " WHERE a.id = ?", [attempt_id])
         return Attempt(*row) if row else None
 
     def attempts(self, *, drill_id: str | None = None, cohort: str | None = None,
@@ -399,7 +416,7 @@ class AttemptStore:
                 clauses.append(clause)
                 params.append(value)
         where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
-        rows = self._cursor().execute(_ATTEMPT_SELECT + where + " ORDER BY a.started_at", params).fetchall()
+        rows = self._all(_ATTEMPT_SELECT + where + " ORDER BY a.started_at, a.id", params)
         return [Attempt(*r) for r in rows]
 
     # -- lock-ins --------------------------------------------------------------------
@@ -414,23 +431,20 @@ class AttemptStore:
         """
         now = self.clock()
         fields = [attempt_id, question_id, part_id, kind, value, low, high, choice, notes, skipped, now]
-        # Look first, then insert: every writer in the process holds the write lock and DuckDB lets one
-        # process write the file, so nothing can slip in between. (ON CONFLICT ... RETURNING cost about
-        # four times as much in DuckDB 2.0; the primary key still refuses a duplicate outright.)
         with self._transaction() as cur:
-            _refuse_if_finished(cur, attempt_id)
-            row = cur.execute(f"SELECT {_ANSWER_COLUMNS} FROM answers WHERE attempt_id = ? AND question_id = ?",
-                              [attempt_id, question_id]).fetchone()
-            created = row is None
+            self._guard(cur, attempt_id)
+            created = self._insert_new(cur, "answers", _ANSWER_COLUMNS, fields,
+                                       {"attempt_id": attempt_id, "question_id": question_id})
             if created:
-                cur.execute(f"INSERT INTO answers ({_ANSWER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                            fields)
                 cur.execute(
                     "INSERT INTO attempt_events (attempt_id, happened_at, kind, part_id, detail) VALUES (?, ?, ?, ?, ?)",
                     [attempt_id, now, "skipped" if skipped else "locked", part_id,
                      json.dumps({"question": question_id})],
                 )
                 row = fields
+            else:   # someone locked it first (this process or another): theirs is the answer
+                row = cur.execute(f"SELECT {_ANSWER_COLUMNS} FROM answers WHERE attempt_id = ? AND question_id = ?",
+                                  [attempt_id, question_id]).fetchone()
         return LockedAnswer(*row), created
 
     def lock_answers(self, attempt_id: int, entries: Iterable[AnswerEntry]) -> list[tuple[LockedAnswer, bool]]:
@@ -449,7 +463,7 @@ class AttemptStore:
             first.setdefault(entry.question_id, entry)
         fresh = list(first.values())
         with self._transaction() as cur:
-            _refuse_if_finished(cur, attempt_id)
+            self._guard(cur, attempt_id)
             created: set[str] = set()
             for chunk in _chunks(fresh, _BATCH_ROWS):
                 rows = [[attempt_id, e.question_id, e.part_id, e.kind, e.value, e.low, e.high, e.choice, e.notes,
@@ -476,21 +490,18 @@ class AttemptStore:
         return results
 
     def answers(self, attempt_id: int) -> dict[str, LockedAnswer]:
-        rows = self._cursor().execute(
-            f"SELECT {_ANSWER_COLUMNS} FROM answers WHERE attempt_id = ? ORDER BY locked_at", [attempt_id]
-        ).fetchall()
+        rows = self._all(f"SELECT {_ANSWER_COLUMNS} FROM answers WHERE attempt_id = ? ORDER BY locked_at",
+                         [attempt_id])
         return {r[1]: LockedAnswer(*r) for r in rows}
 
     # -- reveals, ratings, rubric ----------------------------------------------------
     def record_reveal(self, attempt_id: int, part_id: str, section: str) -> bool:
         now = self.clock()
         with self._transaction() as cur:
-            created = cur.execute(
-                "SELECT 1 FROM reveals WHERE attempt_id = ? AND part_id = ? AND section = ?",
-                [attempt_id, part_id, section],
-            ).fetchone() is None  # look-then-insert under the write lock, as in lock_answer
+            created = self._insert_new(cur, "reveals", "attempt_id, part_id, section, revealed_at",
+                                       [attempt_id, part_id, section, now],
+                                       {"attempt_id": attempt_id, "part_id": part_id, "section": section})
             if created:
-                cur.execute("INSERT INTO reveals VALUES (?, ?, ?, ?)", [attempt_id, part_id, section, now])
                 cur.execute(
                     "INSERT INTO attempt_events (attempt_id, happened_at, kind, part_id, detail) "
                     "VALUES (?, ?, 'revealed', ?, ?)",
@@ -531,24 +542,21 @@ class AttemptStore:
         return results
 
     def reveals(self, attempt_id: int) -> dict[tuple[str, str], float]:
-        rows = self._cursor().execute(
-            "SELECT part_id, section, revealed_at FROM reveals WHERE attempt_id = ?", [attempt_id]
-        ).fetchall()
+        rows = self._all("SELECT part_id, section, revealed_at FROM reveals WHERE attempt_id = ?", [attempt_id])
         return {(p, s): at for p, s, at in rows}
 
     def rate_note(self, attempt_id: int, question_id: str, rating: str) -> None:
         """The candidate's own rating of a notes answer; refused (AttemptFinished) once the attempt is finished."""
         with self._transaction() as cur:
-            _refuse_if_finished(cur, attempt_id)
+            self._guard(cur, attempt_id)
             cur.execute(
                 "INSERT INTO note_ratings (attempt_id, question_id, rating, rated_at) VALUES (?, ?, ?, ?)",
                 [attempt_id, question_id, rating, self.clock()],
             )
 
     def note_ratings(self, attempt_id: int) -> dict[str, str]:
-        rows = self._cursor().execute(
-            "SELECT question_id, rating FROM note_ratings WHERE attempt_id = ? ORDER BY rated_at, id", [attempt_id]
-        ).fetchall()
+        rows = self._all("SELECT question_id, rating FROM note_ratings WHERE attempt_id = ? ORDER BY rated_at, id",
+                         [attempt_id])
         return dict(rows)  # later rows overwrite earlier ones: the latest rating wins
 
     def add_rubric_score(self, attempt_id: int, skill_id: str, level: str, *, scorer: str = "self",
@@ -558,7 +566,7 @@ class AttemptStore:
         now = self.clock()
         with self._transaction() as cur:
             if scorer == "self":
-                _refuse_if_finished(cur, attempt_id)
+                self._guard(cur, attempt_id)
             cur.execute(
                 "INSERT INTO rubric_scores (attempt_id, skill_id, level, scorer, scorer_name, reason, scored_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -570,10 +578,9 @@ class AttemptStore:
             )
 
     def rubric_history(self, attempt_id: int) -> list[RubricScore]:
-        rows = self._cursor().execute(
+        rows = self._all(
             "SELECT skill_id, level, scorer, scorer_name, reason, scored_at FROM rubric_scores "
-            "WHERE attempt_id = ? ORDER BY scored_at, id", [attempt_id]
-        ).fetchall()
+            "WHERE attempt_id = ? ORDER BY scored_at, id", [attempt_id])
         return [RubricScore(*r) for r in rows]
 
     # -- time and events -------------------------------------------------------------
@@ -591,30 +598,98 @@ class AttemptStore:
 
     def log_event(self, attempt_id: int, kind: str, part_id: str | None = None,
                   detail: Mapping[str, object] | None = None) -> None:
-        with self._write_lock:
-            self._cursor().execute(
+        with self._transaction() as cur:
+            cur.execute(
                 "INSERT INTO attempt_events (attempt_id, happened_at, kind, part_id, detail) VALUES (?, ?, ?, ?, ?)",
                 [attempt_id, self.clock(), kind, part_id, json.dumps(dict(detail or {}))],
             )
 
     def events(self, attempt_id: int) -> list[Event]:
-        rows = self._cursor().execute(
-            "SELECT happened_at, kind, part_id, detail FROM attempt_events WHERE attempt_id = ? ORDER BY happened_at, id", [attempt_id]
-        ).fetchall()
+        rows = self._all(
+            "SELECT happened_at, kind, part_id, detail FROM attempt_events WHERE attempt_id = ? "
+            "ORDER BY happened_at, id", [attempt_id])
         return [Event(at, kind, part, json.loads(detail)) for at, kind, part, detail in rows]
 
     def last_opened_part(self, attempt_id: int) -> str | None:
         """The part the candidate opened last, where a resumed attempt picks up."""
-        row = self._cursor().execute(
+        row = self._one(
             "SELECT part_id FROM attempt_events WHERE attempt_id = ? AND kind = 'opened' "
-            "ORDER BY happened_at DESC, id DESC LIMIT 1", [attempt_id]).fetchone()
+            "ORDER BY happened_at DESC, id DESC LIMIT 1", [attempt_id])
         return row[0] if row else None
 
     def finish(self, attempt_id: int) -> None:
         """Mark the attempt finished once; a second call changes nothing."""
         with self._transaction() as cur:
-            done = cur.execute("SELECT 1 FROM attempt_events WHERE attempt_id = ? AND kind = 'finished'",
-                               [attempt_id]).fetchone()
-            if not done:
+            self._hold_attempt(cur, attempt_id)
+            if cur.execute(_FINISHED_SQL, [attempt_id]).fetchone() is None:
                 cur.execute("INSERT INTO attempt_events (attempt_id, happened_at, kind, detail) VALUES (?, ?, 'finished', '{}')",
                             [attempt_id, self.clock()])
+
+
+class AttemptStore(StoreCore):
+    """The embedded store: one DuckDB connection per process; each thread reads through its own cursor.
+
+    Writes take a process-wide lock so concurrent lock-ins never race inside DuckDB's
+    optimistic transactions; every write is committed before the method returns.
+    """
+
+    def __init__(self, path: str | os.PathLike | None = None, *, clock: Callable[[], float] = time.time):
+        target = str(path) if path is not None else database_path()
+        if target != ":memory:":
+            Path(target).parent.mkdir(parents=True, exist_ok=True)
+        self.path = target
+        self.clock = clock
+        self._conn = duckdb.connect(target)
+        self._local = threading.local()
+        self._write_lock = threading.Lock()
+        with self._write_lock:
+            apply_migrations(self._cursor(), self.clock())
+
+    def _cursor(self) -> duckdb.DuckDBPyConnection:
+        cur = getattr(self._local, "cursor", None)
+        if cur is None:
+            cur = self._conn.cursor()
+            self._local.cursor = cur
+        return cur
+
+    @contextmanager
+    def _reading(self):
+        yield self._cursor()
+
+    @contextmanager
+    def _transaction(self):
+        """One commit for a group of writes, under the process-wide write lock."""
+        with self._write_lock:
+            cur = self._cursor()
+            cur.execute("BEGIN TRANSACTION")
+            try:
+                yield cur
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+            cur.execute("COMMIT")
+
+    def _insert_new(self, cur, table: str, columns: str, values: list, key: dict[str, object]) -> bool:
+        # Look first, then insert: every writer in the process holds the write lock and DuckDB lets one
+        # process write the file, so nothing can slip in between. (ON CONFLICT ... RETURNING cost about
+        # four times as much in DuckDB 2.0; the primary key still refuses a duplicate outright.)
+        where = " AND ".join(f"{name} = ?" for name in key)
+        if cur.execute(f"SELECT 1 FROM {table} WHERE {where}", list(key.values())).fetchone() is not None:
+            return False
+        cur.execute(f"INSERT INTO {table} ({columns}) VALUES ({', '.join(['?'] * len(values))})", values)
+        return True
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def refresh_derived(self, write: Callable[[duckdb.DuckDBPyConnection], None]) -> None:
+        """Rewrite derived tables (tallies, marks, grading keys; never a record) in one transaction.
+
+        `write(cursor)` runs under the write lock, so what it reads and writes is one consistent snapshot.
+        """
+        with self._transaction() as cur:
+            write(cur)
+
+    def query(self, sql: str, params: Iterable | None = None):
+        """Read-only SQL for reports (instructor aggregates); returns a DuckDB relation result."""
+        return self._cursor().execute(sql, list(params or []))
