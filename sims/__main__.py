@@ -86,7 +86,12 @@ def main(argv: list[str]) -> int:
     except (ValueError, TypeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(json.dumps(mod.summary(mod.run(params, seed)), sort_keys=True))
+    try:
+        result = mod.run(params, seed)
+    except ValueError as exc:            # an event budget met inside the run (sims._budget)
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(mod.summary(result), sort_keys=True))
     return 0
 
 

@@ -28,10 +28,14 @@ from dataclasses import dataclass
 
 import simpy
 
+from sims._budget import run_within
 from sims._params import check_bounds
 from sims._steps import occupancy_steps, step_area
 
 MAX_CALL_WAVES = 20_000             # calls x ceil(calls / R): bounds the fan-out's 429 rounds
+MIN_RETRY_GAP_S = 0.01              # a refused call must let this much time pass before it tries again
+MAX_REFUSALS = 50_000               # estimated 429s per lane: the event budget
+EVENTS_PER_REFUSAL = 4              # the guard inside a run allows this many events per budgeted 429
 BOUNDS = {
     "calls": (1, 500),
     "provider_limit": (1, 100),
@@ -62,6 +66,26 @@ class Params:
         if waves > MAX_CALL_WAVES:
             raise ValueError(f"calls x ceil(calls / provider_limit) must stay under {MAX_CALL_WAVES:,} "
                              f"(too many fan-out retries for one run), got {waves:,}")
+        gap = self.retry_after_s + self.rejection_rtt_s
+        if gap < MIN_RETRY_GAP_S:
+            # with no time between tries a refused call retries forever at the same instant
+            raise ValueError(f"retry_after_s + rejection_rtt_s must be at least {MIN_RETRY_GAP_S:g} s, "
+                             f"got {gap:g}")
+        if refusal_estimate(self) > MAX_REFUSALS:
+            raise ValueError(f"this batch would collect about {refusal_estimate(self):,.0f} 429s; the limit is "
+                             f"{MAX_REFUSALS:,} (raise retry_after_s or provider_limit, or send fewer calls)")
+
+
+def refusal_estimate(params: Params) -> float:
+    """An upper bound on one lane's 429s: every call retrying once a gap for the whole run.
+
+    A slot that frees is taken within one retry gap, so the run lasts at most ceil(n / R) waves of
+    the longest service time plus a gap.
+    """
+    gap = params.retry_after_s + params.rejection_rtt_s
+    waves = math.ceil(params.calls / params.provider_limit)
+    longest = waves * (params.service_s * (1.0 + params.service_jitter) + gap)
+    return params.calls * (longest / max(gap, MIN_RETRY_GAP_S) + 1.0)
 
 
 @dataclass(frozen=True)
@@ -118,7 +142,7 @@ def _send_batch(params: Params, rng: random.Random, limit: int | None, name: str
 
     for index in range(params.calls):
         env.process(call(index))
-    env.run()
+    run_within(env, EVENTS_PER_REFUSAL * (MAX_REFUSALS + params.calls), f"the {name} lane")
     return Lane(name=name, limit=limit, rejected=rejected, makespan_s=env.now,
                 segments=tuple(sorted(segments, key=lambda s: (s[0], s[2], STATES.index(s[1])))))
 

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 
 import simpy
 
+from sims._budget import run_within
 from sims._params import check_bounds, flag
 from sims.stable_hash import pick_groups
 
@@ -208,7 +209,8 @@ def run(params: Params, seed: int = 1) -> Result:
 
     env.process(arrivals())
     env.process(monitor())
-    env.run(until=params.duration_s)
+    # one event per request and one per monitor tick; the checks in Params keep both bounded
+    run_within(env, 2 * MAX_JOBS + MAX_SAMPLES + 10, "the hot-shard run", until=params.duration_s)
     return Result(params=params, seed=seed, placement=placement,
                   shard_offered_rps=offered_rps(params, placement), down_shards=tuple(sorted(down)),
                   jobs=tuple(jobs), samples=tuple(samples))

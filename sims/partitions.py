@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import simpy
 
-from sims._params import choice, number, whole
+from sims._params import check_bounds, choice
 
 TICK_S = 0.125                      # seconds per tick; a power of two keeps the fluid sums exact
 MAX_PARTITIONS = 64
@@ -35,6 +35,14 @@ MAX_HORIZON_S = 3_600.0
 EVENT_BUDGET = 250_000              # ticks x partitions; keeps the worst case interactive
 PLACEMENTS = ("even", "hashed")
 DRAINED_EPS = 1e-9                  # units left that still count as drained
+BOUNDS = {
+    "partitions": (1, MAX_PARTITIONS),
+    "buckets": (1, MAX_BUCKETS),
+    "partition_capacity": (0.001, MAX_RATE),    # above zero, or a backlog could never drain
+    "hot_rate": (0.0, MAX_RATE),
+    "pending": (0.0, MAX_PENDING),
+    "horizon_s": (TICK_S, MAX_HORIZON_S),
+}
 
 
 @dataclass(frozen=True)
@@ -50,12 +58,7 @@ class Params:
     placement: str = "even"             # "even" (bucket b on partition b mod P) or "hashed"
 
     def __post_init__(self) -> None:
-        whole("partitions", self.partitions, 1, MAX_PARTITIONS)
-        whole("buckets", self.buckets, 1, MAX_BUCKETS)
-        number("partition_capacity", self.partition_capacity, 0.0, MAX_RATE, low_open=True)
-        number("hot_rate", self.hot_rate, 0.0, MAX_RATE)
-        number("pending", self.pending, 0.0, MAX_PENDING)
-        number("horizon_s", self.horizon_s, TICK_S, MAX_HORIZON_S)
+        check_bounds(self, BOUNDS)
         choice("placement", self.placement, PLACEMENTS)
         if self.ticks * self.partitions > EVENT_BUDGET:
             raise ValueError(f"horizon_s x partitions is too large for one run "

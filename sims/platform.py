@@ -68,7 +68,8 @@ from dataclasses import dataclass
 
 import simpy
 
-from sims._params import choice, flag, number, whole
+from sims._budget import BudgetExceeded
+from sims._params import check_bounds, choice, flag
 
 STEPS = ("outline", "draft", "expand", "polish")
 PLAN_NAMES = ("Free", "Pro", "Enterprise")
@@ -157,6 +158,43 @@ MITIGATIONS = ("idempotency", "rate_limit", "pause_acme", "short_timeouts",
 MAX_WINDOW_MIN = 120.0
 MAX_PEAK_JOBS_PER_S = 20.0
 MAX_TENANTS = 20000
+MAX_SUBMISSIONS = 150_000                     # mean submissions per run, checked up front
+MAX_EVENTS = 1_500_000                        # the guard inside a run when retries multiply the work (a few seconds)
+# Every number's range: low bounds above zero keep time moving (a 0 s retry or error would loop
+# at one instant), high bounds on attempts keep one job's retries few.
+BOUNDS: dict[str, tuple[float, float]] = {
+    "window_min": (0.05, MAX_WINDOW_MIN),
+    "break_at_min": (0.0, MAX_WINDOW_MIN),
+    "peak_jobs_per_s": (0.05, MAX_PEAK_JOBS_PER_S),
+    "tenants": (4, MAX_TENANTS),
+    "acme_normal_jobs_per_s": (0.001, MAX_PEAK_JOBS_PER_S),
+    "acme_multiplier": (0.01, 400.0),
+    "acme_resubmit_share": (0.0, 0.99),
+    "acme_cap": (0, 1000),
+    "outage_min": (0.0, MAX_WINDOW_MIN),
+    "hang_s": (0.0, 3_600.0),
+    "error_latency_s": (0.01, 60.0),
+    "mitigations_from_min": (0.0, MAX_WINDOW_MIN),
+    "workers": (1, 400),
+    "slots_per_worker": (1, 50),
+    "call_mean_s": (0.5, 120.0),
+    "call_sigma": (0.0, 1.5),
+    "first_token_s": (0.01, FIRST_TOKEN_TIMEOUT_S - 0.01),
+    "total_timeout_s": (FIRST_TOKEN_TIMEOUT_S + 1.0, 600.0),
+    "limit_a_per_min": (1.0, 1e6),
+    "limit_b_per_min": (1.0, 1e6),
+    "limit_c_per_min": (1.0, 1e6),
+    "price_a_usd": (0.0, 100.0),
+    "price_b_usd": (0.0, 100.0),
+    "price_c_usd": (0.0, 100.0),
+    "breaker_failures": (1, 1_000),
+    "breaker_open_s": (1.0, 3_600.0),
+    "max_call_attempts": (1, 10),
+    "max_job_attempts": (1, 10),
+    "retry_after_s": (0.1, 60.0),
+    "sample_s": (1.0, 60.0),
+    "recovered_below_jobs": (0, 100_000),
+}
 
 
 @dataclass(frozen=True)
@@ -223,38 +261,21 @@ class Params:
             if field.type == "bool":
                 flag(field.name, getattr(self, field.name))
         choice("claim", self.claim, CLAIM_RULES)
-        number("window_min", self.window_min, 0, MAX_WINDOW_MIN, low_open=True)
-        number("break_at_min", self.break_at_min, 0, MAX_WINDOW_MIN)
-        number("peak_jobs_per_s", self.peak_jobs_per_s, 0, MAX_PEAK_JOBS_PER_S, low_open=True)
-        whole("tenants", self.tenants, 4, MAX_TENANTS)
-        number("acme_normal_jobs_per_s", self.acme_normal_jobs_per_s, 0, low_open=True)
+        check_bounds(self, BOUNDS)
         if self.acme_normal_jobs_per_s >= self.peak_jobs_per_s:
             raise ValueError(f"acme_normal_jobs_per_s must be below peak_jobs_per_s ({self.peak_jobs_per_s:g}), "
                              f"got {self.acme_normal_jobs_per_s:g}")
-        number("acme_multiplier", self.acme_multiplier, 0, 400, low_open=True)
-        number("acme_resubmit_share", self.acme_resubmit_share, 0, 1, high_open=True)
-        whole("acme_cap", self.acme_cap, 0, 1000)
-        number("outage_min", self.outage_min, 0, MAX_WINDOW_MIN)
-        number("hang_s", self.hang_s, 0)
-        number("error_latency_s", self.error_latency_s, 0, low_open=True)
-        number("mitigations_from_min", self.mitigations_from_min, 0, MAX_WINDOW_MIN)
-        whole("workers", self.workers, 1, 400)
-        whole("slots_per_worker", self.slots_per_worker, 1, 50)
-        number("call_mean_s", self.call_mean_s, 0.5, 120)
-        number("call_sigma", self.call_sigma, 0, 1.5)
-        number("first_token_s", self.first_token_s, 0, FIRST_TOKEN_TIMEOUT_S, low_open=True, high_open=True)
-        number("total_timeout_s", self.total_timeout_s, FIRST_TOKEN_TIMEOUT_S, low_open=True)
-        for name in ("limit_a_per_min", "limit_b_per_min", "limit_c_per_min"):
-            number(name, getattr(self, name), 0, 1e6, low_open=True)
-        for name in ("price_a_usd", "price_b_usd", "price_c_usd"):
-            number(name, getattr(self, name), 0, 100)
-        whole("breaker_failures", self.breaker_failures, 1)
-        number("breaker_open_s", self.breaker_open_s, 0, low_open=True)
-        whole("max_call_attempts", self.max_call_attempts, 1)
-        whole("max_job_attempts", self.max_job_attempts, 1)
-        number("retry_after_s", self.retry_after_s, 0, low_open=True)
-        number("sample_s", self.sample_s, 1, 60)
-        whole("recovered_below_jobs", self.recovered_below_jobs, 0)
+        if self.expected_submissions > MAX_SUBMISSIONS:
+            raise ValueError(f"this run would see about {self.expected_submissions:,.0f} submissions; the limit "
+                             f"is {MAX_SUBMISSIONS:,} (shorten window_min or lower the rates)")
+
+    @property
+    def expected_submissions(self) -> float:
+        """Mean submissions over the window: everyone else, Acme before the break, Acme after it."""
+        window_s = self.window_min * 60.0
+        before = min(self.break_at_min * 60.0, window_s)
+        acme = self.acme_normal_jobs_per_s * (before + self.acme_multiplier * (window_s - before))
+        return (self.peak_jobs_per_s - self.acme_normal_jobs_per_s) * window_s + acme
 
     # Figures that follow from the params alone (the board arithmetic), for tests and the page.
     @property
@@ -730,6 +751,9 @@ def run(params: Params, seed: int = 1, progress: Callable[[float], None] | None 
             step()
             events += 1
         else:
+            if events > MAX_EVENTS:
+                raise BudgetExceeded(f"the platform run needed more than {MAX_EVENTS:,} simulation events; "
+                                     "choose settings that do less work")
             if progress is not None:
                 progress(min(1.0, env.now / until))
             continue

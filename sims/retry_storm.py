@@ -34,12 +34,14 @@ from dataclasses import dataclass
 
 import simpy
 
+from sims._budget import run_within
 from sims._params import check_bounds, flag
 from sims._steps import occupancy_steps, step_area
 
 RAMP_SHARES = (0.10, 0.25, 0.50, 1.0)   # A's share of traffic in each stage after recovery
 LEAD_S = 60.0                           # fresh demand is simulated from this long before recovery
 MAX_CALLS = 40_000                      # parked + fresh calls + probes per run: the event budget
+EVENTS_PER_CALL = 4                     # the guard inside a run: jittered probes may come twice as often
 BOUNDS = {
     "processes": (1, 400),
     "in_flight_per_process": (1, 100),
@@ -157,7 +159,7 @@ def run(params: Params, seed: int = 1) -> Result:
     for process in range(params.processes):
         env.process(worker(process))
     env.process(fresh_demand())
-    env.run(until=params.end_s)
+    run_within(env, EVENTS_PER_CALL * MAX_CALLS + params.processes, "the retry storm", until=params.end_s)
     closes = [t for t, _, kind, to_a, ok in calls if kind == "probe" and ok]
     return Result(params=params, seed=seed, calls=tuple(calls),
                   recovered_at_s=min(closes) if closes else None)
