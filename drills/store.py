@@ -322,6 +322,18 @@ def open_store(target: str | os.PathLike | None = None, *, clock: Callable[[], f
     return AttemptStore(where, clock=clock)
 
 
+@contextmanager
+def duckdb_transaction(cur: duckdb.DuckDBPyConnection):
+    """BEGIN on `cur`, COMMIT when the block ends, ROLLBACK if it raises."""
+    cur.execute("BEGIN TRANSACTION")
+    try:
+        yield cur
+    except BaseException:
+        cur.execute("ROLLBACK")
+        raise
+    cur.execute("COMMIT")
+
+
 class StoreCore:
     """Every public method of the attempt store, written once in DuckDB-flavoured SQL (`?` placeholders).
 
@@ -659,15 +671,8 @@ class AttemptStore(StoreCore):
     @contextmanager
     def _transaction(self):
         """One commit for a group of writes, under the process-wide write lock."""
-        with self._write_lock:
-            cur = self._cursor()
-            cur.execute("BEGIN TRANSACTION")
-            try:
-                yield cur
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
-            cur.execute("COMMIT")
+        with self._write_lock, duckdb_transaction(self._cursor()) as cur:
+            yield cur
 
     def _insert_new(self, cur, table: str, columns: str, values: list, key: dict[str, object]) -> bool:
         # Look first, then insert: every writer in the process holds the write lock and DuckDB lets one
