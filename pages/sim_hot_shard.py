@@ -17,18 +17,26 @@ from ui.frame import require_frame
 require_frame()
 
 
-def celebrity_note(shards: int, share: float, fleet: float, hot: float) -> str:
-    """What the celebrity run shows, worded for the edge cases: no celebrity, one shard, no skew."""
-    if share == 0:
+def celebrity_note(result: hot_shard.Result) -> str:
+    """What the celebrity run shows, worded for the edge cases: no celebrity, one shard, a busier neighbour."""
+    p = result.params
+    fleet = hot_shard.fleet_utilisation_pct(result)
+    busiest, top = hot_shard.busiest_shard(result), hot_shard.busiest_shard_load_pct(result)
+    if p.hot_key_share == 0:
         return (f"With no celebrity key the traffic is only ordinary keys: the fleet averages **{fleet:.0f}%** "
-                f"and the busiest shard sits at **{hot:.0f}%**, as far apart as the hash happens to spread "
-                f"them. Raise the share to see one key outgrow its shard.")
-    if shards == 1:
-        return (f"With a single shard every key, the celebrity's {share:.0%} included, lands on it: it runs at "
-                f"**{hot:.0f}%** of its capacity. Add shards to see the average and the hot shard part ways.")
-    return (f"The fleet averages **{fleet:.0f}%**, yet the celebrity's shard sits at **{hot:.0f}%**. An average "
+                f"and the busiest shard, shard {busiest + 1}, sits at **{top:.0f}%**, as far apart as the hash "
+                f"happens to spread them. Raise the share to see one key outgrow its shard.")
+    if p.shards == 1:
+        return (f"With a single shard every key, the celebrity's {p.hot_key_share:.0%} included, lands on it: it "
+                f"runs at **{top:.0f}%** of its capacity. Add shards to see the average and the hot shard part ways.")
+    hot, own = hot_shard.hot_shard(result), hot_shard.hot_shard_load_pct(result)
+    if busiest != hot:
+        return (f"The fleet averages **{fleet:.0f}%**. The celebrity's shard {hot + 1} sits at **{own:.0f}%**, "
+                f"but the busiest is shard {busiest + 1} at **{top:.0f}%**: at {p.hot_key_share:.0%} the "
+                f"celebrity is small enough that a pile of ordinary keys hashed together outweighs it.")
+    return (f"The fleet averages **{fleet:.0f}%**, yet the celebrity's shard sits at **{top:.0f}%**. An average "
             f"hides the one shard that matters: a key cannot be split across shards, so that shard carries "
-            f"the celebrity's whole {share:.0%} of the traffic plus whatever ordinary keys hash next to it.")
+            f"the celebrity's whole {p.hot_key_share:.0%} of the traffic plus whatever ordinary keys hash next to it.")
 
 st.title("Hot shard")
 st.caption("Hashing spreads keys, not load. Guess first, then watch what one heavy key does to its shard.")
@@ -49,25 +57,25 @@ with celebrity_tab:
                f"run at {fleet_pct:.0f}% on average.")
     result = guess_then_play(
         "hot_shard.celebrity",
-        Question("Load on the celebrity key's shard, as % of one shard's capacity", "%", 1_000.0, 5.0),
-        "hot_shard", params, shard_load_frames, hot_shard.hot_shard_load_pct)
+        Question("Load on the busiest shard, as % of one shard's capacity", "%", 1_000.0, 5.0),
+        "hot_shard", params, shard_load_frames, hot_shard.busiest_shard_load_pct)
     if result is not None:
         floor = hot_shard.hot_key_floor_pct(params)
-        fleet, hot = hot_shard.fleet_utilisation_pct(result), hot_shard.hot_shard_load_pct(result)
-        st.markdown(celebrity_note(shards, share, fleet, hot))
+        st.markdown(celebrity_note(result))
         if shards + 2 <= hot_shard.MAX_SHARDS and st.toggle(f"Add 2 shards ({shards} → {shards + 2})",
                                                              key="hs_celeb_grow"):
             grown = cached_run("hot_shard", hot_shard.celebrity(shards=shards + 2, hot_key_share=share))
             st.plotly_chart(shard_load_figure(grown), width="stretch", key="hs_celeb_grown_chart")
-            after = hot_shard.hot_shard_load_pct(grown)
             if floor > 0:
+                hot, after = hot_shard.hot_shard_load_pct(result), hot_shard.hot_shard_load_pct(grown)
                 st.markdown(
-                    f"More shards take ordinary keys away from the hot one: {hot:.0f}% → **{after:.0f}%**. "
+                    f"More shards take ordinary keys away from the celebrity's shard: {hot:.0f}% → **{after:.0f}%**. "
                     f"The dotted line is the celebrity on its own, **{floor:.0f}%**; no number of shards "
                     f"gets under it. Caching the hot key, or splitting it, is what moves that line.")
             else:
+                top, after = hot_shard.busiest_shard_load_pct(result), hot_shard.busiest_shard_load_pct(grown)
                 st.markdown(f"With no celebrity, more shards simply share the same traffic more thinly: "
-                            f"the busiest shard goes {hot:.0f}% → **{after:.0f}%**.")
+                            f"the busiest shard goes {top:.0f}% → **{after:.0f}%**.")
 
 with tenants_tab:
     groups, multiplier = tab_controls(

@@ -219,8 +219,16 @@ def run(params: Params, seed: int = 1) -> Result:
 # ---- statistics: pure functions of the result ------------------------------------------------
 
 def hot_shard(result: Result) -> int:
-    """The shard carrying the most offered load among HOT_KEY's shards."""
+    """The shard carrying the most offered load among HOT_KEY's shards (not always the busiest)."""
     return max(result.placement[0], key=lambda s: (result.shard_offered_rps[s], -s))
+
+
+def busiest_shard(result: Result) -> int:
+    """The shard carrying the most offered load of all; the lowest index wins a tie.
+
+    With a small hot key, ordinary keys can pile up on another shard and outrun the hot one.
+    """
+    return max(range(result.params.shards), key=lambda s: (result.shard_offered_rps[s], -s))
 
 
 def shard_load_pct(result: Result) -> tuple[float, ...]:
@@ -230,6 +238,10 @@ def shard_load_pct(result: Result) -> tuple[float, ...]:
 
 def hot_shard_load_pct(result: Result) -> float:
     return shard_load_pct(result)[hot_shard(result)]
+
+
+def busiest_shard_load_pct(result: Result) -> float:
+    return shard_load_pct(result)[busiest_shard(result)]
 
 
 def hot_key_floor_pct(params: Params) -> float:
@@ -328,6 +340,8 @@ def summary(result: Result) -> dict:
         "shards": p.shards,
         "hot_shard": hot,
         "hot_shard_load_pct": round(hot_shard_load_pct(result), 1),
+        "busiest_shard": busiest_shard(result),
+        "busiest_shard_load_pct": round(busiest_shard_load_pct(result), 1),
         "hot_key_floor_pct": round(hot_key_floor_pct(p), 1),
         "fleet_utilisation_pct": round(fleet_utilisation_pct(result), 1),
         "shard_load_pct": [round(x, 1) for x in shard_load_pct(result)],

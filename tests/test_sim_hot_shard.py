@@ -158,3 +158,13 @@ def test_no_request_is_lost(seed, shards, per_key, bad):
             assert arrive <= start < end
     last = {s: row for row in result.samples for s in [row[1]]}
     assert sum(w + b for _, _, w, b in last.values()) <= len(result.jobs)
+
+
+def test_busiest_shard_is_the_real_maximum_even_when_the_celebrity_is_small():
+    # no celebrity, 5 shards: the hash piles ordinary keys on a shard other than the celebrity's
+    result = run(hot_shard.celebrity(shards=5, hot_key_share=0.0), 1)
+    loads = hot_shard.shard_load_pct(result)
+    assert hot_shard.busiest_shard_load_pct(result) == max(loads)
+    assert hot_shard.busiest_shard(result) == loads.index(max(loads)) != hot_shard.hot_shard(result)
+    out = summary(result)
+    assert out["busiest_shard_load_pct"] == round(max(loads), 1) > out["hot_shard_load_pct"]

@@ -182,3 +182,13 @@ def test_sensible_precision_and_plurals():
     assert [fmt_figure(v) for v in (129.6, 62.5, 3.571, 75.0, 0.0512, 0)] == ["130", "62.5", "3.6", "75", "0.051", "0"]
     assert plural(1, "call") == "1 call" and plural(5, "call") == "5 calls"
     assert plural(2, "process", "processes") == "2 processes"
+
+
+def test_celebrity_question_grades_the_busiest_shard_not_shard_one(app_test):
+    # no celebrity on 5 shards: the celebrity's own shard is at 64%, the busiest at 112%
+    at = app_test("pages/sim_hot_shard.py").run()
+    at.slider(key="hs_celeb_shards").set_value(5).run()
+    at.slider(key="hs_celeb_share").set_value(0.0).run()
+    at = lock_and_play(at, "hot_shard.celebrity", 100.0)
+    assert {m.label: m.value for m in at.metric}["Simulation"] == "112 %"
+    assert any("shard 5, sits at **112%**" in m.value for m in at.markdown)
