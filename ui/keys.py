@@ -24,6 +24,18 @@ PLATFORM_PREFIX = "platform::"           # that page's switches and sliders, per
 EXTRA_MINUTES = "extra::minutes"         # instructor board: extra minutes typed (text, checked by drills.grants)
 EXTRA_REASON = "extra::reason"           # instructor board: why the extra time was granted
 INSTRUCTOR_VIEW = "instructor::view"     # instructor board: which section (tab) is open
+PG_LAB_EXPERIMENT = "experiment"         # PostgreSQL lab's picker, and its ?experiment= query parameter
+PG_LAB_LINKED = "pg_lab::linked"         # the ?experiment= value the picker last followed
+PG_LAB_RESULTS = "pg_lab::results"       # PostgreSQL lab: {guess name: (settings digest, result)} of the last runs
+PG_LAB_RERUN = "pg_lab::rerun"           # PostgreSQL lab: which experiment "Run again" asked to rerun
+PG_LAB_OWNER_RACE = "pg_lab::owner_race" # last DuckDB-beside-PostgreSQL owner race (hot-tenant page)
+FLASH = "flash"                          # a confirmation left for the next run to show once (toast)
+CONFLICT = "conflict"                    # why the last lock-in or rating did not count (shown once)
+RESULTS_VIEWED = "results_viewed"        # open attempts whose results page this session has logged
+SIM_VISITS = "sim_visits"                # sim pages already recorded as opened during this session's attempt
+SIM_PIN_PREFIX = "sim_pin::"             # a simulation tab's run pinned as A for an A/B comparison
+SIM_SPREAD_PREFIX = "sim_spread::"       # the settings a simulation tab last ran a seed spread for
+GUESS_PARAM_PREFIX = "guess_"            # ?guess_<tab>= carries a reader's locked sim guess in a shared link
 
 
 def guess_key(name: str) -> str:
