@@ -6,15 +6,20 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
 from drills.loader import LoadedDrill
-from drills.schema import Drill, NumericQuestion
+from drills.schema import ChoiceQuestion, Drill, NumericQuestion
 
 Figure = tuple[float, float, str]                   # the brief's figure, relative tolerance, where it says so
 SimFigure = tuple[str, float | None, float, str]    # preset id, the brief's figure or None, tolerance, where
+
+# How far option length may point at the answer: the right option at most this much longer than
+# the longest wrong one, and strictly the longest in at most this share of a drill's choice questions.
+RIGHT_OPTION_MAX_RATIO = 1.15
+RIGHT_OPTION_LONGEST_SHARE = 1 / 3
 
 # A number typed in a text: digits with optional thousands separators or decimals, not part of a name.
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
@@ -93,3 +98,38 @@ def strip(template: str, labels: re.Pattern[str]) -> str:
 def literal_figures(template: str, labels: re.Pattern[str]) -> set[str]:
     """Numbers the template types itself instead of naming a given or an answer."""
     return set(_NUMBER.findall(strip(template, labels)))
+
+
+@dataclass(frozen=True)
+class OptionLengths:
+    """One choice question's right option against its longest wrong one, in characters as the candidate reads them."""
+
+    question: str
+    right: int
+    longest_distractor: int
+
+    @property
+    def right_is_longest(self) -> bool:
+        return self.right > self.longest_distractor
+
+
+def option_lengths(drill: Drill, render: Callable[[str], str] = lambda text: text) -> list[OptionLengths]:
+    """Every choice question of the drill, its options rendered by `render` before they are measured."""
+    out = []
+    for q in drill.all_questions():
+        if not isinstance(q, ChoiceQuestion):
+            continue
+        right = next(len(render(o.text)) for o in q.options if o.id == q.answer)
+        longest = max(len(render(o.text)) for o in q.options if o.id != q.answer)
+        out.append(OptionLengths(q.id, right, longest))
+    return out
+
+
+def length_giveaways(lengths: list[OptionLengths]) -> list[str]:
+    """How option length would let a candidate pick the right answer without knowing it; empty when it cannot."""
+    problems = [f"{m.question}: right option {m.right} chars, longest wrong one {m.longest_distractor}"
+                for m in lengths if m.right > RIGHT_OPTION_MAX_RATIO * m.longest_distractor]
+    longest = [m.question for m in lengths if m.right_is_longest]
+    if len(longest) > RIGHT_OPTION_LONGEST_SHARE * len(lengths):
+        problems.append(f"the right option is the longest in {len(longest)} of {len(lengths)} questions: {longest}")
+    return problems

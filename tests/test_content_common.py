@@ -8,7 +8,8 @@ import pytest
 
 from drills.formulas import placeholders
 from tests import test_content_hot_tenant, test_content_one_tenant
-from tests.content_checks import DrillBrief, close, literal_figures, numeric, templates
+from tests.content_checks import (DrillBrief, close, length_giveaways, literal_figures, numeric, option_lengths,
+                                  templates)
 
 BRIEFS: dict[str, DrillBrief] = {brief.drill.id: brief
                                  for brief in (test_content_one_tenant.BRIEF, test_content_hot_tenant.BRIEF)}
@@ -71,6 +72,14 @@ def test_no_text_types_a_figure_literally(brief):
             continue
         found = literal_figures(template, brief.labels)
         assert not found, f"{part_id}.{where} types {sorted(found)} instead of using givens"
+
+
+@each_drill
+def test_option_length_does_not_give_the_answer_away(brief):
+    lengths = option_lengths(brief.drill, lambda template: brief.loaded.text(template, brief.sim_values))
+    assert lengths, "the drill has no choice questions to check"
+    problems = length_giveaways(lengths)
+    assert not problems, "option length points at the answer: " + "; ".join(problems)
 
 
 @each_drill
