@@ -15,7 +15,7 @@ pytestmark = pytest.mark.browser
 
 
 def _time_left_s(page) -> int:
-    text = page.get_by_test_id("stSidebar").get_by_test_id("stMetricValue").first.inner_text()
+    text = page.get_by_test_id("stSidebar").get_by_test_id("fl-time-left").locator(".fl-value").inner_text()
     minutes, seconds = re.fullmatch(r"(\d+):(\d\d)", text.strip()).groups()
     return int(minutes) * 60 + int(seconds)
 
