@@ -28,6 +28,7 @@ PAGES = {
     ],
     "Labs": [
         st.Page("pages/hot_tenant.py", title="Hot tenant event store", icon="🧪"),
+        st.Page("pages/pg_lab.py", title="PostgreSQL lab", icon="🐘"),
     ],
     "Instructors": [
         st.Page("pages/instructor.py", title="Scoreboard", icon="🎓"),

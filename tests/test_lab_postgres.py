@@ -7,7 +7,7 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from labs.hot_tenant.pg_race import race_both, race_on_postgres
+from labs.hot_tenant.pg_race import OwnerRaceParams, race_on_postgres, run_owner_race
 from labs.hot_tenant.pg_resize import ResizeParams, run_resize_retry
 from labs.postgres.experiments import (EXPERIMENTS, BudgetParams, CapRaceParams, FairClaimParams, RefundParams,
                                        SnapshotParams, run_budget, run_cap_race, run_fair_claim,
@@ -90,8 +90,8 @@ def test_released_snapshot_leaves_nothing_for_the_next_run(pg_url):
 
 
 def test_owner_race_on_postgres_fences_the_stale_owner_without_a_turnstile(pg_url):
-    duck, pg = race_both(pg_url)
-    for run in (duck, pg):
+    result = run_owner_race(pg_url, OwnerRaceParams())
+    for run in (result.duckdb, result.postgres):
         assert run.gap_free and run.all_told_stored and run.fenced
         assert run.b_epoch == 2 and run.a_batches >= 3
     audit, events = race_on_postgres(pg_url, takeover_after=1)

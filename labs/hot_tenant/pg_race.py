@@ -169,6 +169,29 @@ def race_on_duckdb(*, takeover_after: int = 3) -> tuple[RaceAudit, list[StreamEv
     return audit("DuckDB", report, events, seconds), events
 
 
-def race_both(url: str, *, takeover_after: int = 3) -> tuple[RaceAudit, RaceAudit]:
-    """The same two-owner race on DuckDB (with its turnstile) and on PostgreSQL (row locks only)."""
-    return race_on_duckdb(takeover_after=takeover_after)[0], race_on_postgres(url, takeover_after=takeover_after)[0]
+
+
+@dataclass(frozen=True)
+class OwnerRaceParams:
+    takeover_after: int = 3          # B takes over once A has had this many batches accepted
+
+    def __post_init__(self) -> None:
+        if isinstance(self.takeover_after, bool) or not isinstance(self.takeover_after, int) \
+                or not 1 <= self.takeover_after <= 50:
+            raise ValueError(f"takeover_after must be a whole number from 1 to 50, got {self.takeover_after!r}")
+
+
+@dataclass(frozen=True)
+class OwnerRaceResult:
+    params: OwnerRaceParams
+    duckdb: RaceAudit
+    duckdb_events: tuple[StreamEvent, ...]
+    postgres: RaceAudit
+    postgres_events: tuple[StreamEvent, ...]
+
+
+def run_owner_race(url: str, params: OwnerRaceParams = OwnerRaceParams()) -> OwnerRaceResult:
+    """The lab's race on both engines, for showing side by side."""
+    duck, duck_events = race_on_duckdb(takeover_after=params.takeover_after)
+    pg, pg_events = race_on_postgres(url, takeover_after=params.takeover_after)
+    return OwnerRaceResult(params, duck, tuple(duck_events), pg, tuple(pg_events))
