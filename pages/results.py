@@ -9,7 +9,7 @@ import streamlit as st
 from ui import keys
 from ui.attempt_view import AttemptView
 from ui.context import get_store, require_attempt
-from ui.results import render_results
+from ui.results import record_results_visit, render_results
 from ui.frame import require_frame
 
 require_frame()
@@ -20,6 +20,9 @@ attempt, loaded = require_attempt(
 )
 st.title(f"Results — {loaded.drill.title}")
 if attempt.finished_at is None:
-    st.info("This attempt is still open: the figures below are a snapshot so far.")
+    st.info("This attempt is still open, so this is a snapshot: a question's truth and score appear here only "
+            "once you have locked it in and opened its worked answer (or skipped it). Finish the drill to see "
+            "every answer.")
+    record_results_visit(get_store(), attempt)
 st.page_link("pages/drill.py", label="Back to the drill", icon="↩️", query_params={keys.ATTEMPT_TOKEN: attempt.token})
 render_results(AttemptView.load(get_store(), attempt, loaded))

@@ -10,8 +10,9 @@ from typing import Mapping
 import streamlit as st
 
 from drills import scoring
+from drills.disclosure import SIMULATION_SEED, disclosed
 from drills.loader import LoadedDrill
-from drills.schema import NumericQuestion, Part
+from drills.schema import NumericQuestion
 from drills.store import Attempt, AttemptStore, LockedAnswer
 
 
@@ -32,15 +33,21 @@ class AttemptView:
     reveals: Mapping[tuple[str, str], float]
     note_ratings: Mapping[str, str]
     sim_values: Mapping[str, float]
+    disclosed: frozenset[str]           # question ids whose truth this attempt may see now
 
     @classmethod
     def load(cls, store: AttemptStore, attempt: Attempt, loaded: LoadedDrill) -> AttemptView:
         sim_questions = tuple(
             (q.id, q.sim) for q in loaded.drill.all_questions() if isinstance(q, NumericQuestion) and q.sim
         )
-        sim_values = simulation_truths(loaded.drill.id, attempt.seed, sim_questions) if sim_questions else {}
-        return cls(store, attempt, loaded, store.answers(attempt.id), store.reveals(attempt.id),
-                   store.note_ratings(attempt.id), sim_values)
+        sim_values = simulation_truths(loaded.drill.id, SIMULATION_SEED, sim_questions) if sim_questions else {}
+        answers, reveals = store.answers(attempt.id), store.reveals(attempt.id)
+        return cls(store, attempt, loaded, answers, reveals, store.note_ratings(attempt.id), sim_values,
+                   disclosed(loaded.drill, answers, reveals, attempt.finished_at is not None))
+
+    @property
+    def finished(self) -> bool:
+        return self.attempt.finished_at is not None
 
     def text(self, template: str) -> str:
         return self.loaded.text(template, self.sim_values)
@@ -53,9 +60,6 @@ class AttemptView:
 
     def all_answered(self, questions) -> bool:
         return all(q.id in self.answers for q in questions)
-
-    def part_started_reveal(self, part: Part) -> bool:
-        return any(self.revealed(part.id, s.stage) for s in part.reveal)
 
     def results(self) -> list[scoring.QuestionResult]:
         return scoring.grade_attempt(self.loaded, self.answers, sim_values=self.sim_values,

@@ -13,9 +13,11 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from drills import scoring
+from drills.disclosure import withhold
 from drills.formulas import format_number, format_quantity
 from drills.schema import ChoiceQuestion, NumericQuestion
 from drills.timebox import clock_for, format_duration, format_utc, time_per_part
+from ui import keys
 from ui.attempt_view import AttemptView
 from ui.context import now
 
@@ -39,8 +41,14 @@ def _answer_text(view: AttemptView, result: scoring.QuestionResult) -> str:
     return answer.notes or ""
 
 
+HIDDEN_OPEN = "hidden: lock in, then open the worked answer"
+HIDDEN_LOCKED = "hidden until you open the worked answer"
+
+
 def _truth_text(view: AttemptView, result: scoring.QuestionResult) -> str:
     question = view.loaded.drill.question(result.question_id)
+    if result.kind != "notes" and result.question_id not in view.disclosed:
+        return HIDDEN_OPEN if result.answer is None else HIDDEN_LOCKED
     if isinstance(question, NumericQuestion):
         return format_quantity(result.truth, question.unit, question.decimals)
     if isinstance(question, ChoiceQuestion):
@@ -129,7 +137,8 @@ def percent_ticks(low_log: float, high_log: float) -> list[float]:
 
 def drawable_guesses(results: list[scoring.QuestionResult]) -> tuple[list[scoring.QuestionResult], int]:
     """Numeric guesses that can sit on a ratio (log) axis, and how many could not (zero or negative)."""
-    numeric = [r for r in results if r.kind == "numeric" and r.answer is not None and not r.answer.skipped]
+    numeric = [r for r in results if r.kind == "numeric" and r.answer is not None and not r.answer.skipped
+               and r.truth is not None]   # a withheld truth (open attempt, answer not yet revealed) is not drawn
     drawable = [r for r in numeric if r.truth > 0 and r.answer.value > 0]
     return drawable, len(numeric) - len(drawable)
 
@@ -215,15 +224,17 @@ def _when(unix_seconds: float) -> str:
 
 
 def render_results(view: AttemptView) -> None:
+    """The candidate's own results: while the attempt is open, only what they have locked and seen revealed."""
     drill = view.loaded.drill
-    results = view.results()
+    results = withhold(view.results(), view.disclosed)
     totals = scoring.totals(results)
     calib = scoring.calibration(results)
     clock = clock_for(view.attempt, now())
 
     cols = st.columns(4)
-    cols[0].metric("Score", f"{format_number(totals.earned)} / {totals.possible}", f"{totals.percent:.0f}%",
-                   delta_color="off", delta_arrow="off")
+    cols[0].metric("Score" if view.finished else "Score so far", f"{format_number(totals.earned)} / {totals.possible}",
+                   f"{totals.percent:.0f}%", delta_color="off", delta_arrow="off",
+                   help=None if view.finished else "Counts only the questions whose worked answer you have opened.")
     skipped = sum(1 for r in results if r.answer is not None and r.answer.skipped)
     cols[1].metric("Locked in", f"{totals.answered - skipped} / {totals.possible}",
                    f"{skipped} skipped" if skipped else None, delta_color="off", delta_arrow="off")
@@ -242,7 +253,8 @@ def render_results(view: AttemptView) -> None:
     st.subheader("Your numbers against the truth")
     figure = guess_figure(view, results)
     if figure is None:
-        st.info("No numeric guesses locked in yet.")
+        st.info("No numeric guesses locked in yet." if view.finished else
+                "Your guesses appear here against the truth once you have opened their worked answers.")
     else:
         st.plotly_chart(figure, width="stretch", key="guess_fig")
         st.caption("Dots on the dashed line were exact; green is within tolerance, amber within twice it. "
@@ -286,3 +298,11 @@ def render_results(view: AttemptView) -> None:
         st.warning(f"{outcome.tally} {outcome.message}")
     for warning in outcome.warnings:
         st.warning(warning, icon="⚠️")
+
+
+def record_results_visit(store, attempt) -> None:
+    """An open attempt's results page logs one 'results_viewed' event per browser session, for the timeline."""
+    seen = st.session_state.setdefault(keys.RESULTS_VIEWED, set())
+    if attempt.id not in seen:
+        store.log_event(attempt.id, "results_viewed")
+        seen.add(attempt.id)
