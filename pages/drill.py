@@ -59,7 +59,8 @@ st.caption(drill.title)
 st.selectbox("Part", steps, format_func=step_label, key=keys.PART_SELECT)
 st.title(titles[current])
 if attempt.finished_at is not None:
-    st.info("This attempt is finished. You can read every part; your results are on the results page.")
+    st.info("This attempt is finished: every part reads as a review with its answers, and nothing can be "
+            "locked in or re-scored any more. Your results are on the results page.")
     st.page_link("pages/results.py", label="See results", icon="📊", query_params={keys.ATTEMPT_TOKEN: attempt.token})
 
 if current == SCORE_STEP:
@@ -71,9 +72,7 @@ if current == SCORE_STEP:
         st.warning(f"{open_questions} of {len(drill.all_questions())} questions are still open; finishing now "
                    "counts them as unanswered.", icon="⚠️")
         confirmed = st.checkbox("Finish anyway", key="finish_anyway")
-    if attempt.finished_at is not None:
-        st.caption("Already finished: a changed self-score still updates your results.")
-    elif st.button("Finish and see results", type="primary", disabled=not confirmed):
+    if attempt.finished_at is None and st.button("Finish and see results", type="primary", disabled=not confirmed):
         store.finish(attempt.id)
         st.switch_page("pages/results.py", query_params={keys.ATTEMPT_TOKEN: attempt.token})
     if not complete and attempt.finished_at is None:

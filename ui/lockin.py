@@ -7,10 +7,12 @@ from __future__ import annotations
 import streamlit as st
 
 from drills import answers as checks
+from drills.disclosure import SIMULATION_SEED, option_order
 from drills.formulas import format_quantity
 from drills.schema import ChoiceQuestion, NotesQuestion, NumericQuestion
 from drills.scoring import NOTE_SCORES, grade_numeric
-from drills.store import LockedAnswer
+from drills.store import AttemptFinished, LockedAnswer
+from ui import keys
 from ui.attempt_view import AttemptView
 from ui.safe import escape_markdown
 from ui.sim_embed import render_sim_embed
@@ -19,22 +21,66 @@ NOTE_LABELS = {"full": "Covered it", "partial": "Partly", "missed": "Missed it"}
 SCORE_BADGE = {1.0: "✅ full marks", 0.5: "🟡 half marks", 0.0: "❌ no marks"}
 
 
-def render_question(view: AttemptView, question, part_id: str, *, show_truth: bool) -> None:
-    """One question: the form while open, the locked answer (and the truth if revealed) after."""
+FINISHED_ELSEWHERE = ("This attempt has been finished (perhaps in another tab), so nothing more can be "
+                      "locked in or scored. Reload to see it read-only.")
+
+
+def render_question(view: AttemptView, question, part_id: str) -> None:
+    """One question: the form while open, the locked answer (and the truth once disclosed) after."""
     with st.container(border=True):
         st.markdown(f"**{view.text(question.prompt)}**")
         answer = view.answers.get(question.id)
+        show_truth = question.id in view.disclosed
         if isinstance(question, NumericQuestion) and question.sim:
-            render_sim_embed(question.sim, view.attempt.seed, revealed=show_truth and answer is not None)
-        if answer is None:
+            render_sim_embed(question.sim, SIMULATION_SEED, revealed=show_truth, locked=answer is not None)
+        if answer is None and view.finished:
+            st.caption("Not answered: the attempt was finished before this question was locked in.")
+            if show_truth:
+                _truth(view, question, None)
+        elif answer is None:
             _open_form(view, question, part_id)
         else:
+            if st.session_state.get(_submit_key(question)):
+                # This tab pressed Lock in, but the answer was stored before its run began: another tab won.
+                _tell_lost_race(view, question, answer)
             _locked(view, question, answer, show_truth=show_truth)
 
 
+def answer_summary(question, answer: LockedAnswer, text=str) -> str:
+    """A locked answer in a few words, as the candidate typed or picked it (`text` renders option texts)."""
+    if answer.skipped:
+        return "skipped"
+    if isinstance(question, NumericQuestion):
+        line = format_quantity(answer.value, question.unit)
+        if answer.low is not None:
+            line += f" (80% range {format_quantity(answer.low, question.unit)} – {format_quantity(answer.high, question.unit)})"
+        return line
+    if isinstance(question, ChoiceQuestion):
+        return text(next((o.text for o in question.options if o.id == answer.choice), answer.choice or ""))
+    return "your notes"
+
+
+def _submit_key(question) -> str:
+    return f"lock::{question.id}::submit"
+
+
+def _tell_lost_race(view: AttemptView, question, stored: LockedAnswer) -> None:
+    st.warning(escape_markdown(
+        f"Another tab locked this question first, so the answer you just gave here was not stored. "
+        f"The locked answer is: {answer_summary(question, stored, view.text)}."), icon="⚠️")
+
+
 def _commit(view: AttemptView, question, part_id: str, **fields) -> None:
-    _, created = view.store.lock_answer(view.attempt.id, question.id, part_id, question.kind, **fields)
-    st.session_state["flash"] = "Locked in." if created else "Already locked: your first answer stands."
+    try:
+        stored, created = view.store.lock_answer(view.attempt.id, question.id, part_id, question.kind, **fields)
+    except AttemptFinished:
+        st.error(FINISHED_ELSEWHERE, icon="🔒")
+        return
+    if not created:
+        # Two tabs of one attempt raced within one run: the first lock-in stands, this one was not stored.
+        _tell_lost_race(view, question, stored)
+        return
+    st.session_state[keys.FLASH] = "Locked in."
     st.rerun()
 
 
@@ -49,13 +95,13 @@ def _open_form(view: AttemptView, question, part_id: str) -> None:
                                      max_chars=40)
             high = cols[2].text_input("…and below", key=f"{key}::high", placeholder="optional", max_chars=40)
         elif isinstance(question, ChoiceQuestion):
-            labels = {o.id: view.text(o.text) for o in question.options}
+            labels = {o.id: view.text(o.text) for o in option_order(question, view.attempt.seed)}
             choice = st.radio("Your answer", list(labels), format_func=labels.get, index=None,
                               key=f"{key}::choice", label_visibility="collapsed")
         else:
             notes = st.text_area("Your notes", key=f"{key}::notes", max_chars=checks.MAX_NOTES, height=140,
                                  placeholder="A few lines in your own words")
-        submitted = st.form_submit_button("🔒 Lock in", type="primary")
+        submitted = st.form_submit_button("🔒 Lock in", type="primary", key=_submit_key(question))
     if not submitted:
         return
     try:
@@ -74,14 +120,9 @@ def _locked(view: AttemptView, question, answer: LockedAnswer, *, show_truth: bo
     if answer.skipped:
         st.markdown("⏭️ *Skipped — counts as no marks.*")
     elif isinstance(question, NumericQuestion):
-        line = f"🔒 Your guess: **{format_quantity(answer.value, question.unit)}**"
-        if answer.low is not None:
-            line += (f" · 80% range {format_quantity(answer.low, question.unit)} – "
-                     f"{format_quantity(answer.high, question.unit)}")
-        st.markdown(line)
+        st.markdown(f"🔒 Your guess: **{answer_summary(question, answer)}**")
     elif isinstance(question, ChoiceQuestion):
-        chosen = next((o.text for o in question.options if o.id == answer.choice), answer.choice)
-        st.markdown(f"🔒 Your answer: **{view.text(chosen)}**")
+        st.markdown(f"🔒 Your answer: **{answer_summary(question, answer, view.text)}**")
     else:
         st.caption("🔒 Your notes")
         st.text(answer.notes)  # user text: plain text, never markdown or HTML
@@ -89,11 +130,12 @@ def _locked(view: AttemptView, question, answer: LockedAnswer, *, show_truth: bo
         _truth(view, question, answer)
 
 
-def _truth(view: AttemptView, question, answer: LockedAnswer) -> None:
+def _truth(view: AttemptView, question, answer: LockedAnswer | None) -> None:
+    """The truth under a locked answer; with no answer (a finished attempt's open question), the truth alone."""
     if isinstance(question, NumericQuestion):
         truth = view.truth(question.id)
         shown = format_quantity(truth, question.unit, question.decimals)
-        if answer.skipped:
+        if answer is None or answer.skipped:
             st.markdown(f"**Truth: {shown}**")
             return
         score = grade_numeric(answer.value, truth, question.tolerance)
@@ -103,20 +145,24 @@ def _truth(view: AttemptView, question, answer: LockedAnswer) -> None:
         st.markdown(f"**Truth: {shown}** — {SCORE_BADGE[score]}{band}")
     elif isinstance(question, ChoiceQuestion):
         right = next(o.text for o in question.options if o.id == question.answer)
-        badge = "" if answer.skipped else (" — ✅ right" if answer.choice == question.answer else " — ❌ not this one")
+        badge = ("" if answer is None or answer.skipped
+                 else (" — ✅ right" if answer.choice == question.answer else " — ❌ not this one"))
         st.markdown(f"**Answer: {view.text(right)}**{badge}")
         if question.explain:
             st.caption(view.text(question.explain))
     elif isinstance(question, NotesQuestion):
         st.markdown(f"**A strong answer covers:** {view.text(question.strong_answer)}")
-        if not answer.skipped:
+        if answer is not None and not answer.skipped:
             _rate_notes(view, question)
 
 
 def _save_rating(view: AttemptView, question_id: str, widget_key: str) -> None:
     choice = st.session_state.get(widget_key)
     if choice in NOTE_SCORES:
-        view.store.rate_note(view.attempt.id, question_id, choice)
+        try:
+            view.store.rate_note(view.attempt.id, question_id, choice)
+        except AttemptFinished:
+            st.session_state[keys.CONFLICT] = FINISHED_ELSEWHERE
 
 
 def _rate_notes(view: AttemptView, question: NotesQuestion) -> None:
@@ -125,13 +171,16 @@ def _rate_notes(view: AttemptView, question: NotesQuestion) -> None:
     widget_key = f"rate::{question.id}"
     st.radio("How did your notes compare?", list(NOTE_SCORES), format_func=NOTE_LABELS.get,
              index=list(NOTE_SCORES).index(current) if current else None, horizontal=True, key=widget_key,
-             on_change=_save_rating, args=(view, question.id, widget_key))
+             on_change=_save_rating, args=(view, question.id, widget_key), disabled=view.finished)
     if current:
         st.caption(f"Self-rated: {NOTE_LABELS[current]} — saved.")
 
 
 def flash() -> None:
-    """Show (once) the confirmation a lock-in left behind before its rerun."""
-    message = st.session_state.pop("flash", None)
+    """Show (once) what a lock-in left behind before its rerun: a confirmation, or why it did not count."""
+    message = st.session_state.pop(keys.FLASH, None)
     if message:
         st.toast(escape_markdown(message), icon="🔒")
+    conflict = st.session_state.pop(keys.CONFLICT, None)
+    if conflict:
+        st.warning(escape_markdown(conflict), icon="⚠️")

@@ -6,17 +6,18 @@ from __future__ import annotations
 
 import streamlit as st
 
+from drills.disclosure import FOLLOWUP
 from drills.schema import Part, section_title
+from drills.store import AnswerEntry, AttemptFinished
+from ui import keys
 from ui.attempt_view import AttemptView
-from ui.lockin import render_question
-
-FOLLOWUP = "followup"
+from ui.lockin import FINISHED_ELSEWHERE, render_question
 
 
 def _skip_button(view: AttemptView, part: Part, questions, label: str, key: str) -> None:
     """Skipping forfeits the open questions for good, so it asks once more, saying how many."""
     open_questions = [q for q in questions if q.id not in view.answers]
-    if not open_questions:
+    if not open_questions or view.finished:
         return
     count = len(open_questions)
     noun = "question" if count == 1 else "questions"
@@ -24,8 +25,11 @@ def _skip_button(view: AttemptView, part: Part, questions, label: str, key: str)
         st.markdown(f"**{count} unanswered {noun}** will be recorded as skipped and score 0. "
                     "You cannot answer them afterwards.")
         if st.button(f"Skip {count} {noun}", key=key, type="primary"):
-            for q in open_questions:
-                view.store.lock_answer(view.attempt.id, q.id, part.id, q.kind, skipped=True)
+            try:
+                view.store.lock_answers(view.attempt.id, [AnswerEntry(q.id, part.id, q.kind, skipped=True)
+                                                          for q in open_questions])
+            except AttemptFinished:
+                st.session_state[keys.CONFLICT] = FINISHED_ELSEWHERE
             st.rerun()
 
 
@@ -34,9 +38,8 @@ def render_questions(view: AttemptView, part: Part) -> bool:
     if not part.questions:
         return True
     st.subheader("Before you read on")
-    show_truth = view.part_started_reveal(part)
     for question in part.questions:
-        render_question(view, question, part.id, show_truth=show_truth)
+        render_question(view, question, part.id)
     _skip_button(view, part, part.questions, "Skip to the answer", f"skip::{part.id}")
     return view.all_answered(part.questions)
 
@@ -48,7 +51,7 @@ def render_reveals(view: AttemptView, part: Part, gate_open: bool) -> bool:
     st.subheader("The answer")
     for section in part.reveal:
         title = section_title(section)
-        if view.revealed(part.id, section.stage):
+        if view.revealed(part.id, section.stage) or view.finished:   # a finished attempt reads as a review
             st.markdown(f"##### {title}")
             st.markdown(view.text(section.text))
             continue
@@ -69,9 +72,9 @@ def render_followup(view: AttemptView, part: Part) -> None:
     st.divider()
     st.subheader("The follow-up")
     st.markdown(view.text(followup.prompt))
-    revealed = view.revealed(part.id, FOLLOWUP)
+    revealed = view.revealed(part.id, FOLLOWUP) or view.finished
     for question in followup.questions:
-        render_question(view, question, part.id, show_truth=revealed)
+        render_question(view, question, part.id)
     _skip_button(view, part, followup.questions, "Skip to the follow-up answer", f"skipf::{part.id}")
     if revealed:
         st.markdown("##### The follow-up answer")

@@ -9,7 +9,10 @@ import streamlit as st
 
 from drills.schema import LEVELS
 from drills.scoring import current_levels
+from drills.store import AttemptFinished
+from ui import keys
 from ui.attempt_view import AttemptView
+from ui.lockin import FINISHED_ELSEWHERE
 
 
 def render_self_score(view: AttemptView) -> bool:
@@ -18,7 +21,11 @@ def render_self_score(view: AttemptView) -> bool:
     history = view.store.rubric_history(view.attempt.id)
     levels = current_levels(history)
     own = {row.skill_id: row.level for row in history if row.scorer == "self"}  # latest self score wins
-    st.markdown("Score yourself on each skill. Be honest: the point is knowing what to practise next.")
+    if view.finished:
+        st.markdown("Your self-scores as they stood when you finished. They can no longer change; an "
+                    "instructor may still override a skill, and your results show it.")
+    else:
+        st.markdown("Score yourself on each skill. Be honest: the point is knowing what to practise next.")
     with st.form("self_score", enter_to_submit=False):
         chosen: dict[str, str | None] = {}
         for skill in drill.rubric:
@@ -31,20 +38,24 @@ def render_self_score(view: AttemptView) -> bool:
             mine = own.get(skill.id)
             chosen[skill.id] = st.radio(skill.name, LEVELS, format_func=drill.level_label, horizontal=True,
                                         index=LEVELS.index(mine) if mine else None, key=f"rubric::{skill.id}",
-                                        label_visibility="collapsed")
-        saved = st.form_submit_button("Save my scores", type="primary")
+                                        label_visibility="collapsed", disabled=view.finished)
+        saved = st.form_submit_button("Save my scores", type="primary", disabled=view.finished)
     if saved:
         picked = [skill for skill in drill.rubric if chosen[skill.id]]
         if not picked:
             st.error("Pick a level for at least one skill, then save.", icon="⚠️")
         else:
             # Save what was picked: finishing is allowed with skills unscored, so nothing picked is dropped.
-            for skill in picked:
-                if own.get(skill.id) != chosen[skill.id]:
-                    view.store.add_rubric_score(view.attempt.id, skill.id, chosen[skill.id], scorer="self",
-                                                scorer_name=view.attempt.handle)
+            try:
+                for skill in picked:
+                    if own.get(skill.id) != chosen[skill.id]:
+                        view.store.add_rubric_score(view.attempt.id, skill.id, chosen[skill.id], scorer="self",
+                                                    scorer_name=view.attempt.handle)
+            except AttemptFinished:
+                st.error(FINISHED_ELSEWHERE, icon="🔒")
+                return all(s.id in levels for s in drill.rubric)
             missing = [skill.name for skill in drill.rubric if not chosen[skill.id]]
-            st.session_state["flash"] = ("Scores saved." if not missing else
+            st.session_state[keys.FLASH] = ("Scores saved." if not missing else
                                          f"Saved {len(picked)} of {len(drill.rubric)} skills; still to score: "
                                          + ", ".join(missing) + ".")
             st.rerun()
