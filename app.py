@@ -8,6 +8,7 @@ import streamlit as st
 
 from ui.context import current_token, get_store
 from ui.frame import run_in_frame
+from ui.sim_visits import record_sim_visit
 from ui.timer import sidebar_clock
 
 st.set_page_config(page_title="Fault Lines", page_icon="🧭", layout="wide")
@@ -37,6 +38,7 @@ PAGES = {
 
 get_store()  # open (and migrate) the store once per process, before any page runs
 navigation = st.navigation(PAGES)
+record_sim_visit(navigation.url_path)   # a sim page opened while its questions are open goes on the timeline
 
 with st.sidebar:
     token = current_token()

@@ -17,6 +17,7 @@ import pandas as pd
 
 from drills import answers as checks
 from drills import scoring
+from drills.disclosure import SIMULATION_SEED
 from drills.loader import LoadedDrill
 from drills.schema import ChoiceQuestion, NumericQuestion
 from drills.store import Attempt, AttemptStore, Event, LockedAnswer, RubricScore
@@ -27,9 +28,9 @@ MAX_EXTRA_MIN = 240
 MAX_INSTRUCTOR_NAME = checks.MAX_HANDLE
 _NOTE_SCORE_SQL = " ".join(f"WHEN '{k}' THEN {v}" for k, v in scoring.NOTE_SCORES.items())
 _EPS = 1e-9  # the same slack scoring.grade_numeric allows at the tolerance edge
-# Simulation truths vary a little with each attempt's seed; cohort reports compare every guess with one
-# reference run instead (a candidate's own results page still grades against their own seed).
-REFERENCE_SEED = 0
+# Every report grades simulation questions against the same run as the candidate's own results and the
+# Attempt tab: drills.disclosure.SIMULATION_SEED (named here too for the callers that know it by this name).
+REFERENCE_SEED = SIMULATION_SEED
 
 
 # -- the drill as a key the SQL can join against ---------------------------------------------
@@ -624,16 +625,20 @@ class TimelineRow:
     kind: str
     part_id: str | None
     what: str
-    early: bool           # a reveal opened before every question it answers was locked or skipped
+    early: bool           # flagged: a reveal before its questions were locked or skipped, or a simulation
+                          # opened while questions it answers were still open
+    flag: str = ""        # why it is flagged, in a few words
 
 
 def timeline(loaded: LoadedDrill, events: Sequence[Event], answers: dict[str, LockedAnswer]) -> list[TimelineRow]:
-    """Each event of an attempt in order, reveals flagged when they came before their questions' lock-ins."""
+    """Each event of an attempt in order, flagging reveals that came before their questions' lock-ins and
+    simulations opened while questions they answer were open."""
     drill = loaded.drill
     rows = []
     for e in events:
         detail = dict(e.detail)
         early = False
+        flag = ""
         if e.kind in ("locked", "skipped"):
             what = str(detail.get("question", ""))
         elif e.kind == "revealed":
@@ -646,13 +651,19 @@ def timeline(loaded: LoadedDrill, events: Sequence[Event], answers: dict[str, Lo
             if part is not None:
                 gating = part.followup.questions if section == "followup" and part.followup else part.questions
                 early = any(q.id not in answers or answers[q.id].locked_at > e.at for q in gating)
+                flag = "revealed before lock-in" if early else ""
+        elif e.kind == "sim_opened":
+            questions = [str(q) for q in detail.get("questions", [])]
+            what = f"{detail.get('page', '')} while open: {', '.join(questions)}"
+            early = bool(questions)
+            flag = "simulation opened before lock-in" if early else ""
         elif e.kind == "scored":
             what = f"{detail.get('skill', '')}: {detail.get('level', '')} ({detail.get('scorer', '')})"
         elif e.kind == "extra_time":
             what = f"+{float(detail.get('seconds', 0)) / 60:g} min by {detail.get('by', '')}"
         else:
             what = json.dumps(detail) if detail else ""
-        rows.append(TimelineRow(e.at, e.kind, e.part_id, what, early))
+        rows.append(TimelineRow(e.at, e.kind, e.part_id, what, early, flag))
     return rows
 
 

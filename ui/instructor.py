@@ -11,6 +11,7 @@ import streamlit as st
 
 from drills import cohort, grants, scoring
 from drills.answers import InputError
+from drills.disclosure import SIMULATION_SEED
 from drills.loader import LoadedDrill
 from drills.schema import LEVELS, NumericQuestion
 from drills.store import AttemptStore
@@ -67,7 +68,7 @@ def _figure(name: str, db: str, filters: tuple, version: tuple, extra: tuple, _b
 def reference_sim_truths(loaded: LoadedDrill) -> dict[str, float]:
     preset_ids = tuple((q.id, q.sim) for q in loaded.drill.all_questions()
                        if isinstance(q, NumericQuestion) and q.sim)
-    return simulation_truths(loaded.drill.id, cohort.REFERENCE_SEED, preset_ids) if preset_ids else {}
+    return simulation_truths(loaded.drill.id, SIMULATION_SEED, preset_ids) if preset_ids else {}
 
 
 def _utc(ts: float | None) -> str:
@@ -294,14 +295,17 @@ def render_attempt(board: Board, table: pd.DataFrame) -> None:
 
     st.markdown("##### Timeline")
     rows = cohort.timeline(board.loaded, board.store.events(attempt.id), view.answers)
-    early = sum(1 for r in rows if r.early)
+    early = sum(1 for r in rows if r.early and r.kind == "revealed")
     if early:
         st.warning(f"{early} reveal(s) opened before every question they answer was locked in or skipped.", icon="⚠️")
+    peeks = sum(1 for r in rows if r.early and r.kind != "revealed")
+    if peeks:
+        st.warning(f"{peeks} simulation page(s) opened while questions they answer were still open.", icon="⚠️")
     st.dataframe(pd.DataFrame({
         "When (UTC)": [_utc(r.at) for r in rows],
         "Since start": [format_duration(r.at - attempt.started_at) for r in rows],
         "Event": [r.kind for r in rows], "Part": [r.part_id or "" for r in rows], "Detail": [r.what for r in rows],
-        "Flag": ["⚠ revealed before lock-in" if r.early else "" for r in rows],
+        "Flag": [f"⚠ {r.flag}" if r.early else "" for r in rows],
     }), hide_index=True, width="stretch", key="timeline_table")
 
     st.markdown("##### Answers against the truth")

@@ -4,6 +4,8 @@ Before the reveal the candidate sees only what the run is; after it, the run's o
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -41,12 +43,22 @@ def _figure(preset_id: str, seed: int) -> go.Figure:
     return preset_figure(preset_id, seed)
 
 
-def render_sim_embed(preset_id: str, seed: int, *, revealed: bool) -> None:
+def page_models(url_path: str) -> list[str]:
+    """The models whose figures the app page at `url_path` (its file name, e.g. 'sim_hot_shard') shows."""
+    return [model for model, (page, _, _) in MODEL_PAGES.items() if Path(page).stem == url_path]
+
+
+def render_sim_embed(preset_id: str, seed: int, *, revealed: bool, locked: bool) -> None:
     preset = presets.PRESETS[preset_id]
     page, name, query = MODEL_PAGES[preset.model]
     if not revealed:
-        st.caption(f"🎲 Graded against the **{name}** simulation ({preset.label.lower()}), run with your "
-                   "attempt's own seed. You may explore the model before you lock in.")
+        if locked:
+            st.caption(f"🎲 Graded against the **{name}** simulation ({preset.label.lower()}); its run opens "
+                       "here with the worked answer.")
+        else:
+            st.caption(f"🎲 Graded against the **{name}** simulation ({preset.label.lower()}). Lock in your own "
+                       "estimate first: opening the simulation while this question is open is recorded on "
+                       "your attempt's timeline, and your instructor sees it.")
         st.page_link(page, label=f"Explore the {name} simulation", icon="🎲", query_params=query)
         return
     with st.expander(f"🎲 The {name} run this answer was graded against"):
