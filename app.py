@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.context import current_token, get_store
+from ui.context import current_token, store_fault
+from ui.faults import show_store_fault
 from ui.frame import run_in_frame
 from ui.sim_visits import record_sim_visit
 from ui.timer import sidebar_clock
@@ -36,7 +37,10 @@ PAGES = {
     ],
 }
 
-get_store()  # open (and migrate) the store once per process, before any page runs
+# Open (and migrate) the store once per process, before any page runs; if it cannot open, the pages
+# that read or write attempts show why, and the simulations and labs carry on without it.
+STORE_SECTIONS = ("Drills", "Instructors")
+fault = store_fault()
 navigation = st.navigation(PAGES)
 record_sim_visit(navigation.url_path)   # a sim page opened while its questions are open goes on the timeline
 
@@ -45,4 +49,7 @@ with st.sidebar:
     if token:
         sidebar_clock(token)   # reads the part the candidate is on itself, on every tick
 
-run_in_frame(navigation)
+if fault is not None and any(navigation is page for section in STORE_SECTIONS for page in PAGES[section]):
+    show_store_fault(fault)
+else:
+    run_in_frame(navigation)

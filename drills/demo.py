@@ -7,16 +7,19 @@ from __future__ import annotations
 import argparse
 import math
 import random
+import re
 import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import duckdb
+
 from drills import answers as checks
 from drills.cohort import REFERENCE_SEED
 from drills.loader import LoadedDrill, load_catalogue
 from drills.schema import ChoiceQuestion, NotesQuestion, NumericQuestion
-from drills.store import AnswerEntry, AttemptStore, RevealEntry, database_path
+from drills.store import DB_ENV, AnswerEntry, AttemptStore, RevealEntry, database_path
 
 DAY_S = 86_400.0
 DEMO_INSTRUCTOR = "demo instructor"
@@ -212,6 +215,16 @@ def reference_sim_truths(loaded: LoadedDrill, seed: int = REFERENCE_SEED) -> dic
             if isinstance(q, NumericQuestion) and q.sim}
 
 
+def open_problem(path: str, problem: Exception) -> str:
+    """Why the store file would not open, in one line that says what to do."""
+    first = (str(problem).strip().splitlines() or [type(problem).__name__])[0]
+    holder = re.search(r"\(PID (\d+)\)", first)
+    if "lock" in first.lower():
+        who = f"process {holder.group(1)}" if holder else "another process"
+        return f"{path} is locked by {who} (a running app server?); stop it, or set {DB_ENV} to another file."
+    return f"cannot open {path}: {first}"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m drills.demo", description=__doc__.splitlines()[0])
     parser.add_argument("--candidates", type=int, default=40, help="how many candidates (1 to 2000)")
@@ -230,7 +243,11 @@ def main(argv: list[str] | None = None) -> int:
     loaded = catalogue.drills.get(args.drill)
     if loaded is None:
         parser.error(f"no drill {args.drill!r}; installed: {', '.join(catalogue.drills) or 'none'}")
-    store = AttemptStore(database_path())
+    try:
+        store = AttemptStore(database_path())
+    except duckdb.Error as problem:   # one line, not a traceback: usually a server has the file open
+        print(f"python -m drills.demo: {open_problem(database_path(), problem)}", file=sys.stderr)
+        return 1
     try:
         written = populate(store, loaded, candidates=args.candidates, cohorts=cohorts, seed=args.seed,
                            sim_truths=reference_sim_truths(loaded))

@@ -1,6 +1,6 @@
 """Process-wide resources (the store, the drill catalogue) and the current attempt.
 
-One DuckDB connection per process via st.cache_resource; the attempt comes from the URL.
+One store per process via st.cache_resource (DuckDB file or PostgreSQL); the attempt comes from the URL.
 """
 from __future__ import annotations
 
@@ -10,22 +10,39 @@ import streamlit as st
 
 from drills.loader import Catalogue, LoadedDrill, content_dir, load_catalogue
 from drills.schema import Drill
-from drills.store import MIGRATIONS, Attempt, AttemptStore, database_path
+from drills.store import MIGRATIONS, Attempt, StoreCore, database_path, open_store
 from ui import keys
+from ui.faults import StoreFault, diagnose
 
 
 @st.cache_resource(show_spinner=False)
-def _store_for(path: str, schema_version: int) -> AttemptStore:
-    return AttemptStore(path)
+def _store_for(target: str, schema_version: int) -> StoreCore:
+    return open_store(target)
 
 
-def get_store() -> AttemptStore:
-    """The process's one store; the path is read from FAULTLINES_DB each time so tests can switch it.
+def get_store() -> StoreCore:
+    """The process's one store; the target is read from FAULTLINES_DB each time so tests can switch it.
 
     The latest migration number is part of the key, so a dev server that reloads drills/store.py
     with a new migration opens (and migrates) a fresh store instead of querying missing tables.
     """
     return _store_for(database_path(), MIGRATIONS[-1][0])
+
+
+# A failure is not cached by _store_for, so every call would try to open the store again; this
+# remembers the verdict for a few seconds, and a fixed store is picked up on a reload soon after.
+@st.cache_resource(show_spinner=False, ttl=3)
+def _fault_for(target: str, schema_version: int) -> StoreFault | None:
+    try:
+        _store_for(target, schema_version)
+    except Exception as error:   # any way of failing to open becomes one plain page, never a traceback
+        return diagnose(target, error)
+    return None
+
+
+def store_fault() -> StoreFault | None:
+    """Why the store cannot open (None when it is open): the frame shows it instead of pages that need it."""
+    return _fault_for(database_path(), MIGRATIONS[-1][0])
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -48,7 +65,12 @@ def now() -> float:
 
 
 def current_token() -> str | None:
-    """The attempt token from the URL, falling back to the one this browser session last used."""
+    """The attempt token from the URL, falling back to the one this browser session last used.
+
+    None while the store cannot open: no attempt can be read, so nothing asks the store for one.
+    """
+    if store_fault() is not None:
+        return None
     token = st.query_params.get(keys.ATTEMPT_TOKEN)
     if token:
         st.session_state[keys.ATTEMPT_TOKEN] = token

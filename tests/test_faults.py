@@ -1,0 +1,122 @@
+"""A store that cannot open gives one plain page naming the file or URL; the simulations still run.
+
+Each fault is real: a corrupt file, a directory nothing may write in, a file another process holds
+open with duckdb.connect, and a PostgreSQL URL where no server listens.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ui.faults import diagnose, redact_url
+
+ROOT = Path(__file__).resolve().parent.parent
+FAULT_TITLE = "Attempts cannot be saved right now"
+HOLD_FILE = """
+import sys, time, duckdb
+connection = duckdb.connect(sys.argv[1])
+print("holding", flush=True)
+sys.stdin.read()   # until the test closes our stdin
+"""
+
+
+@pytest.fixture
+def held_file(tmp_path):
+    """A DuckDB file held open for writing by another process, as a running app server would."""
+    path = tmp_path / "held.duckdb"
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_FILE, str(path)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "holding"
+    yield path, holder.pid
+    holder.stdin.close()
+    holder.wait(timeout=20)
+
+
+@pytest.fixture
+def unwritable_dir(tmp_path):
+    """A directory the app may not create files in (root ignores file modes, so it gets sysfs)."""
+    if os.geteuid() == 0:
+        return Path("/sys")
+    locked = tmp_path / "read-only"
+    locked.mkdir()
+    locked.chmod(0o555)
+    return locked
+
+
+def _code_blocks(at) -> list[str]:
+    return [block.value for block in at.code]
+
+
+def _assert_fault_page(at, where: str, words: str) -> None:
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == [FAULT_TITLE]
+    assert where in _code_blocks(at), _code_blocks(at)
+    assert words in at.error[0].value, at.error[0].value
+
+
+def _open_app(app_test, monkeypatch, target: str):
+    monkeypatch.setenv("FAULTLINES_DB", target)
+    at = app_test("app.py")
+    at.run()
+    return at
+
+
+def test_a_corrupt_file_names_the_file_and_the_sims_still_run(app_test, monkeypatch, tmp_path):
+    corrupt = tmp_path / "corrupt.duckdb"
+    corrupt.write_bytes(b"this is not a database\n" * 1000)
+    at = _open_app(app_test, monkeypatch, str(corrupt))
+    _assert_fault_page(at, str(corrupt), "not a readable DuckDB database")
+    assert any("Move the file aside" in m.value for m in at.markdown)
+    at.switch_page("pages/sim_hot_shard.py").run()
+    assert not at.exception, at.exception
+    assert FAULT_TITLE not in [t.value for t in at.title]
+    assert any("Hot shard" in t.value for t in at.title)
+
+
+def test_a_directory_nothing_may_write_in(app_test, monkeypatch, unwritable_dir):
+    target = str(unwritable_dir / "faultlines.duckdb")
+    at = _open_app(app_test, monkeypatch, target)
+    _assert_fault_page(at, target, "may not write")
+
+
+def test_a_file_locked_by_another_process_names_that_process(app_test, monkeypatch, held_file):
+    path, pid = held_file
+    at = _open_app(app_test, monkeypatch, str(path))
+    _assert_fault_page(at, str(path), f"process {pid}")
+    at.switch_page("pages/drill.py").run()   # every page that needs the store says the same
+    _assert_fault_page(at, str(path), f"process {pid}")
+
+
+def test_an_unreachable_postgresql_url_is_named_without_its_password(app_test, monkeypatch):
+    url = "postgresql://fl:secret@127.0.0.1:1/x"
+    at = _open_app(app_test, monkeypatch, url)
+    _assert_fault_page(at, "postgresql://fl:***@127.0.0.1:1/x", "cannot be reached")
+    assert not any("secret" in text for text in _code_blocks(at) + [m.value for m in at.markdown])
+
+
+def test_the_demo_against_a_held_file_says_so_in_one_line(held_file):
+    path, pid = held_file
+    run = subprocess.run([sys.executable, "-m", "drills.demo", "--candidates", "1"], cwd=ROOT, capture_output=True,
+                         text=True, env={**os.environ, "FAULTLINES_DB": str(path)}, timeout=120)
+    assert run.returncode != 0
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1, run.stderr
+    assert str(path) in lines[0] and f"process {pid}" in lines[0] and "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize("url, shown", [
+    ("postgresql://u:pw@db.example:5432/fl", "postgresql://u:***@db.example:5432/fl"),
+    ("postgresql://u@db/fl?password=pw&sslmode=require", "postgresql://u@db/fl?password=***&sslmode=require"),
+    ("postgresql://postgres:@/postgres?host=/tmp/x", "postgresql://postgres:***@/postgres?host=/tmp/x"),
+])
+def test_urls_are_shown_without_passwords(url, shown):
+    assert redact_url(url) == shown
+
+
+def test_an_unknown_error_still_names_the_file():
+    fault = diagnose("/srv/fl.duckdb", RuntimeError("disk on fire\nsecond line"))
+    assert (fault.kind, fault.where, fault.detail) == ("other", "/srv/fl.duckdb", "disk on fire")

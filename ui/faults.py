@@ -1,0 +1,103 @@
+"""What to tell people when the attempt store cannot open: one plain page instead of a redacted traceback.
+
+diagnose() turns the exception into words (which file or server, what went wrong, what to do); pages
+that need the store show that page, and the simulations and labs carry on without it.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import streamlit as st
+
+from drills.store import DB_ENV, is_postgres_target
+
+
+@dataclass(frozen=True)
+class StoreFault:
+    kind: str            # locked, corrupt, read_only, missing, unreachable, other
+    where: str           # the file path, or the PostgreSQL URL without its password
+    headline: str        # one sentence: what is wrong
+    steps: tuple[str, ...]   # what to do, in order
+    detail: str          # the first line of the underlying error, for whoever fixes it
+
+
+def redact_url(url: str) -> str:
+    """The URL without a password, in the user part or in a password= parameter."""
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        user, _, host = netloc.rpartition("@")
+        name, has_password, _ = user.partition(":")
+        netloc = f"{name}:***@{host}" if has_password else netloc
+    query = urlencode([(k, "***" if k == "password" else v) for k, v in parse_qsl(parts.query, keep_blank_values=True)],
+                      safe="/*")
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+_SEVERAL_PROCESSES = ("To run several app processes on one store, use PostgreSQL "
+                      "(README, \"Serving a class\").")
+_OTHER_PATH = f"Or set {DB_ENV} to another path and restart the app."
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
+
+
+def diagnose(target: str, error: BaseException) -> StoreFault:
+    """Name the fault behind `error`, raised while opening the store at `target`."""
+    detail = _first_line(error)
+    if is_postgres_target(target):
+        where = redact_url(target)
+        detail = detail.replace(target, where)
+        return StoreFault(
+            "unreachable", where, "The PostgreSQL server that keeps the attempts cannot be reached.",
+            ("Check that the server is running and accepts connections at this address "
+             "(host, port or socket directory, database name, user).",
+             f"Fix {DB_ENV} if the URL is wrong, then reload this page.",
+             f"To use the embedded DuckDB file instead, unset {DB_ENV} and restart the app."),
+            detail)
+    lowered = detail.lower()
+    if "could not set lock" in lowered or "conflicting lock" in lowered:
+        holder = re.search(r"held in (.+?) \(PID (\d+)\)", detail)
+        who = f"process {holder.group(2)} ({holder.group(1)})" if holder else "another process"
+        return StoreFault(
+            "locked", target, f"The store file is open for writing in {who}; DuckDB lets one process write a file.",
+            (f"Stop {who} (often another `streamlit run` or `python -m drills.demo` on the same file), "
+             "then reload this page.", _SEVERAL_PROCESSES, _OTHER_PATH),
+            detail)
+    if "not a valid duckdb database" in lowered or "corrupt" in lowered or "checksum" in lowered:
+        return StoreFault(
+            "corrupt", target, "The store file exists but is not a readable DuckDB database (damaged or another kind of file).",
+            ("Move the file aside (for example rename it to end in .broken) so a fresh store is created, "
+             "or put back a copy from a backup, then reload this page.", _OTHER_PATH),
+            detail)
+    if isinstance(error, PermissionError) or "permission denied" in lowered or "read-only" in lowered:
+        return StoreFault(
+            "read_only", target, "The app may not write the store file or its directory.",
+            ("Make the directory and the file writable for the user that runs the app, then reload this page.",
+             _OTHER_PATH),
+            detail)
+    if isinstance(error, (FileNotFoundError, NotADirectoryError, FileExistsError)) or "no such file" in lowered:
+        return StoreFault(
+            "missing", target, "The directory for the store file does not exist and cannot be created.",
+            ("Create the directory (or fix the path), then reload this page.", _OTHER_PATH),
+            detail)
+    return StoreFault(
+        "other", target, "The attempt store could not be opened.",
+        ("Read the error below; fix its cause and reload this page.", _OTHER_PATH), detail)
+
+
+def show_store_fault(fault: StoreFault) -> None:
+    """The whole page for a store that cannot open (no user text here: paths, URLs and our own words)."""
+    st.title("Attempts cannot be saved right now")
+    st.error(fault.headline, icon="🛑")
+    st.markdown("**Store:**")
+    st.code(fault.where, language=None)
+    st.markdown("**What to do:**")
+    st.markdown("\n".join(f"{number}. {step}" for number, step in enumerate(fault.steps, start=1)))
+    st.caption("The error, for whoever looks after the server:")
+    st.code(fault.detail, language=None)
+    st.info("The simulations and labs in the menu do not need the store and still work.", icon="🧪")
