@@ -1,9 +1,14 @@
-"""Batch writes: lock_answers and record_reveals store exactly what the one-by-one calls store."""
+"""Batch writes: lock_answers and record_reveals store exactly what the one-by-one calls store.
+
+Both backends: DuckDB in memory, and PostgreSQL on the embedded server.
+"""
 from __future__ import annotations
 
 from dataclasses import replace
 
-from drills.store import AnswerEntry, AttemptStore, RevealEntry
+import pytest
+
+from drills.store import AnswerEntry, AttemptStore, RevealEntry, open_store
 from tests.clock import FakeClock
 
 T0 = 1_790_000_000.0
@@ -38,17 +43,25 @@ def _stored(store: AttemptStore, attempt_id: int):
     return answers, events
 
 
-def _pair():
+@pytest.fixture(params=["duckdb", "postgres"])
+def pair(request):
+    """Two stores, each with a clock and an attempt: one written call by call, the other in batches.
+
+    DuckDB: two separate in-memory databases. PostgreSQL: two stores on one fresh database.
+    """
+    target = ":memory:" if request.param == "duckdb" else request.getfixturevalue("pg_url")
     stores = []
     for _ in range(2):
         clock = FakeClock()
-        store = AttemptStore(":memory:", clock=clock)
+        store = open_store(target, clock=clock)
         stores.append((store, clock, store.start_attempt("one_tenant", "ada", "c1", 2700, seed=1)))
-    return stores
+    yield stores
+    for store, _, _ in stores:
+        store.close()
 
 
-def test_lock_answers_stores_the_same_rows_and_events_as_lock_answer_calls():
-    (one, one_clock, a1), (batch, _, a2) = _pair()
+def test_lock_answers_stores_the_same_rows_and_events_as_lock_answer_calls(pair):
+    (one, one_clock, a1), (batch, _, a2) = pair
     expected = _one_by_one(one, one_clock, a1.id, ENTRIES)
     got = batch.lock_answers(a2.id, ENTRIES)
     assert [created for _, created in got] == [created for _, created in expected] == [
@@ -67,8 +80,8 @@ def test_lock_answers_stores_the_same_rows_and_events_as_lock_answer_calls():
     assert ids == sorted(ids)                               # ids follow the order of the lock-ins
 
 
-def test_lock_answers_refuses_what_is_already_stored_and_logs_nothing_for_it():
-    (store, clock, attempt), _ = _pair()
+def test_lock_answers_refuses_what_is_already_stored_and_logs_nothing_for_it(pair):
+    (store, clock, attempt), _ = pair
     store.lock_answer(attempt.id, "q1", "board", "numeric", value=7.0)
     before = len(store.events(attempt.id))
     again = store.lock_answers(attempt.id, [AnswerEntry("q1", "board", "numeric", value=8.0, at=T0 + 5),
@@ -84,16 +97,16 @@ def test_lock_answers_refuses_what_is_already_stored_and_logs_nothing_for_it():
     assert store.lock_answers(attempt.id, []) == []
 
 
-def test_a_batch_bigger_than_one_statement_is_stored_whole():
-    (store, _, attempt), _ = _pair()
+def test_a_batch_bigger_than_one_statement_is_stored_whole(pair):
+    (store, _, attempt), _ = pair
     entries = [AnswerEntry(f"q{i}", "p", "numeric", value=float(i), at=T0 + i) for i in range(1203)]
     assert all(created for _, created in store.lock_answers(attempt.id, entries))
     assert len(store.answers(attempt.id)) == 1203
     assert [e.kind for e in store.events(attempt.id)].count("locked") == 1203
 
 
-def test_record_reveals_matches_record_reveal_calls():
-    (one, one_clock, a1), (batch, _, a2) = _pair()
+def test_record_reveals_matches_record_reveal_calls(pair):
+    (one, one_clock, a1), (batch, _, a2) = pair
     reveals = [RevealEntry("board", "detect", T0 + 1), RevealEntry("board", "contain", T0 + 2),
                RevealEntry("board", "detect", T0 + 3), RevealEntry("recover", "followup", T0 + 4)]
     expected = []

@@ -1,0 +1,371 @@
+"""One contract for both attempt stores: the embedded DuckDB file and PostgreSQL (embedded server).
+
+Each test runs twice; the PostgreSQL-only ones cover what only several processes can break.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from drills import cohort
+from drills.demo import populate
+from drills.grants import grant_history
+from drills.loader import load_catalogue
+from drills.schema import NumericQuestion
+from drills.store import MIGRATIONS, AnswerEntry, AttemptFinished, AttemptStore, RevealEntry, open_store
+from tests.clock import FakeClock
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(params=["duckdb", "postgres"])
+def target(request, tmp_path) -> str:
+    """Where a store lives: a DuckDB file for this test, or a fresh database on the embedded server."""
+    if request.param == "duckdb":
+        return str(tmp_path / "contract.duckdb")
+    return request.getfixturevalue("pg_url")
+
+
+def _opening(target: str):
+    """open_store on `target`, as often as a test likes; every store opened is closed afterwards."""
+    stores = []
+
+    def make(clock=None):
+        store = open_store(target, clock=clock or FakeClock())
+        stores.append(store)
+        return store
+
+    yield make
+    for store in stores:
+        store.close()
+
+
+@pytest.fixture
+def opened(target):
+    yield from _opening(target)
+
+
+@pytest.fixture
+def pg_opened(pg_url):
+    """For what only PostgreSQL allows: several processes (or pools) on one store."""
+    yield from _opening(pg_url)
+
+
+def _attempt(store, handle: str = "ada"):
+    return store.start_attempt("one_tenant", handle, "c1", 45 * 60, seed=7)
+
+
+def _raises_finished(write, attempt_id: int) -> None:
+    with pytest.raises(AttemptFinished) as refused:
+        write()
+    assert refused.value.attempt_id == attempt_id
+
+
+def test_the_factory_picks_the_backend_by_the_target(target, opened):
+    store = opened()
+    assert store.path == target
+    assert isinstance(store, AttemptStore) != target.startswith("postgresql://")
+    assert store.schema_version() == MIGRATIONS[-1][0]
+
+
+def test_locking_twice_returns_the_first_answer(opened):
+    store = opened()
+    attempt = _attempt(store)
+    first, created = store.lock_answer(attempt.id, "q1", "board", "numeric", value=160, low=100, high=200)
+    again, created_again = store.lock_answer(attempt.id, "q1", "board", "numeric", value=999)
+    assert created and not created_again
+    assert again == first and again.value == 160
+    assert list(store.answers(attempt.id)) == ["q1"]
+    assert [e.kind for e in store.events(attempt.id)].count("locked") == 1
+
+
+def test_lock_answers_keeps_first_answers_and_logs_only_new_ones(opened):
+    clock = FakeClock()
+    store = opened(clock)
+    attempt = _attempt(store)
+    store.lock_answer(attempt.id, "q1", "board", "numeric", value=7.0)
+    got = store.lock_answers(attempt.id, [
+        AnswerEntry("q1", "board", "numeric", value=8.0),
+        AnswerEntry("q2", "board", "choice", choice="b", at=clock.t + 5),
+        AnswerEntry("q2", "board", "choice", choice="c"),
+        AnswerEntry("q3", "contain", "notes", notes='cap it, "then" page\nsomeone'),
+        AnswerEntry("q4", "contain", "numeric", skipped=True),
+    ])
+    assert [(a.question_id, created) for a, created in got] == [
+        ("q1", False), ("q2", True), ("q2", False), ("q3", True), ("q4", True)]
+    assert got[0][0].value == 7.0 and got[2][0].choice == "b" and got[1][0].locked_at == clock.t + 5
+    stored = store.answers(attempt.id)
+    assert stored["q3"].notes == 'cap it, "then" page\nsomeone' and stored["q4"].skipped
+    kinds = [e.kind for e in store.events(attempt.id)]
+    assert kinds.count("locked") == 3 and kinds.count("skipped") == 1
+    assert store.lock_answers(attempt.id, []) == []
+
+
+def test_events_come_back_in_the_order_they_happened(opened):
+    clock = FakeClock()
+    store = opened(clock)
+    attempt = _attempt(store)
+    steps = [("opened", "board"), ("opened", "break1"), ("opened", "board")]
+    for kind, part in steps:
+        clock.t += 1
+        store.log_event(attempt.id, kind, part, {"from": "test"})
+    store.lock_answer(attempt.id, "q1", "board", "numeric", value=1)   # same instant as the last 'opened'
+    events = store.events(attempt.id)
+    assert [(e.kind, e.part_id) for e in events] == [("started", None), *steps, ("locked", "board")]
+    assert events[1].detail == {"from": "test"} and events[-1].detail == {"question": "q1"}
+    assert store.last_opened_part(attempt.id) == "board"
+
+
+def test_reveals_are_recorded_once_each(opened):
+    clock = FakeClock()
+    store = opened(clock)
+    attempt = _attempt(store)
+    assert store.record_reveal(attempt.id, "board", "detect") is True
+    clock.t += 10
+    assert store.record_reveal(attempt.id, "board", "detect") is False
+    assert store.record_reveals(attempt.id, [RevealEntry("board", "contain", clock.t + 1),
+                                             RevealEntry("board", "detect", clock.t + 2),
+                                             RevealEntry("board", "contain", clock.t + 3)]) == [True, False, False]
+    assert store.reveals(attempt.id) == {("board", "detect"): clock.t - 10, ("board", "contain"): clock.t + 1}
+    assert [e.kind for e in store.events(attempt.id)].count("revealed") == 2
+
+
+def test_rubric_scores_and_note_ratings_are_append_only(opened):
+    clock = FakeClock()
+    store = opened(clock)
+    attempt = _attempt(store)
+    for level in ("weak", "strong"):
+        clock.t += 1
+        store.add_rubric_score(attempt.id, "noisy_tenant", level, scorer="self", scorer_name="ada")
+    store.add_rubric_score(attempt.id, "noisy_tenant", "ok", scorer="instructor", scorer_name="ines", reason="why")
+    history = store.rubric_history(attempt.id)
+    assert [(h.level, h.scorer) for h in history] == [("weak", "self"), ("strong", "self"), ("ok", "instructor")]
+    assert history[-1].reason == "why"
+    for rating in ("missed", "partial"):
+        clock.t += 1
+        store.rate_note(attempt.id, "b1_plan", rating)
+    assert store.note_ratings(attempt.id) == {"b1_plan": "partial"}
+    assert store.query("SELECT COUNT(*) FROM note_ratings").fetchone()[0] == 2
+
+
+def test_grants_add_up_and_are_listed_oldest_first(opened):
+    clock = FakeClock()
+    store = opened(clock)
+    attempt = _attempt(store)
+    store.grant_time(attempt.id, 600, granted_by="ines", reason="adjustment")
+    clock.t += 5
+    store.grant_time(attempt.id, 300, granted_by="omar")
+    assert store.attempt_by_id(attempt.id).extra_s == 900
+    assert [(g.granted_by, g.minutes, g.reason) for g in grant_history(store, attempt.id)] == [
+        ("ines", 10, "adjustment"), ("omar", 5, "")]
+
+
+def test_finish_is_recorded_once(opened):
+    clock = FakeClock(100.0)
+    store = opened(clock)
+    attempt = _attempt(store)
+    clock.t = 150.0
+    store.finish(attempt.id)
+    clock.t = 160.0
+    store.finish(attempt.id)
+    assert store.attempt_by_id(attempt.id).finished_at == 150.0
+    assert [e.kind for e in store.events(attempt.id)].count("finished") == 1
+
+
+def test_a_finished_attempt_refuses_lockins_self_scores_and_ratings(opened):
+    store = opened()
+    attempt = _attempt(store)
+    store.lock_answer(attempt.id, "q1", "board", "numeric", value=160)
+    store.add_rubric_score(attempt.id, "containment", "ok")
+    store.finish(attempt.id)
+
+    def everything():
+        return (store.answers(attempt.id), store.rubric_history(attempt.id), store.note_ratings(attempt.id),
+                len(store.events(attempt.id)))
+
+    before = everything()
+    for write in (lambda: store.lock_answer(attempt.id, "q2", "board", "numeric", value=1),
+                  lambda: store.lock_answer(attempt.id, "q3", "board", "numeric", skipped=True),
+                  lambda: store.lock_answers(attempt.id, [AnswerEntry("q4", "board", "choice", choice="a")]),
+                  lambda: store.add_rubric_score(attempt.id, "containment", "strong"),
+                  lambda: store.rate_note(attempt.id, "q5", "full")):
+        _raises_finished(write, attempt.id)
+    assert everything() == before
+    store.add_rubric_score(attempt.id, "containment", "weak", scorer="instructor", scorer_name="ines", reason="x")
+    assert store.rubric_history(attempt.id)[-1].scorer == "instructor"
+
+
+def test_reopening_applies_no_migration_twice(opened):
+    first = opened()
+    attempt = _attempt(first)
+    first.close()
+    again = opened()
+    assert again.schema_version() == MIGRATIONS[-1][0]
+    assert again.query("SELECT COUNT(*) FROM schema_migrations").fetchone()[0] == len(MIGRATIONS)
+    assert again.attempt_by_token(attempt.token) == attempt
+
+
+def test_tokens_are_unguessable_and_lookups_refuse_junk(opened):
+    store = opened()
+    tokens = {_attempt(store, f"c{i}").token for i in range(10)}
+    assert len(tokens) == 10 and all(len(t) >= 24 for t in tokens)
+    for junk in ("", "x" * 500, "' OR 1=1 --"):
+        assert store.attempt_by_token(junk) is None
+
+
+def _in_threads(count: int, work) -> None:
+    barrier = threading.Barrier(count)
+    errors: list[BaseException] = []
+
+    def run(index: int) -> None:
+        try:
+            barrier.wait()
+            work(index)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+
+
+def test_eight_threads_of_fifty_lockins_give_exactly_400_rows(opened):
+    store = opened()
+    attempts = [_attempt(store, f"cand{i}") for i in range(8)]
+
+    def work(index: int) -> None:
+        for n in range(50):
+            # every thread also re-locks a question another thread owns: duplicates must be absorbed
+            store.lock_answer(attempts[index].id, f"q{n}", "p", "numeric", value=n)
+            store.lock_answer(attempts[(index + 1) % 8].id, f"q{n}", "p", "numeric", value=-1)
+
+    _in_threads(8, work)
+    total, distinct, events = store.query(
+        "SELECT COUNT(*), COUNT(DISTINCT (attempt_id, question_id)), "
+        "(SELECT COUNT(*) FROM attempt_events WHERE kind = 'locked') FROM answers").fetchone()
+    assert total == distinct == events == 400
+
+
+def test_a_lockin_racing_finish_lands_before_it_or_not_at_all(opened):
+    store = opened()
+    attempts = [_attempt(store, f"race{i}") for i in range(12)]
+    refused = []
+
+    def work(index: int) -> None:
+        for attempt in attempts:
+            if index == 0:
+                store.finish(attempt.id)
+            else:
+                try:
+                    store.lock_answer(attempt.id, f"q{index}", "p", "numeric", value=1)
+                except AttemptFinished:
+                    refused.append(attempt.id)
+
+    _in_threads(4, work)
+    for attempt in attempts:
+        kinds = [e.kind for e in store.events(attempt.id)]   # one clock instant: in the order committed
+        after_finish = kinds[kinds.index("finished") + 1:]
+        assert "locked" not in after_finish
+        assert len(store.answers(attempt.id)) + refused.count(attempt.id) == 3
+
+
+LOCKER = r"""
+import sys
+from drills.store import open_store
+store = open_store(sys.argv[1])
+attempt_id, value = int(sys.argv[2]), float(sys.argv[3])
+print("ready", flush=True)
+sys.stdin.readline()
+won = [q for q in range(int(sys.argv[4])) if store.lock_answer(attempt_id, f"q{q}", "p", "numeric", value=value)[1]]
+print(" ".join(map(str, won)), flush=True)
+store.close()
+"""
+
+
+def test_two_processes_locking_the_same_questions_each_question_has_one_winner(pg_url, pg_opened):
+    store = pg_opened()
+    attempt = _attempt(store)
+    questions = 150
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    procs = [subprocess.Popen([sys.executable, "-c", LOCKER, pg_url, str(attempt.id), str(value), str(questions)],
+                              cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+             for value in (1.0, 2.0)]
+    for proc in procs:
+        assert proc.stdout.readline().strip() == "ready"
+    for proc in procs:   # both start locking as close together as two pipes allow
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+    won = []
+    for proc in procs:
+        out, _ = proc.communicate(timeout=120)
+        assert proc.returncode == 0
+        won.append({int(q) for q in out.split()})
+    assert won[0].isdisjoint(won[1]) and won[0] | won[1] == set(range(questions))
+    stored = store.answers(attempt.id)
+    assert len(stored) == questions
+    for value, questions_won in zip((1.0, 2.0), won):
+        assert all(stored[f"q{q}"].value == value for q in questions_won)
+    assert [e.kind for e in store.events(attempt.id)].count("locked") == questions
+
+
+def test_reports_see_writes_from_another_process_and_pull_once_per_change(pg_opened):
+    reader, writer = pg_opened(), pg_opened()   # two stores, two pools: as two app processes would be
+    attempt = _attempt(writer)
+    count = "SELECT COUNT(*) FROM answers"
+    assert reader.query(count).fetchone()[0] == 0
+    pulls = reader._reports.pulls
+    for _ in range(3):
+        assert reader.query(count).fetchone()[0] == 0
+    assert reader._reports.pulls == pulls          # nothing written: the copy is reused
+    writer.lock_answer(attempt.id, "q1", "p", "numeric", value=3)
+    assert reader.query(count).fetchone()[0] == 1  # committed before the call: seen
+    rowids = reader.query("SELECT id FROM attempt_events ORDER BY rowid").fetchall()
+    assert rowids == sorted(rowids)                # rows are loaded in the order they were added
+
+
+LOADED = load_catalogue().drills["one_tenant"]
+SIM_TRUTHS = {q.id: 50.0 for q in LOADED.drill.all_questions() if isinstance(q, NumericQuestion) and q.sim}
+NOW = 1_790_000_000.0
+
+
+KEY = cohort.DrillKey.from_loaded(LOADED, SIM_TRUTHS)
+
+
+def _board(store) -> pd.DataFrame:
+    return cohort.leaderboard(store, KEY, cohort.Filters("one_tenant")).drop(columns=["candidate_id", "attempt_id"])
+
+
+def _overridden(store) -> pd.Series:
+    return cohort.attempt_summary(store, KEY, cohort.Filters("one_tenant")).set_index("started_at")["overridden"]
+
+
+def test_instructor_reports_on_postgresql_match_duckdb(pg_opened, tmp_path):
+    pg = pg_opened()
+    duck = AttemptStore(tmp_path / "same.duckdb")
+    for store in (pg, duck):
+        populate(store, LOADED, candidates=10, cohorts=("north", "south"), seed=5, now=NOW, sim_truths=SIM_TRUTHS)
+    pd.testing.assert_frame_equal(_board(pg), _board(duck), check_dtype=False)
+    before = _overridden(pg)
+    pd.testing.assert_series_equal(before, _overridden(duck), check_dtype=False)
+    # The same late override on both, on an attempt nobody reviewed yet: each report picks it up (the
+    # PostgreSQL copy is pulled again and its tallies recounted).
+    started = before[before == 0].index[0]
+    for store in (pg, duck):
+        target = next(a for a in store.attempts(drill_id="one_tenant") if a.started_at == started)
+        store.add_rubric_score(target.id, LOADED.drill.rubric[0].id, "strong", scorer="instructor",
+                               scorer_name="ines", reason="late review")
+    after = _overridden(pg)
+    assert after[started] == 1 and after.sum() == before.sum() + 1
+    pd.testing.assert_series_equal(after, _overridden(duck), check_dtype=False)
+    pd.testing.assert_frame_equal(_board(pg), _board(duck), check_dtype=False)
+    assert cohort.counts(pg, cohort.Filters("one_tenant")) == cohort.counts(duck, cohort.Filters("one_tenant"))
+    duck.close()
