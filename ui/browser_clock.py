@@ -5,6 +5,7 @@ The server sends numbers only (start, limit, its own clock); a small script coun
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 from drills.timebox import Clock, format_duration
@@ -153,3 +154,11 @@ def next_server_run_s(clock: Clock, *, floor_s: float = 30.0, idle_s: float = 36
     if clock.finished or clock.over:
         return idle_s
     return max(floor_s, clock.remaining_s + 1.0)
+
+
+def rendered_time_left(body: str) -> str | None:
+    """The time-left figure in a clock's markup as the server drew it (None for other HTML): for tests."""
+    if "data-fl-clock" not in body:
+        return None
+    found = re.search(r'class="fl-value">([^<]*)<', body)
+    return found.group(1) if found else None
