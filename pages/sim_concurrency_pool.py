@@ -8,10 +8,17 @@ import streamlit as st
 
 from sims import concurrency_pool
 from ui.guess import plural
-from ui.sim_charts import Question, guess_then_play, lanes_frames, tab_controls
+from ui.sim_charts import lanes_frames, pool_in_service_series
+from ui.sim_controls import Question, SimTab, play, settings
 from ui.frame import require_frame
 
 require_frame()
+
+# The brief's figure for a pool of 10 (about 19 429s) depends on K, so that is what is asked;
+# the fan-out's 429s do not move with the pool size slider.
+POOL = SimTab("concurrency_pool.pool_limit", "cp", "concurrency_pool",
+              Question("429 refusals the pool of K collects", "refusals", 2_000.0, 1.0, tolerance_rel=0.15),
+              lambda r: float(r.pool.rejected), lanes_frames, pool_in_service_series)
 
 st.title("Concurrency pool")
 st.caption("A provider that serves a few calls at a time, and two ways of sending it a batch.")
@@ -19,7 +26,8 @@ st.caption("A provider that serves a few calls at a time, and two ways of sendin
 (pool_tab,) = st.tabs(["Pool limit"])
 
 with pool_tab:
-    pool_size, limit, calls, retry_after = tab_controls(
+    chosen = settings(
+        POOL,
         "The top lanes fire every call at once, the way `Promise.all` over a list does. The bottom lanes "
         "go through a pool that lets K calls out at a time. Refused calls get a 429 with Retry-After and "
         "try again after sleeping.",
@@ -27,12 +35,12 @@ with pool_tab:
         dict(label="Provider serves R at once", min_value=1, max_value=10, value=5, key="cp_limit"),
         dict(label="Calls in the batch", min_value=5, max_value=40, value=30, step=5, key="cp_calls"),
         dict(label="Retry-After, seconds", min_value=0.5, max_value=3.0, value=1.0, step=0.5, key="cp_retry"))
+    pool_size, limit, calls, retry_after = chosen.values
     params = concurrency_pool.Params(calls=calls, provider_limit=limit, pool_size=pool_size,
                                      retry_after_s=retry_after)
-    result = guess_then_play(
-        "concurrency_pool.pool_limit",
-        Question("429 refusals the unbounded fan-out collects", "refusals", 2_000.0, 1.0, tolerance_rel=0.15),
-        "concurrency_pool", params, lanes_frames, lambda r: float(r.fanout.rejected))
+    st.caption(f"The question is about the bottom lanes: a pool of K = {pool_size} in front of a provider "
+               f"that serves R = {limit} at once.")
+    result = play(POOL, params, chosen)
     if result is not None:
         fan, pool = result.fanout, result.pool
         st.markdown(

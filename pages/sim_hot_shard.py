@@ -10,8 +10,9 @@ import streamlit as st
 
 from sims import hot_shard
 from ui.guess import fmt_figure, plural
-from ui.sim_charts import (Question, cached_run, guess_then_play, shard_load_figure, shard_load_frames,
-                           shuffle_groups, tab_controls, tenant_wait_frames, waiting_by_class_frames)
+from ui.sim_charts import (neighbour_wait_series, shard_load_figure, shard_load_frames, shard_load_series,
+                           shuffle_groups, tenant_wait_frames, waiting_by_class_frames, waiting_total_series)
+from ui.sim_controls import Question, SimTab, cached_run, play, settings
 from ui.frame import require_frame
 
 require_frame()
@@ -38,33 +39,47 @@ def celebrity_note(result: hot_shard.Result) -> str:
             f"hides the one shard that matters: a key cannot be split across shards, so that shard carries "
             f"the celebrity's whole {p.hot_key_share:.0%} of the traffic plus whatever ordinary keys hash next to it.")
 
+TAB_KEY = "tab"
+TABS = ("Celebrity key", "Tenant groups", "Shuffle sharding")
+CELEBRITY = SimTab("hot_shard.celebrity", "hs_celeb", "hot_shard",
+                   Question("Load on the busiest shard, as % of one shard's capacity", "%", 1_000.0, 5.0),
+                   hot_shard.busiest_shard_load_pct, shard_load_frames, shard_load_series)
+TENANTS = SimTab("hot_shard.tenants", "hs_ten", "hot_shard",
+                 Question("Mean wait of the noisy tenant's neighbours", "s", 14_400.0, 10.0, tolerance_rel=0.25),
+                 lambda r: hot_shard.mean_wait_s(r, hot_shard.neighbours(r)), tenant_wait_frames,
+                 neighbour_wait_series)
+SHUFFLE = SimTab("hot_shard.shuffle", "hs_shuf", "hot_shard",
+                 Question("Share of other tenants left with no working group", "%", 100.0, 0.5, tolerance_rel=0.3),
+                 lambda r: 100.0 * len(hot_shard.cut_off(r)) / r.params.ordinary_keys, waiting_by_class_frames,
+                 waiting_total_series)
+
 st.title("Hot shard")
 st.caption("Hashing spreads keys, not load. Guess first, then watch what one heavy key does to its shard.")
 
-celebrity_tab, tenants_tab, shuffle_tab = st.tabs(["Celebrity key", "Tenant groups", "Shuffle sharding"])
+celebrity_tab, tenants_tab, shuffle_tab = st.tabs(TABS, key=TAB_KEY, bind="query-params")
 
 with celebrity_tab:
-    shards, share = tab_controls(
+    chosen = settings(
+        CELEBRITY,
         "One key gets a fixed share of the traffic and keys are placed by a stable hash. Pick the "
         "shard count and the celebrity's share:",
         dict(label="Shards", min_value=1, max_value=12, value=4, key="hs_celeb_shards"),
         dict(label="Celebrity key's share of traffic", min_value=0.0, max_value=0.6, value=0.30, step=0.05,
-             key="hs_celeb_share"))
+             key="hs_celeb_share"), page_tab=(TAB_KEY, TABS[0]))
+    shards, share = chosen.values
     params = hot_shard.celebrity(shards=shards, hot_key_share=share)
     fleet_pct = 100.0 * params.arrival_rps / (shards * params.shard_capacity_rps)
     st.caption(f"{params.arrival_rps:g} requests a second in all, {share:.0%} of them for the celebrity key; "
                f"each shard handles {params.shard_capacity_rps:g} a second, so {plural(shards, 'shard')} "
                f"run at {fleet_pct:.0f}% on average.")
-    result = guess_then_play(
-        "hot_shard.celebrity",
-        Question("Load on the busiest shard, as % of one shard's capacity", "%", 1_000.0, 5.0),
-        "hot_shard", params, shard_load_frames, hot_shard.busiest_shard_load_pct)
+    result = play(CELEBRITY, params, chosen)
     if result is not None:
         floor = hot_shard.hot_key_floor_pct(params)
         st.markdown(celebrity_note(result))
         if shards + 2 <= hot_shard.MAX_SHARDS and st.toggle(f"Add 2 shards ({shards} → {shards + 2})",
-                                                             key="hs_celeb_grow"):
-            grown = cached_run("hot_shard", hot_shard.celebrity(shards=shards + 2, hot_key_share=share))
+                                                             key="hs_celeb_grow", bind="query-params"):
+            grown = cached_run("hot_shard", hot_shard.celebrity(shards=shards + 2, hot_key_share=share),
+                               chosen.seed)
             st.plotly_chart(shard_load_figure(grown), width="stretch", key="hs_celeb_grown_chart")
             if floor > 0:
                 hot, after = hot_shard.hot_shard_load_pct(result), hot_shard.hot_shard_load_pct(grown)
@@ -78,23 +93,22 @@ with celebrity_tab:
                             f"the busiest shard goes {top:.0f}% → **{after:.0f}%**.")
 
 with tenants_tab:
-    groups, multiplier = tab_controls(
+    chosen = settings(
+        TENANTS,
         f"{hot_shard.TENANTS:,} tenants are hashed to worker groups that split {hot_shard.SLOTS} slots "
         f"of {hot_shard.JOB_S:.0f}-second jobs. One tenant normally sends "
         f"{hot_shard.NOISY_NORMAL_JOBS_PER_S:g} jobs a second; turn it up and watch its group.",
         dict(label="Worker groups", min_value=2, max_value=8, value=4, key="hs_ten_groups"),
-        dict(label="Noisy tenant's load (× normal)", min_value=1, max_value=200, value=100, key="hs_ten_mult"))
+        dict(label="Noisy tenant's load (× normal)", min_value=1, max_value=200, value=100, key="hs_ten_mult"),
+        page_tab=(TAB_KEY, TABS[1]))
+    groups, multiplier = chosen.values
     params = hot_shard.tenant_groups(groups=groups, multiplier=float(multiplier))
     noisy_rate = hot_shard.NOISY_NORMAL_JOBS_PER_S * multiplier
     st.caption(f"{plural(groups, 'group')} of {plural(params.servers_per_shard, 'slot')}; the noisy tenant "
                f"sends {noisy_rate:g} jobs a second for {params.duration_s / 60:g} minutes. A drill asks "
                f"this in seconds and grades it with the attempt's own seed, so its number can differ a "
-               f"little from this page's run (seed 1).")
-    result = guess_then_play(
-        "hot_shard.tenants",
-        Question("Mean wait of the noisy tenant's neighbours", "s", 14_400.0, 10.0, tolerance_rel=0.25),
-        "hot_shard", params, tenant_wait_frames,
-        lambda r: hot_shard.mean_wait_s(r, hot_shard.neighbours(r)))
+               f"little from this page's run (seed {chosen.seed}); the spread below shows by how much.")
+    result = play(TENANTS, params, chosen)
     if result is not None:
         near = hot_shard.neighbours(result)
         rest = frozenset(range(1, len(result.placement))) - near
@@ -112,18 +126,16 @@ with tenants_tab:
         st.markdown(told)
 
 with shuffle_tab:
-    groups, per_tenant = tab_controls(
+    chosen = settings(
+        SHUFFLE,
         "Now one tenant's jobs crash whatever worker picks them up. Each tenant is given a few of the "
         "groups, and a job runs on whichever of its groups is healthy.",
         dict(label="Worker groups", min_value=4, max_value=16, value=8, key="hs_shuf_groups"),
-        dict(label="Groups per tenant", min_value=1, max_value=3, value=2, key="hs_shuf_per"))
+        dict(label="Groups per tenant", min_value=1, max_value=3, value=2, key="hs_shuf_per"),
+        page_tab=(TAB_KEY, TABS[2]))
+    groups, per_tenant = chosen.values
     params = hot_shard.shuffle_sharding(groups=groups, per_tenant=per_tenant)
-    result = guess_then_play(
-        "hot_shard.shuffle",
-        Question("Share of other tenants left with no working group", "%", 100.0, 0.5,
-                 tolerance_rel=0.3),
-        "hot_shard", params, waiting_by_class_frames,
-        lambda r: 100.0 * len(hot_shard.cut_off(r)) / r.params.ordinary_keys)
+    result = play(SHUFFLE, params, chosen)
     if result is not None:
         pairs = math.comb(groups, per_tenant)
         classes = ", ".join(shuffle_groups(result))

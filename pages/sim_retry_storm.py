@@ -8,7 +8,8 @@ import streamlit as st
 
 from sims import retry_storm
 from ui.guess import plural
-from ui.sim_charts import Question, calls_per_second_frames, guess_then_play, tab_controls
+from ui.sim_charts import calls_per_second_frames, calls_per_second_series
+from ui.sim_controls import Question, SimTab, play, settings
 from ui.frame import require_frame
 
 require_frame()
@@ -25,18 +26,23 @@ TABS = {
                                          "10% → 25% → 50% → 100%, a minute per step."),
 }
 
-for tab, (label, (jitter, intro)) in zip(st.tabs(list(TABS)), TABS.items()):
+TAB_KEY = "tab"
+PEAK = Question("Calls reaching A in the worst second", "calls/s", 5_000.0, 5.0, tolerance_rel=0.2)
+
+for tab, (label, (jitter, intro)) in zip(st.tabs(list(TABS), key=TAB_KEY, bind="query-params"), TABS.items()):
     with tab:
         slug = "jitter" if jitter else "sync"
-        processes, parked = tab_controls(
-            intro,
+        spec = SimTab(f"retry_storm.{slug}", f"rs_{slug}", "retry_storm", PEAK,
+                      lambda r: float(retry_storm.peak_calls_per_s(r)), calls_per_second_frames,
+                      calls_per_second_series)
+        chosen = settings(
+            spec, intro,
             dict(label="Worker processes", min_value=5, max_value=200, value=40, step=5, key=f"rs_{slug}_procs"),
-            dict(label="Calls parked per process", min_value=1, max_value=20, value=9, key=f"rs_{slug}_parked"))
+            dict(label="Calls parked per process", min_value=1, max_value=20, value=9, key=f"rs_{slug}_parked"),
+            page_tab=(TAB_KEY, label))
+        processes, parked = chosen.values
         params = retry_storm.Params(processes=processes, in_flight_per_process=parked, jitter=jitter)
-        result = guess_then_play(
-            f"retry_storm.{slug}",
-            Question("Calls reaching A in the worst second", "calls/s", 5_000.0, 5.0, tolerance_rel=0.2),
-            "retry_storm", params, calls_per_second_frames, lambda r: float(retry_storm.peak_calls_per_s(r)))
+        result = play(spec, params, chosen)
         if result is not None:
             out = retry_storm.summary(result)
             peak, limit = out["peak_calls_per_s"], params.provider_limit_per_s

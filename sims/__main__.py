@@ -71,6 +71,33 @@ def parse_params(params_cls: type, pairs: list[str]) -> tuple[object, int]:
     return params_cls(**values), seed
 
 
+def _word(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def to_args(params: object, seed: int) -> list[str]:
+    """The ``name=value`` words that rebuild ``params`` (fields left at their default are left out).
+
+    ``parse_params(type(params), to_args(params, seed))`` gives back ``(params, seed)``. A model
+    whose params start from a scenario is compared with that scenario's own values.
+    """
+    cls = type(params)
+    base = cls(scenario=params.scenario) if hasattr(params, "scenario") else cls()
+    words = [f"scenario={params.scenario}"] if hasattr(params, "scenario") else []
+    for field in dataclasses.fields(cls):
+        value = getattr(params, field.name)
+        if field.name != "scenario" and value != getattr(base, field.name):
+            words.append(f"{field.name}={_word(value)}")
+    return words + [f"{SEED_KEY}={seed}"]
+
+
+def command(model: str, params: object, seed: int) -> str:
+    """The shell command that reruns this exact simulation and prints its summary."""
+    return " ".join(["python -m sims", model, *to_args(params, seed)])
+
+
 def main(argv: list[str]) -> int:
     models = available_models()
     if not argv or argv[0] in ("-h", "--help"):

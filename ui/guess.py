@@ -44,35 +44,63 @@ def fmt_guess(value: float) -> str:
     return f"{value:,.6g}"
 
 
+def guess_param(name: str) -> str:
+    """The query parameter that carries a locked guess in a shared link: ``guess_hot_shard.celebrity``."""
+    return f"{keys.GUESS_PARAM_PREFIX}{name}"
+
+
+def _from_link(name: str, scope: str, low: float, high: float) -> None:
+    """Adopt a guess carried in the URL (a reload or a shared link) for the settings now shown."""
+    raw = st.query_params.get(guess_param(name))
+    if raw is None or keys.guess_key(name) in st.session_state:
+        return
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if math.isfinite(value) and low <= value <= high:
+        st.session_state[keys.guess_key(name)] = (scope, value)
+    else:
+        st.query_params.pop(guess_param(name), None)
+
+
+def _forget(name: str) -> None:
+    st.session_state.pop(keys.guess_key(name), None)
+    st.session_state.pop(keys.played_key(name), None)
+    st.query_params.pop(guess_param(name), None)
+
+
 def _locked(name: str, scope: str) -> float | None:
     """The guess locked for these settings; a guess made for other settings is dropped with its Play."""
     stored = st.session_state.get(keys.guess_key(name))
     if stored is None:
         return None
     if not (isinstance(stored, tuple) and stored[0] == scope):
-        st.session_state.pop(keys.guess_key(name), None)
-        st.session_state.pop(keys.played_key(name), None)
+        _forget(name)
         st.session_state[keys.guess_stale_key(name)] = True
         return None
     return float(stored[1])
 
 
 def guess_lockin(name: str, label: str, unit: str, *, min_value: float, max_value: float,
-                 step: float = 1.0, scope: str = "") -> float | None:
+                 step: float = 1.0, scope: str = "", in_url: bool = False) -> float | None:
     """Show a one-field form; return the locked guess, or None until the reader locks one.
 
     The field starts empty: a number already in the box would anchor the guess.
 
     ``scope`` is a digest of the settings the guess is about; when it changes the old guess
-    (and its Play) no longer apply, so the form comes back with a note saying why.
+    (and its Play) no longer apply, so the form comes back with a note saying why. With
+    ``in_url`` the locked guess also lives in the URL (``guess_param``), so a reload or a
+    shared link brings it back for the settings the link carries.
     """
+    if in_url:
+        _from_link(name, scope, min_value, max_value)
     locked = _locked(name, scope)
     if locked is not None:
         cols = st.columns([3, 1])
         cols[0].info(f"**{label}**  \nYour locked guess: **{fmt_guess(locked)} {unit}**")
         if cols[1].button("Guess again", key=f"reguess::{name}"):
-            st.session_state.pop(keys.guess_key(name), None)
-            st.session_state.pop(keys.played_key(name), None)
+            _forget(name)
             st.rerun()
         return locked
     if st.session_state.get(keys.guess_stale_key(name)):
@@ -89,6 +117,8 @@ def guess_lockin(name: str, label: str, unit: str, *, min_value: float, max_valu
             else:
                 st.session_state[keys.guess_key(name)] = (scope, float(value))
                 st.session_state.pop(keys.guess_stale_key(name), None)
+                if in_url:
+                    st.query_params[guess_param(name)] = format(float(value), ".12g")
                 st.rerun()
     st.caption("Lock in a guess to unlock Play.")
     return None

@@ -1,21 +1,18 @@
 """Plotly figures for the hot-shard, concurrency-pool and retry-storm simulations.
 
-Each builder takes a model result and a time cut-off, so a page can draw the run progressively
-by calling it for a rising cut-off; ``*_frames`` return those sequences for ``ui.guess.animate``,
-and ``guess_then_play`` is the lock-in, Play and compare flow the three pages share.
+Each builder takes a model result and a time cut-off, so a run can be drawn progressively by
+calling it for a rising cut-off; ``*_frames`` return those sequences, ``playback_figure`` turns
+them into one figure the browser replays, and ``*_series`` give the line an A/B chart overlays.
 """
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import plotly.graph_objects as go
-import streamlit as st
 from plotly.subplots import make_subplots
 
 from sims import concurrency_pool, hot_shard, retry_storm
-from ui.guess import animate, digest, guess_lockin, guess_verdict, play_button, waiting_chart
 
 HOT = "#d62728"
 CALM = "#1f77b4"
@@ -333,47 +330,87 @@ def preset_figure(preset_id: str, seed: int) -> go.Figure:
     raise KeyError(f"no chart for preset {preset_id!r} (model {preset.model})")
 
 
-# ---- the guess-then-play flow the three pages share ----------------------------------------
+# ---- playback in the browser -----------------------------------------------------------------
 
-@st.cache_data(max_entries=256, show_spinner="Simulating…")
-def cached_run(model: str, params: object, seed: int = 1):
-    """Run ``sims.<model>`` once per (params, seed); params are frozen, so they hash."""
-    module = importlib.import_module(f"sims.{model}")
-    return module.run(params, seed)
+PLAY_FRAME_MS = 350                         # one frame at 1x; the whole run plays in about 4 s
+SPEEDS = (("▶ Play", 1.0), ("▶▶ 2×", 0.5), ("▷ ½×", 2.0))
 
+
+def _animate_args(frame_ms: float, names: list | None = None) -> list:
+    return [names, {"frame": {"duration": frame_ms, "redraw": True}, "fromcurrent": names is None,
+                    "transition": {"duration": 0}, "mode": "immediate"}]
+
+
+def playback_figure(frames: list[go.Figure]) -> go.Figure:
+    """One figure that replays ``frames`` in the browser: play, pause, speed and a scrubber.
+
+    It opens on the last frame, the whole run; ⏮ goes back to the start. Every frame travels
+    with the figure, so playing, pausing and scrubbing never ask the server for anything.
+    """
+    final = frames[-1].to_dict()
+    count = len(frames)
+    names = [str(i) for i in range(count)]
+    final["frames"] = [{"name": name, "data": fig.to_dict()["data"],
+                        "layout": {"title": fig.to_dict()["layout"].get("title", {})}}
+                       for name, fig in zip(names, frames)]
+    buttons = [dict(label=label, method="animate", args=_animate_args(PLAY_FRAME_MS * factor))
+               for label, factor in SPEEDS]
+    buttons += [dict(label="⏸ Pause", method="animate", args=_animate_args(0, [None])),
+                dict(label="⏮ Start", method="animate", args=_animate_args(0, [names[0]]))]
+    layout = final.setdefault("layout", {})
+    layout["updatemenus"] = [dict(type="buttons", direction="left", showactive=False, x=1.0, xanchor="right",
+                                  y=1.0, yanchor="bottom", pad=dict(t=0, r=0, b=28), buttons=buttons)]
+    layout["sliders"] = [dict(active=count - 1, x=0.0, len=1.0, y=0.0, yanchor="top",
+                              pad=dict(t=(layout.get("height") or 420) * 0.22),
+                              currentvalue=dict(prefix="Playback: ", font=dict(size=12)),
+                              steps=[dict(label=f"{100 * (i + 1) // count}%", method="animate",
+                                          args=_animate_args(0, [name])) for i, name in enumerate(names)])]
+    margin = dict(layout.get("margin") or {})
+    margin["b"] = max(margin.get("b", 40), 150)
+    layout["margin"] = margin
+    return go.Figure(final, skip_invalid=True)
+
+
+# ---- one series per tab for the A/B overlay ----------------------------------------------------
 
 @dataclass(frozen=True)
-class Question:
-    """What the reader guesses before pressing Play, and how it is checked."""
+class Series:
+    """What the A/B chart draws for one run: a named line or set of bars over a shared axis."""
 
-    label: str
-    unit: str
-    max_value: float
-    step: float = 1.0
-    tolerance_rel: float = 0.1
-
-
-def tab_controls(intro: str, *sliders: dict) -> list:
-    """A tab's short introduction and its sliders side by side; returns the slider values."""
-    st.markdown(intro)
-    return [column.slider(**spec) for column, spec in zip(st.columns(len(sliders)), sliders)]
+    x: tuple
+    y: tuple
+    x_title: str
+    y_title: str
+    bars: bool = False
 
 
-def guess_then_play(name: str, question: Question, model: str, params: object,
-                    frames: Callable[[object], list[go.Figure]], truth: Callable[[object], float],
-                    seed: int = 1) -> object | None:
-    """Lock a guess, press Play, watch the run drawn frame by frame, then compare.
+def shard_load_series(result: hot_shard.Result) -> Series:
+    loads = hot_shard.shard_load_pct(result)
+    return Series(tuple(f"Shard {s + 1}" for s in range(len(loads))), loads, "shard",
+                  "load, % of one shard's capacity", bars=True)
 
-    The guess is scoped to ``params`` and ``seed``: move a slider and the page asks for a new one.
-    Returns the result once played (so the page can add its own notes), else None.
-    """
-    guess = guess_lockin(name, question.label, question.unit, min_value=0.0, max_value=question.max_value,
-                         step=question.step, scope=digest(model, params, seed))
-    if not play_button(name, guess):
-        waiting_chart(name)
-        return None
-    result = cached_run(model, params, seed)
-    just_pressed = bool(st.session_state.get(f"play::{name}"))
-    animate(frames(result), animate_now=just_pressed, chart_key=f"chart::{name}")
-    guess_verdict(guess, truth(result), question.unit, tolerance_rel=question.tolerance_rel)
-    return result
+
+def neighbour_wait_series(result: hot_shard.Result) -> Series:
+    traces, _ = _tenant_wait_frame(result, result.params.duration_s)
+    return Series(tuple(traces[0]["x"]), tuple(traces[0]["y"]), "job submitted at (minutes into the run)",
+                  "neighbours' mean wait (minutes)")
+
+
+def waiting_total_series(result: hot_shard.Result) -> Series:
+    moments, series = _waiting_series(result)
+    totals = tuple(sum(counts[i] for counts in series) for i in range(len(moments)))
+    return Series(tuple(t / 60 for t in moments), totals, "minutes into the run", "jobs waiting for a worker")
+
+
+def pool_in_service_series(result: concurrency_pool.Result) -> Series:
+    steps = concurrency_pool.in_service_steps(result.pool)
+    return Series(tuple(t for t, _ in steps), tuple(n for _, n in steps), "seconds",
+                  f"calls in service, {result.pool.name}")
+
+
+def calls_per_second_series(result: retry_storm.Result) -> Series:
+    counts = retry_storm.per_second(result)
+    p = result.params
+    seconds = [s for s in range(int(_storm_start(result)), int(p.end_s) + 1)]
+    return Series(tuple(s - p.outage_s for s in seconds), tuple(counts.get(s, 0) for s in seconds),
+                  "seconds since the provider recovered", "calls reaching the provider that second")

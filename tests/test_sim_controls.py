@@ -1,0 +1,173 @@
+"""The shared simulation controls: URL round trip, seed, share command, spread, A/B, files, playback.
+
+AppTest runs of the hot-shard and retry-storm pages, plus the pure helpers behind them.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from sims import concurrency_pool, hot_shard, platform, retry_storm
+from sims.__main__ import command, parse_params, to_args
+from tests.test_sim_pages import drawn_charts, lock_and_play
+
+HOT = "pages/sim_hot_shard.py"
+STORM = "pages/sim_retry_storm.py"
+
+
+def metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def codes(at) -> list[str]:
+    return [c.value for c in at.code]
+
+
+def test_a_shared_link_restores_tab_settings_seed_and_guess(app_test):
+    at = app_test(HOT)
+    at.query_params.update({"tab": "Celebrity key", "hs_celeb_shards": "5", "hs_celeb_share": "0",
+                            "hs_celeb_seed": "7", "guess_hot_shard.celebrity": "110"})
+    at.run()
+    assert not at.exception
+    assert at.slider(key="hs_celeb_shards").value == 5 and at.slider(key="hs_celeb_share").value == 0.0
+    assert at.number_input(key="hs_celeb_seed").value == 7
+    # the guess came back locked for these settings, so Play is open straight away
+    assert any("Your locked guess: **110 %**" in i.value for i in at.info)
+    assert not at.button(key="play::hot_shard.celebrity").disabled
+    # and the link offered to share is the same settings again, guess included
+    link = next(c for c in codes(at) if "hs_celeb_shards=5" in c)
+    assert "hs_celeb_seed=7" in link and "guess_hot_shard.celebrity=110" in link and "tab=Celebrity+key" in link
+    assert any(c.startswith("python -m sims hot_shard shards=5 hot_key_share=0.0") and c.endswith("seed=7")
+               for c in codes(at))
+
+
+def test_a_guess_in_the_link_that_is_out_of_range_is_dropped(app_test):
+    at = app_test(HOT)
+    at.query_params["guess_hot_shard.celebrity"] = "nan"
+    at.run()
+    assert not at.exception
+    assert at.button(key="play::hot_shard.celebrity").disabled
+    assert "guess_hot_shard.celebrity" not in at.query_params
+
+
+def test_locking_a_guess_puts_it_in_the_url_and_guess_again_takes_it_out(app_test):
+    at = lock_and_play(app_test(STORM).run(), "retry_storm.sync", 300.0)
+    assert at.query_params["guess_retry_storm.sync"] == "300"
+    at.button(key="reguess::retry_storm.sync").click().run()
+    assert "guess_retry_storm.sync" not in at.query_params
+
+
+def test_the_seed_changes_the_run_and_the_command_reproduces_it(app_test, capsys):
+    at = app_test(STORM).run()
+    at.number_input(key="rs_jitter_seed").set_value(3).run()
+    at = lock_and_play(at, "retry_storm.jitter", 30.0)
+    shown = float(metrics(at)["Simulation"].split()[0])
+    line = next(c for c in codes(at) if c.startswith("python -m sims retry_storm") and "jitter=true" in c)
+    from sims.__main__ import main
+
+    assert main(line.split()[3:]) == 0
+    assert json.loads(capsys.readouterr().out)["peak_calls_per_s"] == shown
+    assert shown == retry_storm.peak_calls_per_s(retry_storm.run(retry_storm.Params(jitter=True), 3))
+
+
+def test_spread_runs_the_seeds_and_grades_the_guess(app_test):
+    at = lock_and_play(app_test(STORM).run(), "retry_storm.jitter", 1.0)
+    at.number_input(key="rs_jitter_n").set_value(10).run()
+    at.button(key="spread::retry_storm.jitter").click().run()
+    assert not at.exception
+    chart = next(s for s in drawn_charts(at) if "10 seeds" in s["layout"]["title"]["text"])
+    values = chart["data"][0]["x"]
+    expected = [retry_storm.peak_calls_per_s(retry_storm.run(retry_storm.Params(jitter=True), s)) for s in range(1, 11)]
+    assert sorted(values) == sorted(expected)
+    assert any("below every run" in w.value for w in at.warning)      # a guess of 1 call is under all of them
+    assert any("Over 10 seeds the median is" in m.value for m in at.markdown)
+
+
+def test_spread_says_when_the_figure_does_not_depend_on_the_seed(app_test):
+    at = lock_and_play(app_test(HOT).run(), "hot_shard.celebrity", 152.0)
+    at.number_input(key="hs_celeb_n").set_value(5).run()
+    at.button(key="spread::hot_shard.celebrity").click().run()
+    assert any("Every one of the 5 seeds gives **152 %**" in m.value for m in at.markdown)
+    assert any("middle 80%" in s.value for s in at.success)
+
+
+def test_pin_a_change_settings_and_see_b_with_the_differences(app_test):
+    at = lock_and_play(app_test(HOT).run(), "hot_shard.celebrity", 150.0)
+    at.button(key="pin::hot_shard.celebrity").click().run()
+    assert any("This run is A" in c.value for c in at.caption)
+    at.slider(key="hs_celeb_shards").set_value(6).run()
+    at = lock_and_play(at, "hot_shard.celebrity", 130.0)
+    overlay = next(s for s in drawn_charts(at) if s["layout"]["title"]["text"] == "A and B on one chart")
+    assert [t["name"] for t in overlay["data"]] == ["A (pinned)", "B (now)"]
+    assert len(overlay["data"][0]["x"]) == 4 and len(overlay["data"][1]["x"]) == 6
+    settings_table, results_table = (d.value for d in at.dataframe)
+    assert settings_table.to_dict("records") == [{"setting": "shards", "A": "4", "B": "6"}]
+    busiest = results_table[results_table["figure"] == "busiest_shard_load_pct"].iloc[0]
+    assert (busiest["A"], busiest["B"]) == ("152.0", "129.6")
+    at.button(key="unpin::hot_shard.celebrity").click().run()
+    assert not at.dataframe
+
+
+def test_the_run_downloads_as_events_csv_and_summary_json():
+    from sims import export
+
+    result = concurrency_pool.run(concurrency_pool.Params(pool_size=10), 2)
+    rows = list(csv.DictReader(io.StringIO(export.events_csv("concurrency_pool", result))))
+    assert sum(1 for r in rows if r["lane"] == "fan-out" and r["state"] == "429") == 75
+    assert sum(1 for r in rows if r["state"] == "service") == 60
+    data = json.loads(export.summary_json("concurrency_pool", result, concurrency_pool.summary(result)))
+    assert data["seed"] == 2 and data["params"]["pool_size"] == 10 and data["summary"]["pool"]["rejected"] == 20
+    for model, res in (("hot_shard", hot_shard.run(hot_shard.celebrity(), 1)),
+                       ("retry_storm", retry_storm.run(retry_storm.Params(), 1)),
+                       ("platform", platform.run(platform.Params(window_min=2.0), 1))):
+        header, body = export.events(model, res)
+        assert body and all(len(row) == len(header) for row in body)
+
+
+def test_download_buttons_are_offered_after_play(app_test):
+    at = lock_and_play(app_test(STORM).run(), "retry_storm.sync", 300.0)
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels == ["⬇ Events (CSV)", "⬇ Settings and summary (JSON)"]
+
+
+@pytest.mark.parametrize("model, params", [
+    ("hot_shard", hot_shard.tenant_groups(groups=5, multiplier=33.0)),
+    ("concurrency_pool", concurrency_pool.Params(pool_size=10, retry_after_s=0.5)),
+    ("retry_storm", retry_storm.Params(jitter=True, processes=55)),
+    ("platform", platform.Params.for_scenario("break1_fair", rate_limit=False, window_min=40.0)),
+])
+def test_the_command_words_rebuild_the_same_params(model, params):
+    module = __import__(f"sims.{model}", fromlist=["Params"])
+    assert parse_params(module.Params, to_args(params, 9)) == (params, 9)
+    assert command(model, params, 9).startswith(f"python -m sims {model} ")
+
+
+def test_playback_figure_carries_every_frame_with_play_pause_and_a_scrubber():
+    from ui import sim_charts
+
+    result = concurrency_pool.run(concurrency_pool.Params(pool_size=10), 1)
+    frames = sim_charts.lanes_frames(result)
+    fig = sim_charts.playback_figure(frames)
+    assert len(fig.frames) == len(frames)
+    assert fig.frames[0].data[3].x != fig.frames[-1].data[3].x        # service bars grow frame by frame
+    labels = [b.label for b in fig.layout.updatemenus[0].buttons]
+    assert "⏸ Pause" in labels and "⏮ Start" in labels and any("2×" in label for label in labels)
+    assert len(fig.layout.sliders[0].steps) == len(frames)
+    assert fig.layout.sliders[0].active == len(frames) - 1           # it opens on the whole run
+    assert fig.to_dict()["data"] == frames[-1].to_dict()["data"]
+
+
+def test_spread_helpers():
+    from ui.sim_controls import grade_against_spread, percentile
+
+    values = [float(v) for v in range(1, 11)]
+    assert percentile(values, 10) == pytest.approx(1.9) and percentile(values, 90) == pytest.approx(9.1)
+    assert grade_against_spread(5.0, values, "s")[0] is True
+    inside, words = grade_against_spread(20.0, values, "s")
+    assert not inside and "above every run" in words
+    # every seed the same: the question's tolerance decides, as it does for one run
+    assert grade_against_spread(150.0, [152.3] * 5, "%", 0.1)[0] is True
+    assert grade_against_spread(150.0, [152.3] * 5, "%")[0] is False

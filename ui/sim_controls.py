@@ -1,0 +1,321 @@
+"""What every simulation tab shares: settings and seed in the URL, a link and a command to share,
+Play with in-browser playback, a spread over seeds, an A/B comparison and the run's files.
+
+A page describes a tab once (``SimTab``), reads its sliders with ``settings`` and hands the
+params to ``play``; everything after that is the same on every page.
+"""
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from sims import export
+from sims.__main__ import command
+from ui import keys
+from ui.guess import (digest, fmt_figure, fmt_guess, guess_lockin, guess_param, guess_verdict, play_button,
+                      waiting_chart)
+from ui.sim_charts import Series, playback_figure
+
+SEED_MAX = 1_000_000
+SPREAD_DEFAULT = 20
+SPREAD_MAX = 100
+BAND = (10, 90)                              # the middle 80% of runs: where a guess counts as "typical"
+A_COLOUR, B_COLOUR = "#7f7f7f", "#d62728"
+
+
+@dataclass(frozen=True)
+class Question:
+    """What the reader guesses before pressing Play, and how it is checked."""
+
+    label: str
+    unit: str
+    max_value: float
+    step: float = 1.0
+    tolerance_rel: float = 0.1
+
+
+@dataclass(frozen=True)
+class SimTab:
+    """One simulation tab: its model, its question and how to draw, replay and compare a run."""
+
+    name: str                                  # e.g. "hot_shard.celebrity": scopes the guess and the pin
+    prefix: str                                # short URL prefix of its widgets, e.g. "hs_celeb"
+    model: str                                 # module under sims/
+    question: Question
+    truth: Callable[[object], float]
+    frames: Callable[[object], list[go.Figure]]
+    series: Callable[[object], Series]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """A tab's slider values and seed, and the query parameters that bring them back."""
+
+    values: tuple
+    seed: int
+    query: dict[str, str]
+
+
+def _url_text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return format(value, ".12g") if isinstance(value, float) else str(value)
+
+
+def settings(tab: SimTab, intro: str, *sliders: dict, page_tab: tuple[str, str] | None = None) -> Settings:
+    """The tab's introduction, its sliders and a seed box, every one bound to the URL.
+
+    ``page_tab`` is (tabs key, this tab's label) so a shared link also opens the right tab.
+    """
+    st.markdown(intro)
+    columns = st.columns([3] * len(sliders) + [2])
+    values = tuple(column.slider(**spec, bind="query-params") for column, spec in zip(columns, sliders))
+    seed_key = f"{tab.prefix}_seed"
+    seed = int(columns[-1].number_input("Seed", 1, SEED_MAX, 1, 1, key=seed_key, bind="query-params",
+                                        help="Runs with the same settings and seed are identical."))
+    query = dict([page_tab]) if page_tab else {}
+    query.update({spec["key"]: _url_text(value) for spec, value in zip(sliders, values)})
+    query[seed_key] = str(seed)
+    return Settings(values, seed, query)
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def cached_run(model: str, params: object, seed: int = 1):
+    """Run ``sims.<model>`` once per (params, seed); params are frozen, so they hash."""
+    return importlib.import_module(f"sims.{model}").run(params, seed)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _files(model: str, params: object, seed: int) -> tuple[str, str]:
+    module = importlib.import_module(f"sims.{model}")
+    result = cached_run(model, params, seed)
+    return export.events_csv(model, result), export.summary_json(model, result, module.summary(result))
+
+
+# ---- share -------------------------------------------------------------------------------------
+
+def share_link(query: dict[str, str]) -> str:
+    """This page's address with the given settings: st.context.url when served, a bare query in tests."""
+    base = (st.context.url or "").split("?", 1)[0]
+    return f"{base}?{urlencode(query)}"
+
+
+def share_panel(model: str, params: object, seed: int, query: dict[str, str]) -> None:
+    with st.expander("🔗 Share or rerun these settings"):
+        st.caption("Copy the link (the icon at the right of the box) to open this page with these settings, "
+                   "this seed and your locked guess:")
+        st.code(share_link(query), language=None, wrap_lines=True)
+        st.caption("Or run the same simulation from a terminal in the project folder; it prints the summary "
+                   "as JSON:")
+        st.code(command(model, params, seed), language="bash", wrap_lines=True)
+
+
+# ---- spread over seeds -------------------------------------------------------------------------
+
+def spread_values(tab: SimTab, params: object, seeds: range) -> list[float]:
+    """The tab's figure for each seed, with a progress bar; each run is cached on (params, seed)."""
+    bar = st.progress(0.0, text=f"Running {len(seeds)} seeds…")
+    values = []
+    for done, seed in enumerate(seeds, start=1):
+        values.append(float(tab.truth(cached_run(tab.model, params, seed))))
+        bar.progress(done / len(seeds), text=f"Running {len(seeds)} seeds… {done}/{len(seeds)}")
+    bar.empty()
+    return values
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Linear-interpolated percentile (q in 0..100) of a non-empty list."""
+    ordered = sorted(values)
+    rank = (len(ordered) - 1) * q / 100.0
+    low = int(rank)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
+def spread_words(values: list[float], unit: str) -> str:
+    """How much one run varies, in a sentence."""
+    low, high = percentile(values, BAND[0]), percentile(values, BAND[1])
+    middle = statistics.median(values)
+    if max(values) == min(values):
+        return (f"Every one of the {len(values)} seeds gives **{fmt_figure(middle)} {unit}**: with these settings "
+                "the figure does not depend on chance, so one run tells the whole story.")
+    swing = (high - low) / 2 / abs(middle) if middle else None
+    relative = f" (about ±{swing:.0%} of the median)" if swing is not None else ""
+    return (f"Over {len(values)} seeds the median is **{fmt_figure(middle)} {unit}**; 8 runs in 10 land between "
+            f"**{fmt_figure(low)}** and **{fmt_figure(high)} {unit}**{relative}, and the extremes are "
+            f"{fmt_figure(min(values))} and {fmt_figure(max(values))}. A single run can sit anywhere in that range.")
+
+
+def grade_against_spread(guess: float, values: list[float], unit: str,
+                         tolerance_rel: float = 0.0) -> tuple[bool, str]:
+    """Whether the guess falls in the middle 80% of runs (widened by the question's tolerance),
+    and a sentence saying where it falls among them."""
+    low, high = percentile(values, BAND[0]), percentile(values, BAND[1])
+    below = sum(1 for v in values if v < guess)
+    inside = low - tolerance_rel * abs(low) <= guess <= high + tolerance_rel * abs(high)
+    slack = f", give or take the {tolerance_rel:.0%} tolerance" if tolerance_rel else ""
+    where = (f"inside the middle 80% of runs{slack}: a typical outcome" if inside else
+             "below every run" if guess < min(values) else "above every run" if guess > max(values) else
+             "outside the middle 80% of runs")
+    return inside, (f"Your guess of **{fmt_guess(guess)} {unit}** is above {below} of {len(values)} runs, "
+                    f"{where}.")
+
+
+def spread_figure(values: list[float], guess: float, this_run: float, unit: str, label: str) -> go.Figure:
+    fig = go.Figure(go.Histogram(x=values, marker_color="#1f77b4", name="runs", nbinsx=min(30, len(values)),
+                                 hovertemplate="%{x}: %{y} runs<extra></extra>"))
+    low, high = percentile(values, BAND[0]), percentile(values, BAND[1])
+    fig.add_vrect(x0=low, x1=high, fillcolor="#1f77b4", opacity=0.12, line_width=0, layer="below")
+    for x, colour, dash, name in ((guess, "#d62728", "dash", f"your guess ({fmt_guess(guess)})"),
+                                  (this_run, "#2ca02c", "solid", f"this seed ({fmt_figure(this_run)})")):
+        fig.add_vline(x=x, line=dict(color=colour, dash=dash, width=2))
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=dict(color=colour, dash=dash), name=name))
+    fig.update_layout(title=f"{label}: {len(values)} seeds (shaded: the middle 80%)", height=320, bargap=0.05,
+                      margin=dict(l=50, r=20, t=60, b=40), xaxis_title=unit, yaxis_title="runs",
+                      legend=dict(orientation="h", yanchor="top", y=-0.25, x=0))
+    return fig
+
+
+def spread_panel(tab: SimTab, params: object, seed: int, guess: float, this_run: float) -> None:
+    with st.expander("🎲 Spread: how much does one run vary?"):
+        count = int(st.number_input("Seeds to run", 5, SPREAD_MAX, SPREAD_DEFAULT, 5, key=f"{tab.prefix}_n",
+                                    bind="query-params"))
+        wanted = digest(tab.model, params, count)
+        if st.button(f"Run {count} seeds", key=f"spread::{tab.name}"):
+            st.session_state[keys.SIM_SPREAD_PREFIX + tab.name] = wanted
+        if st.session_state.get(keys.SIM_SPREAD_PREFIX + tab.name) != wanted:
+            st.caption("Runs seeds 1 to N with these settings and shows where your guess and this seed fall.")
+            return
+        values = spread_values(tab, params, range(1, count + 1))
+        unit = tab.question.unit
+        st.plotly_chart(spread_figure(values, guess, this_run, unit, tab.question.label), width="stretch",
+                        key=f"spread-chart::{tab.name}")
+        inside, where = grade_against_spread(guess, values, unit, tab.question.tolerance_rel)
+        (st.success if inside else st.warning)(where)
+        st.markdown(spread_words(values, unit))
+
+
+# ---- A/B ---------------------------------------------------------------------------------------
+
+def _flat(summary: dict, prefix: str = "") -> dict[str, object]:
+    out: dict[str, object] = {}
+    for key, value in summary.items():
+        if isinstance(value, dict):
+            out.update(_flat(value, f"{prefix}{key}."))
+        elif not isinstance(value, list):
+            out[f"{prefix}{key}"] = value
+    return out
+
+
+def differences(params_a: object, seed_a: int, params_b: object, seed_b: int,
+                summary_a: dict, summary_b: dict) -> tuple[list[dict], list[dict]]:
+    """(settings that differ, results that differ) as table rows with A and B columns."""
+    settings_rows = [{"setting": f.name, "A": getattr(params_a, f.name), "B": getattr(params_b, f.name)}
+                     for f in dataclasses.fields(params_a) if getattr(params_a, f.name) != getattr(params_b, f.name)]
+    if seed_a != seed_b:
+        settings_rows.append({"setting": "seed", "A": seed_a, "B": seed_b})
+    flat_a, flat_b = _flat(summary_a), _flat(summary_b)
+    result_rows = [{"figure": key, "A": flat_a.get(key), "B": flat_b.get(key)}
+                   for key in dict.fromkeys([*flat_a, *flat_b]) if flat_a.get(key) != flat_b.get(key)]
+    return settings_rows, result_rows
+
+
+def overlay_figure(a: Series, b: Series, label_a: str, label_b: str) -> go.Figure:
+    fig = go.Figure()
+    for series, name, colour in ((a, label_a, A_COLOUR), (b, label_b, B_COLOUR)):
+        if series.bars:
+            fig.add_trace(go.Bar(x=list(series.x), y=list(series.y), name=name, marker_color=colour))
+        else:
+            fig.add_trace(go.Scatter(x=list(series.x), y=list(series.y), name=name, mode="lines",
+                                     line=dict(color=colour, shape="hv", width=2)))
+    fig.update_layout(title="A and B on one chart", height=340, barmode="group",
+                      margin=dict(l=50, r=20, t=60, b=40), xaxis_title=b.x_title, yaxis_title=b.y_title,
+                      legend=dict(orientation="h", yanchor="top", y=-0.25, x=0))
+    fig.update_yaxes(rangemode="tozero")
+    return fig
+
+
+def compare_panel(tab: SimTab, params: object, seed: int, result: object) -> None:
+    pin_key = keys.SIM_PIN_PREFIX + tab.name
+    pinned = st.session_state.get(pin_key)
+    with st.expander("🅰️🅱️ Compare: pin this run as A, change settings, see B beside it", expanded=pinned is not None):
+        left, right = st.columns(2)
+        if left.button("📌 Pin this run as A", key=f"pin::{tab.name}"):
+            st.session_state[pin_key] = pinned = (params, seed)
+        if pinned is not None and right.button("Unpin A", key=f"unpin::{tab.name}"):
+            st.session_state.pop(pin_key, None)
+            pinned = None
+        if pinned is None:
+            st.caption("Nothing pinned yet.")
+            return
+        params_a, seed_a = pinned
+        if (params_a, seed_a) == (params, seed):
+            st.caption("This run is A. Change a setting or the seed to draw B beside it.")
+            return
+        module = importlib.import_module(f"sims.{tab.model}")
+        result_a = cached_run(tab.model, params_a, seed_a)
+        st.plotly_chart(overlay_figure(tab.series(result_a), tab.series(result), "A (pinned)", "B (now)"),
+                        width="stretch", key=f"ab-chart::{tab.name}")
+        truth_a, truth_b = tab.truth(result_a), tab.truth(result)
+        st.markdown(f"**{tab.question.label}**: A {fmt_figure(truth_a)}, B {fmt_figure(truth_b)} "
+                    f"{tab.question.unit} ({'+' if truth_b >= truth_a else '−'}{fmt_figure(abs(truth_b - truth_a))}).")
+        changed, moved = differences(params_a, seed_a, params, seed, module.summary(result_a),
+                                     module.summary(result))
+        columns = st.columns(2)
+        columns[0].caption("Settings that differ")
+        columns[0].dataframe(_as_text(changed), hide_index=True, width="stretch")
+        columns[1].caption("Results that differ")
+        columns[1].dataframe(_as_text(moved), hide_index=True, width="stretch")
+
+
+def _as_text(rows: list[dict]) -> list[dict]:
+    """Mixed numbers, flags and names in one column: shown as text so the table keeps one type."""
+    return [{k: ("–" if v is None else str(v)) for k, v in row.items()} for row in rows]
+
+
+# ---- files ----------------------------------------------------------------------------------
+
+def download_panel(tab: SimTab, params: object, seed: int) -> None:
+    events, summary = _files(tab.model, params, seed)
+    stem = f"{tab.name.replace('.', '-')}-seed{seed}"
+    left, right = st.columns(2)
+    left.download_button("⬇ Events (CSV)", events, file_name=f"{stem}-events.csv", mime="text/csv",
+                         key=f"csv::{tab.name}", width="stretch")
+    right.download_button("⬇ Settings and summary (JSON)", summary, file_name=f"{stem}-summary.json",
+                          mime="application/json", key=f"json::{tab.name}", width="stretch")
+
+
+# ---- the flow --------------------------------------------------------------------------------
+
+def play(tab: SimTab, params: object, chosen: Settings) -> object | None:
+    """Lock a guess, press Play, replay the run in the browser, grade it, then the tools.
+
+    The guess is scoped to ``params`` and the seed: move a slider and the page asks for a new one.
+    Returns the result once played (so the page can add its own notes), else None.
+    """
+    seed, question = chosen.seed, tab.question
+    guess = guess_lockin(tab.name, question.label, question.unit, min_value=0.0, max_value=question.max_value,
+                         step=question.step, scope=digest(tab.model, params, seed), in_url=True)
+    query = dict(chosen.query)
+    if guess is not None:
+        query[guess_param(tab.name)] = format(guess, ".12g")
+    if not play_button(tab.name, guess):
+        waiting_chart(tab.name)
+        share_panel(tab.model, params, seed, query)
+        return None
+    result = cached_run(tab.model, params, seed)
+    st.plotly_chart(playback_figure(tab.frames(result)), width="stretch", key=f"chart::{tab.name}")
+    truth = tab.truth(result)
+    guess_verdict(guess, truth, question.unit, tolerance_rel=question.tolerance_rel)
+    share_panel(tab.model, params, seed, query)
+    spread_panel(tab, params, seed, guess, truth)
+    compare_panel(tab, params, seed, result)
+    download_panel(tab, params, seed)
+    return result
