@@ -322,6 +322,21 @@ def open_store(target: str | os.PathLike | None = None, *, clock: Callable[[], f
     return AttemptStore(where, clock=clock)
 
 
+class ThreadCursors:
+    """One DuckDB connection, a cursor per thread (a DuckDB cursor must not be shared between threads)."""
+
+    def __init__(self, conn: duckdb.DuckDBPyConnection):
+        self.conn = conn
+        self._local = threading.local()
+
+    def __call__(self) -> duckdb.DuckDBPyConnection:
+        cur = getattr(self._local, "cursor", None)
+        if cur is None:
+            cur = self.conn.cursor()
+            self._local.cursor = cur
+        return cur
+
+
 @contextmanager
 def duckdb_transaction(cur: duckdb.DuckDBPyConnection):
     """BEGIN on `cur`, COMMIT when the block ends, ROLLBACK if it raises."""
@@ -652,17 +667,10 @@ class AttemptStore(StoreCore):
         self.path = target
         self.clock = clock
         self._conn = duckdb.connect(target)
-        self._local = threading.local()
+        self._cursor = ThreadCursors(self._conn)
         self._write_lock = threading.Lock()
         with self._write_lock:
             apply_migrations(self._cursor(), self.clock())
-
-    def _cursor(self) -> duckdb.DuckDBPyConnection:
-        cur = getattr(self._local, "cursor", None)
-        if cur is None:
-            cur = self._conn.cursor()
-            self._local.cursor = cur
-        return cur
 
     @contextmanager
     def _reading(self):

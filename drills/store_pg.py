@@ -17,7 +17,8 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 from psycopg_pool import ConnectionPool
 
-from drills.store import MIGRATIONS, StoreCore, apply_migrations, duckdb_transaction, postgres_dialect
+from drills.store import (MIGRATIONS, StoreCore, ThreadCursors, apply_migrations, duckdb_transaction,
+                          postgres_dialect)
 
 # The same numbered migrations, spelled for PostgreSQL. Versions 2 to 4 create the derived tables here
 # too, unused: reports keep theirs in the in-memory DuckDB copy (ReportCopy), so version numbers and
@@ -76,17 +77,10 @@ class ReportCopy:
         apply_migrations(self._db.cursor(), 0.0)
         self._schemas = {table: self._db.sql(f"SELECT * FROM {table} LIMIT 0").to_arrow_table().schema
                          for table in RECORD_ORDER}
-        self._local = threading.local()
+        self.cursor = ThreadCursors(self._db)
         self._lock = threading.Lock()
         self._version: str | None = None
         self.pulls = 0   # how many snapshots were pulled (tests check the cache with it)
-
-    def cursor(self) -> duckdb.DuckDBPyConnection:
-        cur = getattr(self._local, "cursor", None)
-        if cur is None:
-            cur = self._db.cursor()
-            self._local.cursor = cur
-        return cur
 
     def _server_version(self) -> str:
         with self._pool.connection() as conn:
