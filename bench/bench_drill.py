@@ -97,6 +97,35 @@ def bench_lockins(db: Path, count: int) -> None:
           f"{lock['median'] / bare['median']:5.1f}x")
 
 
+def _lockin_latency(store, count: int) -> dict[str, float]:
+    import time
+
+    attempt = store.start_attempt("one_tenant", "lock", "", 2700)
+    samples = []
+    for n in range(count):
+        start = time.perf_counter()
+        store.lock_answer(attempt.id, f"q{n}", "p", "numeric", value=n, low=n - 1, high=n + 1)
+        samples.append(time.perf_counter() - start)
+    return summarise(samples)
+
+
+def bench_lockins_by_backend(folder: Path, count: int) -> None:
+    """The same lock-ins through open_store on a DuckDB file and on embedded PostgreSQL 18 (Unix socket)."""
+    from drills.store import open_store
+    from labs.postgres.server import create_database, embedded
+
+    duck_store = open_store(str(folder / "backend.duckdb"))
+    duck = _lockin_latency(duck_store, count)
+    duck_store.close()
+    with embedded() as server:
+        pg_store = open_store(create_database(server, "bench_lockins"))
+        pg = _lockin_latency(pg_store, count)
+        pg_store.close()
+    print(f"{'reference: DuckDB AttemptStore':34s} {fmt_ms(duck)}")
+    print(f"{'PostgresAttemptStore.lock_answer':34s} {fmt_ms(pg)}  ratio to reference "
+          f"{pg['median'] / duck['median']:5.1f}x")
+
+
 def main() -> None:
     repeat = int(os.environ.get("BENCH_REPEAT", "15"))
     with tempfile.TemporaryDirectory() as folder:
@@ -107,6 +136,8 @@ def main() -> None:
         bench_pages(db, repeat)
         print("\n== Lock-in commit (one transaction: answer + event), file-backed DuckDB")
         bench_lockins(Path(folder) / "locks.duckdb", 1000)
+        print("\n== Lock-in commit by backend (open_store): DuckDB file vs PostgreSQL")
+        bench_lockins_by_backend(Path(folder), 1000)
 
 
 if __name__ == "__main__":
