@@ -67,8 +67,10 @@ class ReportCopy:
 
     The data version is the text of pg_current_snapshot(): equal texts see exactly the same committed
     transactions, so one cheap query per report call tells whether a write (from any process) landed.
-    A new copy empties the tally tables, so drills.cohort recounts them; grading keys stay (they come
-    from drill content, not from attempts).
+    A new copy forgets the tally marks, so drills.cohort recounts every tally on its next refresh (row
+    positions may shift between copies: a row can commit after one with a higher id was copied). The
+    old tallies stay until then, so a report that races a pull reads counts a moment old (as it would
+    on the DuckDB store), never none. Grading keys stay too: they come from drill content.
     """
 
     def __init__(self, pool: ConnectionPool):
@@ -111,7 +113,6 @@ class ReportCopy:
                 cur.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM pulled_rows")
                 cur.unregister("pulled_rows")
             cur.execute("DELETE FROM tally_marks")
-            cur.execute("DELETE FROM attempt_tallies")
         self._version = version
         self.pulls += 1
 

@@ -359,10 +359,13 @@ def test_instructor_reports_on_postgresql_match_duckdb(pg_opened, tmp_path):
     # The same late override on both, on an attempt nobody reviewed yet: each report picks it up (the
     # PostgreSQL copy is pulled again and its tallies recounted).
     started = before[before == 0].index[0]
+    tallied = pg.query("SELECT COUNT(*) FROM attempt_tallies").fetchone()[0]
     for store in (pg, duck):
         target = next(a for a in store.attempts(drill_id="one_tenant") if a.started_at == started)
         store.add_rubric_score(target.id, LOADED.drill.rubric[0].id, "strong", scorer="instructor",
                                scorer_name="ines", reason="late review")
+    # A report that reads between the new copy and cohort's recount sees the last counts, not none.
+    assert pg.query("SELECT COUNT(*) FROM attempt_tallies").fetchone()[0] == tallied > 0
     after = _overridden(pg)
     assert after[started] == 1 and after.sum() == before.sum() + 1
     pd.testing.assert_series_equal(after, _overridden(duck), check_dtype=False)
