@@ -23,6 +23,7 @@ STATE_NAMES = {"waiting": "waiting for a pool slot", "429": "429 round trip",
                "backoff": "sleeping Retry-After", "service": "in service"}
 CALM_SHADES = ("#1f77b4", "#6baed6", "#08519c", "#9ecae1", "#4292c6", "#2171b5", "#c6dbef", "#084594")
 FRAMES = 12                                 # frames per animation: smooth enough, cheap to send
+LEGEND_Y = -0.26                            # legends sit under the x axis title, in plot fractions
 
 
 def _cutoffs(end: float, frames: int = FRAMES) -> list[float]:
@@ -31,7 +32,7 @@ def _cutoffs(end: float, frames: int = FRAMES) -> list[float]:
 
 def _layout(fig: go.Figure, title: str, height: int = 420) -> go.Figure:
     fig.update_layout(title=title, height=height, margin=dict(l=50, r=20, t=60, b=40),
-                      legend=dict(orientation="h", yanchor="top", y=-0.2, x=0))   # clear of the axis titles
+                      legend=dict(orientation="h", yanchor="top", y=LEGEND_Y, x=0))   # clear of the axis titles
     return fig
 
 
@@ -358,16 +359,20 @@ def playback_figure(frames: list[go.Figure]) -> go.Figure:
     buttons += [dict(label="⏸ Pause", method="animate", args=_animate_args(0, [None])),
                 dict(label="⏮ Start", method="animate", args=_animate_args(0, [names[0]]))]
     layout = final.setdefault("layout", {})
-    layout["updatemenus"] = [dict(type="buttons", direction="left", showactive=False, x=1.0, xanchor="right",
-                                  y=1.0, yanchor="bottom", pad=dict(t=0, r=0, b=28), buttons=buttons)]
-    layout["sliders"] = [dict(active=count - 1, x=0.0, len=1.0, y=0.0, yanchor="top",
-                              pad=dict(t=(layout.get("height") or 420) * 0.22),
+    margin = dict(layout.get("margin") or {})
+    top, bottom = margin.get("t", 60), margin.get("b", 40)
+    plot_px = (layout.get("height") or 420) - top - bottom     # kept: the controls get new room below
+    legend_px = -LEGEND_Y * plot_px + 40                        # the legend row under the x axis title
+    below = -legend_px / plot_px
+    margin["b"] = int(legend_px + 80)
+    layout["margin"] = margin
+    layout["height"] = int(plot_px + top + margin["b"])
+    layout["updatemenus"] = [dict(type="buttons", direction="left", showactive=False, x=0.0, xanchor="left",
+                                  y=below, yanchor="top", pad=dict(t=10), buttons=buttons)]
+    layout["sliders"] = [dict(active=count - 1, x=0.42, len=0.58, y=below, yanchor="top", pad=dict(t=0),
                               currentvalue=dict(prefix="Playback: ", font=dict(size=12)),
                               steps=[dict(label=f"{100 * (i + 1) // count}%", method="animate",
                                           args=_animate_args(0, [name])) for i, name in enumerate(names)])]
-    margin = dict(layout.get("margin") or {})
-    margin["b"] = max(margin.get("b", 40), 150)
-    layout["margin"] = margin
     return go.Figure(final, skip_invalid=True)
 
 
