@@ -1,0 +1,245 @@
+"""Load test on loopback: real browser sessions start a drill and lock in five answers, against 1 or 3 processes.
+
+`python -m bench.bench_load` prints success rate, lock-in latency and server CPU per session;
+`python -m bench.bench_load idle --compare-with REV` measures what idle candidates cost the server.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bench.stack import ROOT, Stack
+from bench.timing import summarise
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--disable-quic", "--disable-renderer-backgrounding",
+                 "--disable-background-timer-throttling", "--disable-backgrounding-occluded-windows"]
+DRILL_TITLE = "One Tenant Takes Everyone Down"
+LOCKINS = 5
+GUESS = re.compile(r"^Best guess")
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) the process has used so far, from /proc/<pid>/stat."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2:].split()   # the name may hold spaces; fields after it are fixed
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK   # utime and stime, fields 14 and 15
+
+
+def cpu_of(pids: list[int]) -> float:
+    return sum(process_cpu_s(pid) for pid in pids)
+
+
+@dataclass
+class SessionResult:
+    started: bool = False
+    confirmed: int = 0                      # lock-ins whose "Your guess" appeared on the page
+    latencies_s: list[float] = field(default_factory=list)
+    token: str | None = None
+    error: str = ""
+
+
+async def _wait_idle(page, timeout_ms: float) -> None:
+    await page.wait_for_function(
+        "() => { const s = document.querySelector('[data-testid=stStatusWidget]');"
+        " return !s || !s.innerText.includes('Running'); }", timeout=timeout_ms)
+
+
+async def _start(page, url: str, handle: str, timeout_ms: float) -> str:
+    await page.goto(url, timeout=timeout_ms)
+    box = page.get_by_role("textbox", name="Your handle")
+    await box.wait_for(timeout=timeout_ms)
+    await _wait_idle(page, timeout_ms)
+    await box.fill(handle)
+    await page.get_by_role("button", name=f"Start the clock: {DRILL_TITLE}").click(timeout=timeout_ms)
+    await page.wait_for_url(re.compile(r".*attempt=.*"), timeout=timeout_ms)
+    return re.search(r"attempt=([^&]+)", page.url).group(1)
+
+
+async def run_session(browser, url: str, n: int, deadline: float) -> SessionResult:
+    """One candidate: open the catalogue, start the drill, lock in five numbers on the board part."""
+    result = SessionResult()
+    context = await browser.new_context(viewport={"width": 1300, "height": 900})
+    page = await context.new_page()
+    timeout_ms = lambda: max(1000.0, (deadline - time.monotonic()) * 1000)   # noqa: E731 (all steps share one deadline)
+    try:
+        result.token = await _start(page, url, f"load-{n}", timeout_ms())
+        result.started = True
+        await page.goto(f"{url}/drill?attempt={result.token}&part=board", timeout=timeout_ms())
+        await page.get_by_label(GUESS).first.wait_for(timeout=timeout_ms())
+        await _wait_idle(page, timeout_ms())
+        confirmations = page.get_by_text("Your guess:")
+        for i in range(LOCKINS):
+            box = page.get_by_label(GUESS).first
+            await box.fill(f"{10 + i}")
+            clicked = time.monotonic()
+            await box.press("Enter")
+            await page.wait_for_function(
+                "n => [...document.querySelectorAll('p')].filter(p => p.innerText.startsWith('🔒 Your guess:')).length >= n",
+                arg=i + 1, timeout=timeout_ms())
+            result.latencies_s.append(time.monotonic() - clicked)
+            result.confirmed = await confirmations.count()
+            await _wait_idle(page, timeout_ms())
+    except Exception as problem:   # a timeout or a lost page is a failed session, reported, not raised
+        result.error = f"{type(problem).__name__}: {str(problem).splitlines()[0][:120]}"
+    finally:
+        await context.close()
+    return result
+
+
+async def drive(url: str, sessions: int, budget_s: float, stagger_s: float) -> list[SessionResult]:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        deadline = time.monotonic() + budget_s
+
+        async def later(n: int) -> SessionResult:
+            await asyncio.sleep(n * stagger_s)   # a class arrives over a few seconds, not in one instant
+            return await run_session(browser, url, n, deadline)
+
+        try:
+            return await asyncio.gather(*(later(n) for n in range(sessions)))
+        finally:
+            await browser.close()
+
+
+def committed_lockins(database: str, tokens: list[str]) -> int:
+    """Answers the store actually holds for these attempts (read after the run)."""
+    from drills.store import open_store
+
+    store = open_store(database)
+    try:
+        return sum(len(store.answers(a.id)) for a in (store.attempt_by_token(t) for t in tokens) if a is not None)
+    finally:
+        store.close()
+
+
+def load_row(processes: int, sessions: int, budget_s: float, stagger_s: float) -> dict[str, object]:
+    with Stack(processes) as stack:
+        for app_url in stack.app_urls:   # a first visit imports every page: not what a class waits for
+            asyncio.run(drive(app_url, 1, 120, 0))
+        before = cpu_of(stack.app_pids)
+        began = time.monotonic()
+        results = asyncio.run(drive(stack.url, sessions, budget_s, stagger_s))
+        wall = time.monotonic() - began
+        cpu = cpu_of(stack.app_pids) - before
+        tokens = [r.token for r in results if r.token]
+        committed = committed_lockins(stack.database, tokens)
+    latencies = [s for r in results for s in r.latencies_s]
+    ok = sum(1 for r in results if r.confirmed >= LOCKINS and not r.error)
+    confirmed = sum(len(r.latencies_s) for r in results)
+    figures = summarise(latencies) if latencies else {"median": float("nan"), "p95": float("nan")}
+    errors = sorted({r.error for r in results if r.error})
+    return {"processes": processes, "sessions": sessions, "ok": ok, "confirmed": confirmed, "committed": committed,
+            "p50": figures["median"], "p95": figures["p95"], "cpu_per_session": cpu / sessions, "wall": wall,
+            "errors": errors}
+
+
+def print_load(rows: list[dict[str, object]]) -> None:
+    print(f"{'procs':>5} {'sessions':>8} {'success':>8} {'confirmed/committed':>20} {'p50 s':>7} {'p95 s':>7} "
+          f"{'CPU s/session':>13} {'wall s':>7}")
+    for row in rows:
+        print(f"{row['processes']:>5} {row['sessions']:>8} {row['ok'] / row['sessions']:>8.0%} "
+              f"{row['confirmed']:>10}/{row['committed']:<9} {row['p50']:>7.2f} {row['p95']:>7.2f} "
+              f"{row['cpu_per_session']:>13.2f} {row['wall']:>7.1f}")
+        for error in row["errors"][:3]:
+            print(f"      failure: {error}")
+    by_key = {(r["processes"], r["sessions"]): r for r in rows}
+    for sessions in sorted({r["sessions"] for r in rows}):
+        one, three = by_key.get((1, sessions)), by_key.get((3, sessions))
+        if one and three and three["p95"] == three["p95"] and three["p95"] > 0:
+            print(f"{sessions} sessions: p95 with 1 process / with 3 processes = {one['p95'] / three['p95']:.2f}x")
+
+
+# -- idle candidates ----------------------------------------------------------------
+
+async def _open_idle(url: str, sessions: int, seconds: float, pids: list[int]) -> float:
+    """Start `sessions` attempts, leave them open on the drill page, and return server CPU s over `seconds`."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            pages = []
+            for n in range(sessions):   # one after another: starting is not what is measured
+                context = await browser.new_context(viewport={"width": 1300, "height": 900})
+                page = await context.new_page()
+                await _start(page, url, f"idle-{n}", 90_000)
+                await _wait_idle(page, 90_000)
+                pages.append(page)
+            await asyncio.sleep(3)   # let the last start's reruns settle
+            before = cpu_of(pids)
+            await asyncio.sleep(seconds)
+            return cpu_of(pids) - before
+        finally:
+            await browser.close()
+
+
+def idle_cpu(root: Path, sessions: int, seconds: float) -> float:
+    """Server CPU (share of one core) while `sessions` candidates sit idle on the drill page."""
+    with tempfile.TemporaryDirectory(prefix="faultlines-idle-") as scratch:
+        with Stack(1, database=str(Path(scratch) / "idle.duckdb"), proxy=False, root=root) as stack:
+            used = asyncio.run(_open_idle(stack.url, sessions, seconds, stack.app_pids))
+    return used / seconds
+
+
+def tree_at(revision: str, into: Path) -> Path:
+    """The app's files as of `revision` (git archive), for a before/after comparison in one run."""
+    archive = subprocess.run(["git", "archive", revision], cwd=ROOT, check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.bench_load", description=__doc__.splitlines()[0])
+    parser.add_argument("mode", nargs="?", choices=("load", "idle"), default="load")
+    parser.add_argument("--sessions", type=int, nargs="+", default=[10, 25, 50],
+                        help="session counts to run (load: each with 1 and 3 processes; idle: one count)")
+    parser.add_argument("--processes", type=int, nargs="+", default=[1, 3], help="app process counts (load)")
+    parser.add_argument("--budget", type=float, default=240, help="seconds each load run may take before it stops")
+    parser.add_argument("--stagger", type=float, default=0.2, help="seconds between session arrivals")
+    parser.add_argument("--seconds", type=float, default=20, help="idle: how long the sessions sit idle")
+    parser.add_argument("--compare-with", default=None,
+                        help="idle: also measure the app as of this git revision (e.g. the commit before the browser clock)")
+    args = parser.parse_args(argv)
+    if any(not 1 <= n <= 60 for n in args.sessions):
+        parser.error("--sessions must be between 1 and 60 (a bounded test on one machine)")
+    if args.mode == "idle":
+        sessions = args.sessions[0]
+        rows = [("this tree", ROOT)]
+        with tempfile.TemporaryDirectory(prefix="faultlines-before-") as before:
+            if args.compare_with:
+                rows.insert(0, (args.compare_with, tree_at(args.compare_with, Path(before))))
+            print(f"Idle server CPU, one process, {sessions} candidates sitting on the drill page for {args.seconds:.0f} s")
+            figures = []
+            for label, root in rows:
+                share = idle_cpu(root, sessions, args.seconds)
+                figures.append(share)
+                print(f"  {label:<12} {share:7.1%} of a core in all, {share / sessions:6.2%} per candidate", flush=True)
+            if len(figures) == 2 and figures[1] > 0:
+                print(f"  ratio before/after: {figures[0] / figures[1]:.1f}x")
+        return 0
+    rows = []
+    for sessions in args.sessions:
+        for processes in args.processes:
+            row = load_row(processes, sessions, args.budget, args.stagger)
+            rows.append(row)
+            print(f"  done: {processes} process(es), {sessions} sessions in {row['wall']:.0f} s", file=sys.stderr, flush=True)
+    print(f"Start + {LOCKINS} lock-ins per session on loopback (Chromium contexts, embedded PostgreSQL, nginx)")
+    print_load(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
