@@ -34,6 +34,8 @@ def render_question(view: AttemptView, question, part_id: str) -> None:
         if isinstance(question, NumericQuestion) and question.sim:
             render_sim_embed(question.sim, SIMULATION_SEED, revealed=show_truth, locked=answer is not None)
         if answer is None and view.finished:
+            if st.session_state.get(_submit_key(question)):   # a stale tab pressed Lock in after the finish
+                st.error(FINISHED_ELSEWHERE, icon="🔒")
             st.caption("Not answered: the attempt was finished before this question was locked in.")
             if show_truth:
                 _truth(view, question, None)
