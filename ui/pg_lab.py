@@ -22,7 +22,6 @@ from ui import keys
 from ui import pg_lab_figures as figures
 from ui.guess import digest, guess_lockin, guess_verdict, play_button, plural, waiting_chart
 from ui.hot_tenant_charts import stream_figure
-from ui.sim_charts import Question
 
 PG_URL_ENV = "FAULTLINES_PG_URL"       # an existing server to use instead of starting one (tests)
 LAB_DATABASE = "pg_lab"
@@ -47,6 +46,17 @@ def lab_url() -> str:
 
 
 @dataclass(frozen=True)
+class Question:
+    """What the reader guesses before a run, and how close counts as right."""
+
+    label: str
+    unit: str
+    max_value: float
+    step: float = 1.0
+    tolerance_rel: float = 0.1
+
+
+@dataclass(frozen=True)
 class LabView:
     """How the page shows one experiment: its controls, its question and its result."""
 
@@ -58,6 +68,10 @@ class LabView:
     run: Callable[[str, object], object]
     truth: Callable[[object], float]
     show: Callable[[object, float], None]          # draws the result with the guess marked
+
+
+def _dollars(cents: int) -> str:
+    return f"{'−' if cents < 0 else ''}${abs(cents) / 100:,.2f}"
 
 
 def _sliders(view_id: str, *specs: dict) -> list:
@@ -127,10 +141,10 @@ def _show_budget(result: ex.BudgetResult, guess: float) -> None:
     _chart(figures.budget_figure(result, guess), "budget")
     st.markdown(
         f"Checking first, **{plural(result.check.calls, 'job')}** read the same balance before any debit "
-        f"landed and all called: ${result.check.spent_cents / 100:,.2f} spent, balance "
-        f"${result.check.final_balance_cents / 100:,.2f}. Reserving, the check and the hold are one "
+        f"landed and all called: {_dollars(result.check.spent_cents)} spent, balance "
+        f"{_dollars(result.check.final_balance_cents)}. Reserving, the check and the hold are one "
         f"`UPDATE … WHERE balance >= cost`, so only **{result.reserve.calls}** got a hold "
-        f"(${result.reserve.spent_cents / 100:,.2f}); the rest were refused before calling anyone.")
+        f"({_dollars(result.reserve.spent_cents)}); the rest were refused before calling anyone.")
 
 
 def _refund_controls() -> ex.RefundParams:
@@ -148,7 +162,7 @@ def _show_refunds(result: ex.RefundResult, guess: float) -> None:
         f"With `UNIQUE (job_id, kind)` the four paths paid **{sum(result.keyed)}** refunds for "
         f"{result.params.failed_jobs} failed jobs: whoever inserted first won, the rest hit the key. "
         f"Checking first without a key they paid **{sum(result.plain)}**, "
-        f"${result.overpaid_cents('plain') / 100:,.2f} too much: every path looked before any had written.")
+        f"{_dollars(result.overpaid_cents('plain'))} too much: every path looked before any had written.")
 
 
 def _snapshot_controls() -> ex.SnapshotParams:

@@ -28,9 +28,9 @@ def _layout(fig: go.Figure, title: str, x_title: str, y_title: str) -> go.Figure
     return fig
 
 
-def _guess_marker(fig: go.Figure, x: object, y: float, **where) -> None:
+def _guess_marker(fig: go.Figure, x: object, y: float, label: str | None = None, **where) -> None:
     """The reader's locked guess as a wide black bar mark, named in the legend."""
-    fig.add_scatter(x=[x], y=[y], mode="markers", name=f"your guess ({y:,.6g})",
+    fig.add_scatter(x=[x], y=[y], mode="markers", name=f"your guess ({label or f'{y:,.6g}'})",
                     marker=dict(symbol="line-ew", size=46, color=GUESS, line=dict(width=4, color=GUESS)),
                     hovertemplate="your guess: %{y:,.6g}<extra></extra>", **where)
 
@@ -111,9 +111,9 @@ def snapshot_figure(result: SnapshotResult, guess: float) -> go.Figure:
                 text=[f"{p.buffers:,}" for p in probes], textposition="outside", row=1, col=1)
     fig.add_bar(x=names, y=[p.median_ms for p in probes], marker_color=[HOT, CALM], showlegend=False,
                 text=[f"{p.median_ms:.3g}" for p in probes], textposition="outside", row=1, col=2)
-    _guess_marker(fig, names[0], result.released.median_ms * guess, row=1, col=2)
-    fig.update_yaxes(type="log", row=1, col=1)
-    fig.update_yaxes(type="log", row=1, col=2)
+    _guess_marker(fig, names[0], result.released.median_ms * guess, f"{guess:,.6g}× slower", row=1, col=2)
+    fig.update_yaxes(type="log", dtick=1, row=1, col=1)          # powers of ten only: readable ticks
+    fig.update_yaxes(type="log", dtick=1, row=1, col=2)
     fig.update_layout(title=f"{result.held.dead_kept:,} dead job rows kept by the held snapshot",
                       height=HEIGHT, margin=dict(l=10, r=10, t=80, b=10),
                       legend=dict(orientation="h", yanchor="bottom", y=1.08, x=1.0, xanchor="right"))

@@ -1,0 +1,137 @@
+"""Benchmark for the PostgreSQL lab: every experiment at the brief's sizes on an embedded PostgreSQL 18.
+
+Run ``python -m bench.bench_postgres [--runs N] [--quick]``; prints figures, asserts nothing.
+
+Timings are medians of repeated runs, divided by a reference measured in the same run (a bare
+``SELECT 1`` round trip for statements, the released-snapshot claim for the held one, DuckDB's race
+for PostgreSQL's). The cap race prints its overshoot distribution over ``--runs`` races per window.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from collections import Counter
+
+import psycopg
+
+from bench.timing import fmt_ms, measure
+from labs.hot_tenant.pg_race import OwnerRaceParams, run_owner_race
+from labs.hot_tenant.pg_resize import ResizeParams, run_resize_retry
+from labs.postgres.experiments import (BudgetParams, CapRaceParams, FairClaimParams, RefundParams, SnapshotParams,
+                                       run_budget, run_cap_race, run_fair_claim, run_held_snapshot, run_refunds)
+from labs.postgres.server import create_database, serve
+
+CAP_WINDOWS_MS = (0.0, 0.5, 2.0)
+
+
+def timed(fn):
+    start = time.perf_counter()
+    value = fn()
+    return value, time.perf_counter() - start
+
+
+def distribution(values) -> str:
+    counts = Counter(values)
+    return "  ".join(f"{k}:{counts[k]}" for k in sorted(counts))
+
+
+def bench_start() -> tuple[object, str]:
+    """Cold start in a fresh directory, then a restart on the same files (the brief: ~3 s and ~0.3 s)."""
+    data_dir = tempfile.mkdtemp(prefix="faultlines-bench-pg-")
+    server, cold = timed(lambda: serve(data_dir, keep=True))
+    server.cleanup()
+    server, warm = timed(lambda: serve(data_dir, keep=False))
+    print(f"server start: fresh directory {cold:6.2f} s   existing directory {warm:6.2f} s")
+    return server, create_database(server.get_uri(), "bench")
+
+
+def bench_reference(url: str) -> float:
+    with psycopg.connect(url, autocommit=True) as conn:
+        stats = measure(lambda: conn.execute("SELECT 1").fetchone(), repeat=200, warmup=20)
+    print(f"reference SELECT 1 round trip: {fmt_ms(stats)}")
+    return stats["median"]
+
+
+def bench_fair(url: str) -> None:
+    for workers in (1, 10):
+        result, seconds = timed(lambda: run_fair_claim(url, FairClaimParams(workers=workers)))
+        print(f"fair claim, 50 tenants, 200 slots, flood 6,000 jobs, {workers:2d} workers ({seconds:.2f} s): "
+              f"FIFO flood {result.fifo[0]}/200; round robin flood {result.fair[0]}, "
+              f"per-tenant slots {distribution(result.fair)}")
+
+
+def bench_cap(url: str, runs: int) -> None:
+    for window in CAP_WINDOWS_MS:
+        result, seconds = timed(lambda: run_cap_race(url, CapRaceParams(runs=runs, window_ms=window)))
+        over = result.overshoots("counted")
+        print(f"cap race, cap 20, 10 workers, window {window:3.1f} ms, {runs} runs ({seconds:.1f} s):")
+        print(f"    counted subquery running: {distribution(result.counted)}   overshoot in "
+              f"{sum(1 for o in over if o)}/{runs} runs, median {statistics.median(over):g}, max {max(over)}")
+        print(f"    counter row running:      {distribution(result.counter)}   "
+              f"consistent with jobs running: {result.counter_consistent}")
+
+
+def bench_money(url: str, repeat: int) -> None:
+    budgets = [timed(lambda: run_budget(url, BudgetParams())) for _ in range(repeat)]
+    b = budgets[-1][0]
+    print(f"budget, 20 jobs on $10.00 at $1.50: check -> {b.check.calls} calls, "
+          f"${b.check.spent_cents / 100:.2f} spent; reserve -> {b.reserve.calls} calls, "
+          f"${b.reserve.spent_cents / 100:.2f} spent; median run {statistics.median(s for _, s in budgets):.3f} s")
+    refunds = [timed(lambda: run_refunds(url, RefundParams(failed_jobs=50))) for _ in range(repeat)]
+    r = refunds[-1][0]
+    median_s = statistics.median(s for _, s in refunds)
+    print(f"refunds, 50 failed jobs x 4 paths: keyed {sum(r.keyed)} paid, no key {sum(r.plain)} paid "
+          f"(per job {distribution(r.plain)}); median run {median_s:.3f} s")
+
+
+def bench_snapshot(url: str, churns: tuple[int, ...], reference_s: float) -> None:
+    for churn in churns:
+        result, seconds = timed(lambda: run_held_snapshot(url, SnapshotParams(churn=churn, repeats=25)))
+        held, free = result.held, result.released
+        print(f"held snapshot, {churn:7,} churned jobs ({seconds:.1f} s): held -> {held.dead_kept:,} dead kept, "
+              f"{held.buffers:,} buffers, {held.median_ms:.3f} ms; released -> {free.dead_kept} dead kept, "
+              f"{free.buffers} buffers, {free.median_ms:.3f} ms; slowdown {result.slowdown:,.0f}x; "
+              f"held claim = {held.median_ms / 1e3 / reference_s:,.1f}x a SELECT 1 round trip")
+
+
+def bench_owner_race(url: str, repeat: int) -> None:
+    results = [run_owner_race(url, OwnerRaceParams()) for _ in range(repeat)]
+    for engine in ("duckdb", "postgres"):
+        audits = [getattr(r, engine) for r in results]
+        ok = all(a.gap_free and a.all_told_stored and a.fenced for a in audits)
+        print(f"owner race on {audits[0].engine:10s}: A's accepted batches {distribution(a.a_batches for a in audits)}"
+              f"  median {statistics.median(a.seconds for a in audits) * 1e3:7.1f} ms  audits all pass: {ok}")
+    duck = statistics.median(r.duckdb.seconds for r in results)
+    pg = statistics.median(r.postgres.seconds for r in results)
+    print(f"    PostgreSQL / DuckDB race time: {pg / duck:.2f}")
+
+
+def bench_resize(url: str) -> None:
+    result = run_resize_retry(url, ResizeParams(events=2_000))
+    print(f"retry across 4 -> 8 buckets, 2,000 events: {result.moved} moved; bucket-keyed store "
+          f"{result.duplicates_by_bucket} duplicates, event-id-keyed {result.duplicates_by_id}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=50, help="cap races per window (default 50)")
+    parser.add_argument("--repeat", type=int, default=5, help="repeats of the money and race runs")
+    parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+    args = parser.parse_args()
+    server, url = bench_start()
+    try:
+        reference_s = bench_reference(url)
+        bench_fair(url)
+        bench_cap(url, 5 if args.quick else args.runs)
+        bench_money(url, 2 if args.quick else args.repeat)
+        bench_snapshot(url, (5_000,) if args.quick else (20_000, 100_000, 300_000), reference_s)
+        bench_owner_race(url, 2 if args.quick else args.repeat)
+        bench_resize(url)
+    finally:
+        server.cleanup()
+
+
+if __name__ == "__main__":
+    main()
