@@ -38,7 +38,7 @@ def redact_url(url: str) -> str:
 
 _SEVERAL_PROCESSES = ("To run several app processes on one store, use PostgreSQL "
                       "(README, \"Serving a class\").")
-_OTHER_PATH = f"Or set {DB_ENV} to another path and restart the app."
+_OTHER_PATH = f"To use another file instead, set {DB_ENV} to its path and restart the app."
 
 
 def _first_line(error: BaseException) -> str:
