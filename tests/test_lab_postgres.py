@@ -61,8 +61,11 @@ def test_checking_the_budget_first_overspends_and_reserving_never_does(pg_url):
 
 def test_settle_returns_the_unused_part_of_each_hold(pg_url):
     result = run_budget(pg_url, BudgetParams(jobs=8, estimate_cents=150, actual_cents=100, call_ms=5))
-    assert result.reserve.calls == 6                             # holds are taken at the estimate
-    assert result.reserve.final_balance_cents == 1_000 - 6 * 100
+    # Holds are taken at the estimate; a job that reserves after another settled may fit in what
+    # that settle gave back, so 6 or more get through, and the balance never goes below zero.
+    calls = result.reserve.calls
+    assert 6 <= calls <= 8
+    assert result.reserve.final_balance_cents == 1_000 - calls * 100 >= 0
 
 
 def test_refund_is_paid_once_with_the_key_and_more_than_once_without(pg_url):

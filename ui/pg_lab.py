@@ -22,6 +22,7 @@ from ui import keys
 from ui import pg_lab_figures as figures
 from ui.guess import digest, guess_lockin, guess_verdict, play_button, plural, waiting_chart
 from ui.hot_tenant_charts import stream_figure
+from ui.sim_controls import Question
 
 PG_URL_ENV = "FAULTLINES_PG_URL"       # an existing server to use instead of starting one (tests)
 LAB_DATABASE = "pg_lab"
@@ -43,17 +44,6 @@ def _lab_database(configured: str | None) -> str:
 def lab_url() -> str:
     """The lab database's URL, starting the server on first use."""
     return _lab_database(os.environ.get(PG_URL_ENV) or None)
-
-
-@dataclass(frozen=True)
-class Question:
-    """What the reader guesses before a run, and how close counts as right."""
-
-    label: str
-    unit: str
-    max_value: float
-    step: float = 1.0
-    tolerance_rel: float = 0.1
 
 
 @dataclass(frozen=True)

@@ -29,9 +29,9 @@ QUEUE_TABLES = (
         status text NOT NULL DEFAULT 'queued',
         created_at timestamptz NOT NULL,
         claimed_by integer)""",
-    "CREATE INDEX jobs_queued_by_tenant ON jobs (tenant_id, created_at) WHERE status = 'queued'",
+    "CREATE INDEX jobs_queued_by_tenant ON jobs (tenant_id, created_at, id) WHERE status = 'queued'",
     "CREATE INDEX jobs_running_by_tenant ON jobs (tenant_id) WHERE status = 'running'",
-    "CREATE INDEX jobs_queued_fifo ON jobs (created_at) WHERE status = 'queued'",
+    "CREATE INDEX jobs_queued_fifo ON jobs (created_at, id) WHERE status = 'queued'",
 )
 
 EPOCH = "2026-01-01 13:00:00+00"
@@ -40,7 +40,7 @@ EPOCH = "2026-01-01 13:00:00+00"
 CLAIM_FIFO = """
     UPDATE jobs SET status = 'running', claimed_by = %(worker)s
     WHERE id = (SELECT id FROM jobs WHERE status = 'queued'
-                ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+                ORDER BY created_at, id FETCH FIRST 1 ROW ONLY FOR UPDATE SKIP LOCKED)
     RETURNING tenant_id"""
 
 # Round robin: lock the least recently served tenant below its cap that has work, take its
@@ -54,13 +54,13 @@ CLAIM_FAIR = """
         FOR UPDATE OF tn SKIP LOCKED),
     oldest AS (
         SELECT j.id FROM jobs j JOIN turn ON j.tenant_id = turn.tenant_id
-        WHERE j.status = 'queued' ORDER BY j.created_at LIMIT 1
+        WHERE j.status = 'queued' ORDER BY j.created_at, j.id FETCH FIRST 1 ROW ONLY
         FOR UPDATE OF j SKIP LOCKED),
     taken AS (
         UPDATE jobs SET status = 'running', claimed_by = %(worker)s
         FROM oldest WHERE jobs.id = oldest.id
         RETURNING jobs.tenant_id)
-    UPDATE tenants SET running = running + 1, last_served_at = clock_timestamp()
+    UPDATE tenants SET last_served_at = clock_timestamp(), running = tenants.running + 1
     FROM taken WHERE tenants.tenant_id = taken.tenant_id
     RETURNING taken.tenant_id"""
 
@@ -73,7 +73,7 @@ CLAIM_COUNTED = """
     oldest AS (
         SELECT j.id FROM jobs j, seen, race_window
         WHERE j.tenant_id = %(tenant)s AND j.status = 'queued' AND seen.running < %(cap)s
-        ORDER BY j.created_at LIMIT 1 FOR UPDATE OF j SKIP LOCKED)
+        ORDER BY j.created_at, j.id FETCH FIRST 1 ROW ONLY FOR UPDATE OF j SKIP LOCKED)
     UPDATE jobs SET status = 'running', claimed_by = %(worker)s
     FROM oldest WHERE jobs.id = oldest.id RETURNING jobs.id"""
 
@@ -84,7 +84,7 @@ TAKE_SLOT = """UPDATE tenants SET running = running + 1
 CLAIM_FOR_SLOT = """
     UPDATE jobs SET status = 'running', claimed_by = %(worker)s
     WHERE id = (SELECT id FROM jobs WHERE tenant_id = %(tenant)s AND status = 'queued'
-                ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+                ORDER BY created_at, id FETCH FIRST 1 ROW ONLY FOR UPDATE SKIP LOCKED)
     RETURNING id"""
 
 

@@ -25,10 +25,10 @@ SNAPSHOT_TABLES = (
         created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
         payload text NOT NULL DEFAULT '')
        WITH (autovacuum_enabled = false)""",
-    "CREATE INDEX jobs_queue_head ON jobs (created_at) WHERE status = 'queued'",
+    "CREATE INDEX jobs_queue_head ON jobs (created_at, id) WHERE status = 'queued'",
 )
 
-CLAIM = "SELECT id FROM jobs WHERE status = 'queued' ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED"
+CLAIM = "SELECT id FROM jobs WHERE status = 'queued' ORDER BY created_at, id FETCH FIRST 1 ROW ONLY FOR UPDATE SKIP LOCKED"
 CHURN = """INSERT INTO jobs (created_at, payload)
            SELECT now() - interval '1 hour' + i * interval '1 ms', repeat('x', 40)
            FROM generate_series(1, %s) AS i"""
