@@ -278,11 +278,45 @@ def test_a_lockin_racing_finish_lands_before_it_or_not_at_all(opened):
         assert len(store.answers(attempt.id)) + refused.count(attempt.id) == 3
 
 
+OPENER = r"""
+import sys
+import drills.store_pg
+from drills.store import open_store
+print("ready", flush=True)
+sys.stdin.readline()
+store = open_store(sys.argv[1])
+print(store.schema_version(), flush=True)
+store.close()
+"""
+
+
+def _run_together(script: str, args_per_process: list[list[str]]) -> list[str]:
+    """Start one process per argument list; once every one says "ready", release them all at once on stdin.
+
+    Returns what each printed after that.
+    """
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    procs = [subprocess.Popen([sys.executable, "-c", script, *args], cwd=ROOT, env=env, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True) for args in args_per_process]
+    for proc in procs:
+        assert proc.stdout.readline().strip() == "ready"
+    for proc in procs:
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+    outputs = []
+    for proc in procs:
+        out, _ = proc.communicate(timeout=120)
+        assert proc.returncode == 0
+        outputs.append(out)
+    return outputs
+
+
 LOCKER = r"""
 import sys
 from drills.store import open_store
 store = open_store(sys.argv[1])
 attempt_id, value = int(sys.argv[2]), float(sys.argv[3])
+store.attempt_by_id(attempt_id)   # connected and warm before the start signal
 print("ready", flush=True)
 sys.stdin.readline()
 won = [q for q in range(int(sys.argv[4])) if store.lock_answer(attempt_id, f"q{q}", "p", "numeric", value=value)[1]]
@@ -295,26 +329,21 @@ def test_two_processes_locking_the_same_questions_each_question_has_one_winner(p
     store = pg_opened()
     attempt = _attempt(store)
     questions = 150
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    procs = [subprocess.Popen([sys.executable, "-c", LOCKER, pg_url, str(attempt.id), str(value), str(questions)],
-                              cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-             for value in (1.0, 2.0)]
-    for proc in procs:
-        assert proc.stdout.readline().strip() == "ready"
-    for proc in procs:   # both start locking as close together as two pipes allow
-        proc.stdin.write("go\n")
-        proc.stdin.flush()
-    won = []
-    for proc in procs:
-        out, _ = proc.communicate(timeout=120)
-        assert proc.returncode == 0
-        won.append({int(q) for q in out.split()})
+    outputs = _run_together(LOCKER, [[pg_url, str(attempt.id), str(value), str(questions)] for value in (1.0, 2.0)])
+    won = [{int(q) for q in out.split()} for out in outputs]
     assert won[0].isdisjoint(won[1]) and won[0] | won[1] == set(range(questions))
     stored = store.answers(attempt.id)
     assert len(stored) == questions
     for value, questions_won in zip((1.0, 2.0), won):
         assert all(stored[f"q{q}"].value == value for q in questions_won)
     assert [e.kind for e in store.events(attempt.id)].count("locked") == questions
+
+
+def test_processes_starting_together_on_a_new_database_migrate_it_once(pg_url, pg_opened):
+    versions = _run_together(OPENER, [[pg_url]] * 3)
+    assert [v.strip() for v in versions] == [str(MIGRATIONS[-1][0])] * 3
+    store = pg_opened()
+    assert store.query("SELECT COUNT(*) FROM schema_migrations").fetchone()[0] == len(MIGRATIONS)
 
 
 def test_reports_see_writes_from_another_process_and_pull_once_per_change(pg_opened):
