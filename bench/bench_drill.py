@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 from pathlib import Path
 
 from bench.timing import fmt_ms, measure, summarise
@@ -67,21 +68,24 @@ def bench_pages(db: Path, repeat: int) -> None:
         print(f"{label:34s} {fmt_ms(stats)}  ratio to reference {stats['median'] / ref['median']:5.1f}x")
 
 
-def bench_lockins(db: Path, count: int) -> None:
-    import time
-
-    import duckdb
-
-    from drills.store import AttemptStore
-
-    store = AttemptStore(db)
+def _lockin_latency(store, count: int) -> dict[str, float]:
+    """Wall time of `count` lock-ins, each one committed transaction (answer and event)."""
     attempt = store.start_attempt("one_tenant", "lock", "", 2700)
     samples = []
     for n in range(count):
         start = time.perf_counter()
         store.lock_answer(attempt.id, f"q{n}", "p", "numeric", value=n, low=n - 1, high=n + 1)
         samples.append(time.perf_counter() - start)
-    lock = summarise(samples)
+    return summarise(samples)
+
+
+def bench_lockins(db: Path, count: int) -> None:
+    import duckdb
+
+    from drills.store import AttemptStore
+
+    store = AttemptStore(db)
+    lock = _lockin_latency(store, count)
     store.close()
 
     raw = duckdb.connect(str(db.with_name("raw.duckdb")))
@@ -95,18 +99,6 @@ def bench_lockins(db: Path, count: int) -> None:
     print(f"{'reference: bare DuckDB insert':34s} {fmt_ms(bare)}")
     print(f"{'AttemptStore.lock_answer':34s} {fmt_ms(lock)}  ratio to reference "
           f"{lock['median'] / bare['median']:5.1f}x")
-
-
-def _lockin_latency(store, count: int) -> dict[str, float]:
-    import time
-
-    attempt = store.start_attempt("one_tenant", "lock", "", 2700)
-    samples = []
-    for n in range(count):
-        start = time.perf_counter()
-        store.lock_answer(attempt.id, f"q{n}", "p", "numeric", value=n, low=n - 1, high=n + 1)
-        samples.append(time.perf_counter() - start)
-    return summarise(samples)
 
 
 def bench_lockins_by_backend(folder: Path, count: int) -> None:
