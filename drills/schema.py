@@ -60,6 +60,8 @@ class _QuestionBase(_Frozen):
     id: Name = Field(description="Unique within the drill; also the answer's name in reveal text.")
     prompt: str = Field(min_length=1, description="The question as the candidate reads it (markdown).")
     skills: tuple[Name, ...] = Field(default=(), description="Rubric skill ids this question evidences.")
+    essential: bool = Field(default=False, description="Part of the drill's essentials path (the few questions "
+                                                       "a short attempt keeps: about 3-5 per break).")
 
 
 class NumericQuestion(_QuestionBase):
@@ -194,6 +196,8 @@ class Drill(_Frozen):
     summary: str = Field(min_length=1, description="One or two sentences for the catalogue.")
     order: int = Field(default=100, ge=0, description="Position in the catalogue; lower comes first.")
     time_box_min: float = Field(gt=0, le=240, description="The time box in minutes.")
+    break_time_box_min: float = Field(default=45, gt=0, le=240,
+                                      description="The time box of a single-break attempt (the board and one break).")
     covers: tuple[str, ...] = Field(default=(), description="Topics the drill practises.")
     givens: tuple[Given, ...] = Field(description="Every number the scenario states.")
     derived: tuple[Derived, ...] = Field(default=(), description="Helper quantities computed from givens.")

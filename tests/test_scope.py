@@ -1,0 +1,81 @@
+"""Practice that fits the clock: the essentials path and single-break drills cut from a whole drill."""
+from __future__ import annotations
+
+import pytest
+
+from drills.loader import load_catalogue
+from drills.schema import Drill
+from drills.scope import (ESSENTIALS, ScopedDrills, estimated_minutes, scope_drill, scoped_id, scopes,
+                          split_id)
+
+CATALOGUE = load_catalogue()
+DRILLS = sorted(CATALOGUE.drills)
+CASES = [(d, s.id) for d in DRILLS for s in scopes(CATALOGUE.drills[d].drill)]
+
+
+def test_every_drill_offers_essentials_and_each_of_its_breaks():
+    for drill_id in DRILLS:
+        drill = CATALOGUE.drills[drill_id].drill
+        offered = [s.id for s in scopes(drill)]
+        assert offered[0] == ESSENTIALS
+        assert offered[1:] == [p.id for p in drill.parts if p.kind == "break"]
+
+
+def test_the_whole_drill_does_not_fit_its_clock_which_is_why_scopes_exist():
+    loaded = CATALOGUE.drills["one_tenant"]
+    assert estimated_minutes(loaded.drill) > 2 * loaded.drill.time_box_min
+
+
+@pytest.mark.parametrize("drill_id,scope", CASES)
+def test_a_scoped_attempt_fits_its_clock_and_its_pacing_adds_up(drill_id, scope):
+    cut = scope_drill(CATALOGUE.drills[drill_id], scope).drill
+    assert estimated_minutes(cut) <= cut.time_box_min, f"{cut.title}: {estimated_minutes(cut):.0f} min of work"
+    assert sum(p.minutes for p in cut.parts) == pytest.approx(cut.time_box_min)
+    assert all(p.minutes > 0 for p in cut.parts)
+
+
+def test_the_essentials_path_has_about_twenty_questions_three_to_five_per_break():
+    loaded = CATALOGUE.drills["one_tenant"]
+    cut = scope_drill(loaded, ESSENTIALS).drill
+    assert 15 <= len(cut.all_questions()) <= 22
+    for part in cut.parts:
+        if part.kind == "break":
+            assert 2 <= len(part.questions) <= 5, part.id
+            assert part.followup is None
+    assert cut.time_box_min == loaded.drill.time_box_min
+
+
+@pytest.mark.parametrize("drill_id,scope", CASES)
+def test_a_scoped_drill_is_a_valid_drill_with_the_same_numbers(drill_id, scope):
+    loaded = CATALOGUE.drills[drill_id]
+    scoped = scope_drill(loaded, scope)
+    cut = scoped.drill
+    assert cut.id == scoped_id(drill_id, scope) and split_id(cut.id) == (drill_id, scope)
+    # Valid under the schema's own rules (ids, references, pacing within the box), bar the scoped id.
+    Drill.model_validate({**cut.model_dump(), "id": drill_id})
+    full = {q.id for q in loaded.drill.all_questions()}
+    assert {q.id for q in cut.all_questions()} <= full
+    assert scoped.values == loaded.values, "a scope never changes a given or an answer"
+    used = {s for q in cut.all_questions() for s in q.skills}
+    assert {s.id for s in cut.rubric} == used, "the rubric covers exactly the skills the questions evidence"
+    assert 1 <= cut.verdict.strong_needed <= len(cut.rubric)
+
+
+def test_a_break_drill_keeps_its_break_whole_with_the_follow_up():
+    loaded = CATALOGUE.drills["one_tenant"]
+    whole = loaded.drill.part("break3")
+    cut = scope_drill(loaded, "break3").drill
+    assert [p.id for p in cut.parts] == ["prompt", "board", "baseline", "break3"]
+    kept = cut.part("break3")
+    assert kept.questions == whole.questions and kept.followup == whole.followup
+    assert kept.reveal == whole.reveal
+    assert cut.time_box_min == loaded.drill.break_time_box_min == 45
+
+
+def test_scoped_ids_resolve_through_the_catalogue_mapping():
+    drills = ScopedDrills(CATALOGUE.drills)
+    assert list(drills) == list(CATALOGUE.drills), "the catalogue still lists whole drills only"
+    assert drills["one_tenant~break2"].drill.title.endswith("Break 2: the primary LLM provider goes down")
+    assert drills.get("one_tenant") is CATALOGUE.drills["one_tenant"]
+    assert drills.get("one_tenant~break9") is None and "one_tenant~break9" not in drills
+    assert drills.get("nope~essentials") is None
