@@ -9,11 +9,14 @@ from dataclasses import dataclass
 import streamlit as st
 
 from sims import platform
-from sims.platform import CLAIM_RULES, MITIGATIONS, SCENARIO_TITLES, SCENARIOS, Params, Result
+from sims.platform import CLAIM_RULES, MITIGATIONS, SCENARIO_TITLES, SCENARIOS, Params
 from ui import keys
 from ui.guess import digest, guess_lockin, guess_verdict, play_button
-from ui.platform_charts import (backlog_figure, provider_load_figure, slot_share_figure,
+from ui.platform_charts import (backlog_figure, backlog_series, provider_load_figure, slot_share_figure,
                                 waits_figure)
+from ui.sim_controls import (SimTab, cached_run, compare_panel, download_panel, share_panel, spread_panel,
+                             url_text, with_guess)
+from ui.sim_controls import Question as SimQuestion
 from ui.frame import require_frame
 
 require_frame()
@@ -58,6 +61,16 @@ SWITCH_LABELS = {
 }
 
 CHARTS = (backlog_figure, waits_figure, slot_share_figure, provider_load_figure)
+BIND = "query-params"                   # every setting lives in the URL, so a link reopens this run
+
+
+def sim_tab(scenario: str) -> SimTab:
+    """The shared controls' view of this scenario's question (spread, A/B, files)."""
+    question = QUESTIONS[scenario]
+    return SimTab(f"platform::{scenario}", f"pf_{scenario}", "platform",
+                  SimQuestion(question.label, question.unit, question.high, question.step,
+                              min_value=question.low),
+                  lambda r: platform.summary(r).get(question.metric), None, backlog_series)
 
 
 def has_fixes(p: Params) -> bool:
@@ -119,14 +132,8 @@ def chart_notes(p: Params, out: dict[str, object]) -> tuple[str, str, str, str]:
             + "B and C stay idle until A fails.")
 
 
-@st.cache_data(show_spinner=False, max_entries=24)
-def simulate(params: Params, seed: int) -> Result:
-    """Run once per (params, seed); the progress bar lives inside so a cached replay draws nothing."""
-    bar = st.progress(0.0, text="Simulating…")
-    result = platform.run(params, seed,
-                          progress=lambda done: bar.progress(done, text=f"Simulating… {done:.0%}"))
-    bar.empty()
-    return result
+def claim_label(rule: str) -> str:
+    return rule.replace("_", " ")
 
 
 def switches(scenario: str, base: Params) -> dict[str, object]:
@@ -137,28 +144,29 @@ def switches(scenario: str, base: Params) -> dict[str, object]:
     for i, name in enumerate(MITIGATIONS):
         label, help_text = SWITCH_LABELS[name]
         chosen[name] = cols[i % 2].toggle(label, value=getattr(base, name), help=help_text,
-                                          key=keys.platform_key(scenario, name))
+                                          key=keys.platform_key(scenario, name), bind=BIND)
     rules = list(CLAIM_RULES)
     chosen["claim"] = st.radio("Claim rule", rules, index=rules.index(base.claim), horizontal=True,
-                               format_func=lambda r: r.replace("_", " "),
+                               format_func=claim_label,
                                captions=[CLAIM_RULES[r] for r in rules],
-                               key=keys.platform_key(scenario, "claim"))
+                               key=keys.platform_key(scenario, "claim"), bind=BIND)
     with st.expander("Load, outage and timing"):
         left, right = st.columns(2)
         chosen["acme_multiplier"] = left.slider(
             "Acme's load during the break (x normal)", 1.0, 200.0, float(base.acme_multiplier), 1.0,
-            key=keys.platform_key(scenario, "acme_multiplier"))
+            key=keys.platform_key(scenario, "acme_multiplier"), bind=BIND)
         chosen["acme_cap"] = left.slider("Acme's running cap", 0, 200, int(base.acme_cap), 1,
-                                         key=keys.platform_key(scenario, "acme_cap"))
+                                         key=keys.platform_key(scenario, "acme_cap"), bind=BIND)
         chosen["outage_min"] = right.slider("Provider A down for (min)", 0.0, 60.0, float(base.outage_min),
-                                            1.0, key=keys.platform_key(scenario, "outage_min"))
+                                            1.0, key=keys.platform_key(scenario, "outage_min"), bind=BIND)
         chosen["window_min"] = right.slider("Simulated minutes", 10.0, 90.0, float(base.window_min), 5.0,
-                                            key=keys.platform_key(scenario, "window_min"))
+                                            key=keys.platform_key(scenario, "window_min"), bind=BIND)
         chosen["mitigations_from_min"] = left.slider(
             "Mitigations start at minute", 0.0, 60.0, float(base.mitigations_from_min), 1.0,
             help=f"The break starts at minute {base.break_at_min:g}; 0 means the fixes were always there.",
-            key=keys.platform_key(scenario, "mitigations_from_min"))
-        chosen["seed"] = right.number_input("Seed", 1, 10_000, 1, 1, key=keys.platform_key(scenario, "seed"))
+            key=keys.platform_key(scenario, "mitigations_from_min"), bind=BIND)
+        chosen["seed"] = right.number_input("Seed", 1, 10_000, 1, 1, key=keys.platform_key(scenario, "seed"),
+                                            bind=BIND)
     return chosen
 
 
@@ -210,9 +218,16 @@ def main() -> None:
     )
     names = list(SCENARIOS)
     scenario = st.selectbox("Scenario", names, format_func=lambda n: SCENARIO_TITLES[n],
-                            key=keys.PLATFORM_SCENARIO)
+                            key=keys.PLATFORM_SCENARIO, bind=BIND)
     base = Params.for_scenario(scenario)
     chosen = switches(scenario, base)
+    # Only what differs from the scenario goes in the link (as the bound widgets do in the URL);
+    # a bound selectbox or radio keeps the label it shows there, not the option behind it.
+    defaults = {**{name: getattr(base, name) for name in chosen if name != "seed"}, "seed": 1}
+    shown = {name: claim_label(value) if name == "claim" else value
+             for name, value in chosen.items() if value != defaults[name]}
+    query = {keys.PLATFORM_SCENARIO: SCENARIO_TITLES[scenario],
+             **{keys.platform_key(scenario, name): url_text(value) for name, value in shown.items()}}
     seed = int(chosen.pop("seed"))
     try:
         params = Params.for_scenario(scenario, **chosen)
@@ -224,10 +239,13 @@ def main() -> None:
     st.subheader("Your guess")
     guess = guess_lockin(f"platform::{scenario}", question.label, question.unit,
                          min_value=question.low, max_value=question.high,
-                         step=question.step, scope=digest(params, seed))
+                         step=question.step, scope=digest(params, seed), in_url=True)
+    query = with_guess(query, f"platform::{scenario}", guess)
     if not play_button(f"platform::{scenario}", guess):
+        share_panel("platform", params, seed, query)
         return
-    result = simulate(params, seed)
+    with st.spinner("Simulating…"):
+        result = cached_run("platform", params, seed)      # the same cache the spread and A/B use
     out = platform.summary(result)
     truth = out.get(question.metric)
     if truth is None:
@@ -241,6 +259,11 @@ def main() -> None:
         st.caption(note)
     with st.expander("Every figure from this run"):
         st.json(out)
+    tab = sim_tab(scenario)
+    share_panel("platform", params, seed, query)
+    spread_panel(tab, params, seed, guess, None if truth is None else float(truth))
+    compare_panel(tab, params, seed, result)
+    download_panel(tab, params, seed)
 
 
 main()

@@ -107,3 +107,23 @@ def test_platform_presets_name_figures_the_summary_has():
     for preset in ours:
         short = dataclasses.replace(preset.params, window_min=preset.params.break_at_min + 2.0)
         assert preset.metric in platform.summary(platform.run(short, 1)), preset.id
+
+
+def test_a_link_reopens_the_scenario_its_switches_seed_and_guess(app_test):
+    from ui.guess import guess_param
+
+    at = app_test("pages/sim_platform.py")
+    at.query_params.update({keys.PLATFORM_SCENARIO: platform.SCENARIO_TITLES["break1_fair"],
+                            keys.platform_key("break1_fair", "rate_limit"): "false",
+                            keys.platform_key("break1_fair", "seed"): "4",
+                            guess_param("platform::break1_fair"): "25"})
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key=keys.PLATFORM_SCENARIO).value == "break1_fair"
+    assert at.toggle(key=keys.platform_key("break1_fair", "rate_limit")).value is False
+    assert at.number_input(key=keys.platform_key("break1_fair", "seed")).value == 4
+    assert any("Your locked guess: **25 min**" in i.value for i in at.info)
+    command = next(c.value for c in at.code if c.value.startswith("python -m sims platform"))
+    assert command == "python -m sims platform scenario=break1_fair rate_limit=false seed=4"
+    link = next(c.value for c in at.code if "platform_scenario=" in c.value)
+    assert "rate_limit=false" in link and "idempotency" not in link      # only what differs from the scenario

@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 from sims import platform
 from sims.platform import Result
 from ui.chart_notes import empty_counts
+from ui.sim_charts import Series
 
 ACME_COLOUR = "#d62728"
 OTHERS_COLOUR = "#1f77b4"
@@ -108,6 +109,14 @@ def provider_load_figure(result: Result) -> go.Figure:
         fig.add_scatter(x=[x[0], x[-1]] if x else [], y=[limit, limit], name=f"{name} limit",
                         mode="lines", line=dict(color=colour, dash="dash", width=1))
     return _frame(fig, result, "Calls sent to each provider against its limit", "calls per second")
+
+
+def backlog_series(result: Result) -> Series:
+    """All jobs waiting for a slot, by minute from the break: the line an A/B chart overlays."""
+    line = platform.timeline(result)
+    k = _visible(result)
+    waiting = tuple(a + b for a, b in zip(line["queued_acme"][k:], line["queued_others"][k:]))
+    return Series(tuple(line["minute"][k:]), waiting, x_title(result), "jobs waiting for a worker slot")
 
 
 FIGURES = (

@@ -39,6 +39,7 @@ class Question:
     max_value: float
     step: float = 1.0
     tolerance_rel: float = 0.1
+    min_value: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -49,8 +50,8 @@ class SimTab:
     prefix: str                                # short URL prefix of its widgets, e.g. "hs_celeb"
     model: str                                 # module under sims/
     question: Question
-    truth: Callable[[object], float]
-    frames: Callable[[object], list[go.Figure]]
+    truth: Callable[[object], float | None]       # None: the run never reached the figure asked about
+    frames: Callable[[object], list[go.Figure]] | None
     series: Callable[[object], Series]
 
 
@@ -63,7 +64,7 @@ class Settings:
     query: dict[str, str]
 
 
-def _url_text(value: object) -> str:
+def url_text(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return format(value, ".12g") if isinstance(value, float) else str(value)
@@ -81,7 +82,7 @@ def settings(tab: SimTab, intro: str, *sliders: dict, page_tab: tuple[str, str] 
     seed = int(columns[-1].number_input("Seed", 1, SEED_MAX, 1, 1, key=seed_key, bind="query-params",
                                         help="Runs with the same settings and seed are identical."))
     query = dict([page_tab]) if page_tab else {}
-    query.update({spec["key"]: _url_text(value) for spec, value in zip(sliders, values)})
+    query.update({spec["key"]: url_text(value) for spec, value in zip(sliders, values)})
     query[seed_key] = str(seed)
     return Settings(values, seed, query)
 
@@ -107,6 +108,11 @@ def share_link(query: dict[str, str]) -> str:
     return f"{base}?{urlencode(query)}"
 
 
+def with_guess(query: dict[str, str], name: str, guess: float | None) -> dict[str, str]:
+    """The settings' query plus the locked guess, when there is one."""
+    return query if guess is None else {**query, guess_param(name): format(guess, ".12g")}
+
+
 def share_panel(model: str, params: object, seed: int, query: dict[str, str]) -> None:
     with st.expander("🔗 Share or rerun these settings"):
         st.caption("Copy the link (the icon at the right of the box) to open this page with these settings, "
@@ -119,12 +125,13 @@ def share_panel(model: str, params: object, seed: int, query: dict[str, str]) ->
 
 # ---- spread over seeds -------------------------------------------------------------------------
 
-def spread_values(tab: SimTab, params: object, seeds: range) -> list[float]:
+def spread_values(tab: SimTab, params: object, seeds: range) -> list[float | None]:
     """The tab's figure for each seed, with a progress bar; each run is cached on (params, seed)."""
     bar = st.progress(0.0, text=f"Running {len(seeds)} seeds…")
     values = []
     for done, seed in enumerate(seeds, start=1):
-        values.append(float(tab.truth(cached_run(tab.model, params, seed))))
+        value = tab.truth(cached_run(tab.model, params, seed))
+        values.append(None if value is None else float(value))
         bar.progress(done / len(seeds), text=f"Running {len(seeds)} seeds… {done}/{len(seeds)}")
     bar.empty()
     return values
@@ -168,13 +175,15 @@ def grade_against_spread(guess: float, values: list[float], unit: str,
                     f"{where}.")
 
 
-def spread_figure(values: list[float], guess: float, this_run: float, unit: str, label: str) -> go.Figure:
+def spread_figure(values: list[float], guess: float, this_run: float | None, unit: str, label: str) -> go.Figure:
     fig = go.Figure(go.Histogram(x=values, marker_color="#1f77b4", name="runs", nbinsx=min(30, len(values)),
                                  hovertemplate="%{x}: %{y} runs<extra></extra>"))
     low, high = percentile(values, BAND[0]), percentile(values, BAND[1])
     fig.add_vrect(x0=low, x1=high, fillcolor="#1f77b4", opacity=0.12, line_width=0, layer="below")
-    for x, colour, dash, name in ((guess, "#d62728", "dash", f"your guess ({fmt_guess(guess)})"),
-                                  (this_run, "#2ca02c", "solid", f"this seed ({fmt_figure(this_run)})")):
+    marks = [(guess, "#d62728", "dash", f"your guess ({fmt_guess(guess)})")]
+    if this_run is not None:
+        marks.append((this_run, "#2ca02c", "solid", f"this seed ({fmt_figure(this_run)})"))
+    for x, colour, dash, name in marks:
         fig.add_vline(x=x, line=dict(color=colour, dash=dash, width=2))
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=dict(color=colour, dash=dash), name=name))
     fig.update_layout(title=f"{label}: {len(values)} seeds (shaded: the middle 80%)", height=320, bargap=0.05,
@@ -183,7 +192,7 @@ def spread_figure(values: list[float], guess: float, this_run: float, unit: str,
     return fig
 
 
-def spread_panel(tab: SimTab, params: object, seed: int, guess: float, this_run: float) -> None:
+def spread_panel(tab: SimTab, params: object, seed: int, guess: float, this_run: float | None) -> None:
     with st.expander("🎲 Spread: how much does one run vary?"):
         count = int(st.number_input("Seeds to run", 5, SPREAD_MAX, SPREAD_DEFAULT, 5, key=f"{tab.prefix}_n",
                                     bind="query-params"))
@@ -193,7 +202,12 @@ def spread_panel(tab: SimTab, params: object, seed: int, guess: float, this_run:
         if st.session_state.get(keys.SIM_SPREAD_PREFIX + tab.name) != wanted:
             st.caption("Runs seeds 1 to N with these settings and shows where your guess and this seed fall.")
             return
-        values = spread_values(tab, params, range(1, count + 1))
+        found = spread_values(tab, params, range(1, count + 1))
+        values = [v for v in found if v is not None]
+        if len(values) < len(found):
+            st.info(f"{len(found) - len(values)} of {len(found)} runs never reached the figure asked about.")
+        if not values:
+            return
         unit = tab.question.unit
         st.plotly_chart(spread_figure(values, guess, this_run, unit, tab.question.label), width="stretch",
                         key=f"spread-chart::{tab.name}")
@@ -264,8 +278,10 @@ def compare_panel(tab: SimTab, params: object, seed: int, result: object) -> Non
         st.plotly_chart(overlay_figure(tab.series(result_a), tab.series(result), "A (pinned)", "B (now)"),
                         width="stretch", key=f"ab-chart::{tab.name}")
         truth_a, truth_b = tab.truth(result_a), tab.truth(result)
-        st.markdown(f"**{tab.question.label}**: A {fmt_figure(truth_a)}, B {fmt_figure(truth_b)} "
-                    f"{tab.question.unit} ({'+' if truth_b >= truth_a else '−'}{fmt_figure(abs(truth_b - truth_a))}).")
+        if truth_a is not None and truth_b is not None:
+            st.markdown(f"**{tab.question.label}**: A {fmt_figure(truth_a)}, B {fmt_figure(truth_b)} "
+                        f"{tab.question.unit} ({'+' if truth_b >= truth_a else '−'}"
+                        f"{fmt_figure(abs(truth_b - truth_a))}).")
         changed, moved = differences(params_a, seed_a, params, seed, module.summary(result_a),
                                      module.summary(result))
         columns = st.columns(2)
@@ -301,11 +317,10 @@ def play(tab: SimTab, params: object, chosen: Settings) -> object | None:
     Returns the result once played (so the page can add its own notes), else None.
     """
     seed, question = chosen.seed, tab.question
-    guess = guess_lockin(tab.name, question.label, question.unit, min_value=0.0, max_value=question.max_value,
+    guess = guess_lockin(tab.name, question.label, question.unit, min_value=question.min_value,
+                         max_value=question.max_value,
                          step=question.step, scope=digest(tab.model, params, seed), in_url=True)
-    query = dict(chosen.query)
-    if guess is not None:
-        query[guess_param(tab.name)] = format(guess, ".12g")
+    query = with_guess(chosen.query, tab.name, guess)
     if not play_button(tab.name, guess):
         waiting_chart(tab.name)
         share_panel(tab.model, params, seed, query)
