@@ -7,6 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from drills import answers as checks
+from drills.scope import scoped_id, scopes
 from drills.timebox import clock_for, format_duration
 from ui import keys
 from ui.context import get_catalogue, get_store, now, remember_attempt
@@ -66,6 +67,18 @@ for drill_id, loaded in catalogue.drills.items():
             st.markdown("**Covers:** " + " · ".join(drill.covers))
         if st.button(f"Start the clock: {drill.title}", type="primary", key=f"start_button::{drill_id}"):
             start(drill_id, drill.time_box_min)
+        shorter = {s.id: s for s in scopes(drill)}
+        if shorter:
+            st.markdown("**Shorter practice, each on its own clock**")
+            cols = st.columns([3, 1], vertical_alignment="bottom")
+            picked = cols[0].selectbox(
+                "Practise", list(shorter), key=f"scope_pick::{drill_id}", label_visibility="collapsed",
+                format_func=lambda s: f"{shorter[s].label} — {shorter[s].questions} questions, "
+                                      f"{shorter[s].minutes:g} minutes")
+            if cols[1].button("Start this practice", key=f"start_scope::{drill_id}", width="stretch"):
+                start(scoped_id(drill_id, picked), shorter[picked].minutes)
+            st.caption("The essentials path keeps a few key questions from every break; a single break keeps "
+                       "the scenario, the board's key numbers and that break with its follow-up.")
 
 st.header("Resume")
 mine = [store.attempt_by_token(t) for t in st.session_state.get(keys.MY_ATTEMPTS, [])]

@@ -79,3 +79,37 @@ def test_scoped_ids_resolve_through_the_catalogue_mapping():
     assert drills.get("one_tenant") is CATALOGUE.drills["one_tenant"]
     assert drills.get("one_tenant~break9") is None and "one_tenant~break9" not in drills
     assert drills.get("nope~essentials") is None
+
+
+def test_a_break_drill_starts_from_the_catalogue_and_runs_on_its_own_clock(app_test, db_path):
+    from drills import cohort
+    from drills.store import AttemptStore
+
+    at = app_test("app.py").run()
+    at.text_input(key="candidate_handle").input("bea")
+    at.selectbox(key="scope_pick::one_tenant").select_index([s.id for s in scopes(CATALOGUE.drills["one_tenant"].drill)].index("break2"))
+    at.button(key="start_scope::one_tenant").click().run()
+    assert not at.exception, at.exception
+    store = AttemptStore(db_path)
+    attempt = store.attempt_by_token(at.query_params["attempt"])
+    assert attempt.drill_id == "one_tenant~break2" and attempt.time_box_s == 45 * 60
+    assert at.selectbox(key="part_select").options == [
+        "1. The prompt", "2. Numbers for the board", "3. The baseline design",
+        "4. Break 2: the primary LLM provider goes down", "5. Score yourself"]
+    at.selectbox(key="part_select").set_value("board").run()
+    board_forms = [k for k in (w.key for w in at.text_input) if k and k.endswith("::value")]
+    assert sorted(board_forms) == sorted(f"lock::{q}::value" for q in ("jobs_in_flight", "utilisation"))
+
+    at.switch_page("pages/results.py").run()
+    assert not at.exception, at.exception
+    assert any(t.value.startswith("Results — One Tenant Takes Everyone Down — Break 2") for t in at.title)
+
+    # The instructor board treats the break drill as a drill of its own, graded on its own questions.
+    loaded = CATALOGUE.drills["one_tenant"]
+    scoped = ScopedDrills(CATALOGUE.drills)[attempt.drill_id]
+    store.lock_answer(attempt.id, "b2_polish_rate", "break2", "numeric", value=loaded.values["b2_polish_rate"])
+    key = cohort.DrillKey.from_loaded(scoped, {q.id: 1.0 for q in scoped.drill.all_questions()
+                                                 if getattr(q, "sim", None)})
+    summary = cohort.attempt_summary(store, key, cohort.Filters(attempt.drill_id))
+    assert list(summary["attempt_id"]) == [attempt.id] and summary["earned"].iloc[0] == 1
+    assert "one_tenant~break2" in cohort.drills_by_activity(store)

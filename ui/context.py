@@ -5,11 +5,13 @@ One store per process via st.cache_resource (DuckDB file or PostgreSQL); the att
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import streamlit as st
 
 from drills.loader import Catalogue, LoadedDrill, content_dir, load_catalogue
 from drills.schema import Drill
+from drills.scope import ScopedDrills
 from drills.store import MIGRATIONS, Attempt, StoreCore, database_path, open_store
 from ui import keys
 from ui.faults import StoreFault, diagnose
@@ -47,7 +49,9 @@ def store_fault() -> StoreFault | None:
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _catalogue_for(signature: tuple) -> Catalogue:
-    return load_catalogue()
+    catalogue = load_catalogue()
+    # Attempts of a single break or of the essentials path name a scoped id (one_tenant~break2).
+    return replace(catalogue, drills=ScopedDrills(catalogue.drills))
 
 
 def get_catalogue() -> Catalogue:
