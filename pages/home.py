@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from drills import answers as checks
-from drills.scope import scoped_id, scopes
+from drills.scope import estimated_minutes, scoped_id, scopes
 from drills.timebox import clock_for, format_duration
 from ui import keys
 from ui.context import get_catalogue, get_store, now, remember_attempt
@@ -60,8 +60,11 @@ for drill_id, loaded in catalogue.drills.items():
     with st.container(border=True):
         st.subheader(drill.title)
         questions = drill.all_questions()
+        work = estimated_minutes(drill)
         st.caption(f"⏱ {drill.time_box_min:g} minutes · {len(drill.parts)} parts · {len(questions)} questions "
-                   f"· {len(drill.rubric)} rubric skills")
+                   f"· {len(drill.rubric)} rubric skills"
+                   + (f" · about {work:.0f} minutes of reading and thinking, so the whole drill overruns its "
+                      "clock: the shorter practice below fits it" if work > drill.time_box_min else ""))
         st.markdown(drill.summary)
         if drill.covers:
             st.markdown("**Covers:** " + " · ".join(drill.covers))
