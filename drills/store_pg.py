@@ -15,6 +15,7 @@ import duckdb
 import psycopg
 import pyarrow as pa
 import pyarrow.csv as pa_csv
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import ConnectionPool
 
 from drills.store import (MIGRATIONS, StoreCore, ThreadCursors, apply_migrations, duckdb_transaction,
@@ -28,6 +29,7 @@ PG_MIGRATIONS: tuple[tuple[int, str], ...] = tuple((version, postgres_dialect(sq
 # pg_advisory_lock's two-key form: a space of its own, apart from the one-key locks held per attempt.
 _MIGRATION_LOCK = (0x464C, 1)
 POOL_MIN, POOL_MAX = 1, 8
+CONNECT_TIMEOUT_S = 10   # unless the URL sets its own: libpq would otherwise wait on a dead host for minutes
 
 # The record tables a report copy holds, each pulled in the order its rows were added (ids come from
 # one sequence), so DuckDB's rowid grows with insertion as it does in the embedded store.
@@ -150,14 +152,17 @@ class PostgresAttemptStore(StoreCore):
     def __init__(self, url: str, *, clock: Callable[[], float] = time.time):
         self.path = url
         self.clock = clock
-        self._migrate(url)
-        self._pool = ConnectionPool(url, min_size=POOL_MIN, max_size=POOL_MAX, kwargs={"autocommit": True},
-                                    open=True, name="faultlines-store")
+        conninfo = url if "connect_timeout" in conninfo_to_dict(url) else make_conninfo(
+            url, connect_timeout=CONNECT_TIMEOUT_S)
+        self._migrate(conninfo)
+        # check_connection: a connection the server dropped (a restart) is replaced, not handed out.
+        self._pool = ConnectionPool(conninfo, min_size=POOL_MIN, max_size=POOL_MAX, kwargs={"autocommit": True},
+                                    check=ConnectionPool.check_connection, open=True, name="faultlines-store")
         self._reports = ReportCopy(self._pool)
 
-    def _migrate(self, url: str) -> None:
+    def _migrate(self, conninfo: str) -> None:
         # A plain connection first: an unreachable server fails here at once, not after a pool timeout.
-        with psycopg.connect(url, autocommit=True) as conn:
+        with psycopg.connect(conninfo, autocommit=True) as conn:
             conn.execute("SELECT pg_advisory_lock(%s, %s)", _MIGRATION_LOCK)
             try:
                 apply_migrations(_PgCursor(conn.cursor()), self.clock(), postgres_dialect)
