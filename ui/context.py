@@ -32,8 +32,9 @@ def get_store() -> StoreCore:
 
 
 # A failure is not cached by _store_for, so every call would try to open the store again; this
-# remembers the verdict for a few seconds, and a fixed store is picked up on a reload soon after.
-@st.cache_resource(show_spinner=False, ttl=3)
+# remembers the verdict for 15 s (an unreachable host can take the 10 s connect timeout to fail), and a
+# fixed store is picked up by a reload soon after.
+@st.cache_resource(show_spinner=False, ttl=15)
 def _fault_for(target: str, schema_version: int) -> StoreFault | None:
     try:
         _store_for(target, schema_version)
