@@ -120,3 +120,8 @@ def test_urls_are_shown_without_passwords(url, shown):
 def test_an_unknown_error_still_names_the_file():
     fault = diagnose("/srv/fl.duckdb", RuntimeError("disk on fire\nsecond line"))
     assert (fault.kind, fault.where, fault.detail) == ("other", "/srv/fl.duckdb", "disk on fire")
+
+
+def test_a_postgresql_server_that_answers_but_refuses_is_not_called_unreachable():
+    fault = diagnose("postgresql://fl:pw@db/fl", RuntimeError('FATAL:  database "fl" does not exist'))
+    assert fault.kind == "other" and "answered" in fault.headline and fault.where == "postgresql://fl:***@db/fl"

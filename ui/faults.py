@@ -52,8 +52,13 @@ def diagnose(target: str, error: BaseException) -> StoreFault:
     if is_postgres_target(target):
         where = redact_url(target)
         detail = detail.replace(target, where)
+        lowered = detail.lower()
+        reached = not any(sign in lowered for sign in ("connection failed", "connection refused", "timeout",
+                                                        "could not connect", "no such file", "could not translate"))
         return StoreFault(
-            "unreachable", where, "The PostgreSQL server that keeps the attempts cannot be reached.",
+            "other" if reached else "unreachable", where,
+            "The PostgreSQL server answered but the store could not be opened there." if reached
+            else "The PostgreSQL server that keeps the attempts cannot be reached.",
             ("Check that the server is running and accepts connections at this address "
              "(host, port or socket directory, database name, user).",
              f"Fix {DB_ENV} if the URL is wrong, then reload this page.",
