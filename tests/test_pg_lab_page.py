@@ -23,9 +23,8 @@ def lab_page(app_test, pg_url, monkeypatch):
     monkeypatch.setenv(PG_URL_ENV, pg_url)
 
     def open_page(**query):
-        at = app_test("app.py").run()
-        at.switch_page("pages/pg_lab.py")
-        for key, value in query.items():   # after the switch, which starts the new page without them
+        at = app_test("pages/pg_lab.py")   # standalone, as st.navigation loads it (see tests/test_sim_pages.py)
+        for key, value in query.items():
             at.query_params[key] = value
         at.run()
         assert not at.exception, at.exception
