@@ -283,19 +283,21 @@ def _chunks(items: list, size: int):
         yield items[start:start + size]
 
 
-def apply_migrations(cur, now: float, dialect: Callable[[str], str] = str) -> None:
-    """Run the MIGRATIONS `cur` has not recorded yet (spelled by `dialect`), each in its own transaction.
+def apply_migrations(cur, now: float, migrations: Iterable[tuple[int, str]] = MIGRATIONS,
+                     dialect: Callable[[str], str] = str) -> None:
+    """Run the `migrations` that `cur`'s database has not recorded yet, each in its own transaction.
 
-    The caller makes sure no other writer migrates at the same time (a thread lock, an advisory lock).
+    `dialect` spells the bookkeeping table for the backend. The caller makes sure no other writer
+    migrates at the same time (a thread lock, an advisory lock).
     """
     cur.execute(dialect(_MIGRATIONS_TABLE))
     done = {row[0] for row in cur.execute("SELECT version FROM schema_migrations").fetchall()}
-    for version, sql in MIGRATIONS:
+    for version, sql in migrations:
         if version in done:
             continue
         cur.execute("BEGIN TRANSACTION")
         try:
-            cur.execute(dialect(sql))
+            cur.execute(sql)
             cur.execute("INSERT INTO schema_migrations VALUES (?, ?)", [version, now])
             cur.execute("COMMIT")
         except Exception:

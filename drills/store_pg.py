@@ -31,8 +31,8 @@ _MIGRATION_LOCK = (0x464C, 1)
 POOL_MIN, POOL_MAX = 1, 8
 CONNECT_TIMEOUT_S = 10   # unless the URL sets its own: libpq would otherwise wait on a dead host for minutes
 
-# The record tables a report copy holds, each pulled in the order its rows were added (ids come from
-# one sequence), so DuckDB's rowid grows with insertion as it does in the embedded store.
+# The record tables a report copy holds, each pulled in the order its rows were added (by id, from one
+# sequence; answers and reveals, which have none, by their time), so rowid grows as rows were added.
 RECORD_ORDER = {
     "schema_migrations": "version",
     "candidates": "id",
@@ -165,7 +165,7 @@ class PostgresAttemptStore(StoreCore):
         with psycopg.connect(conninfo, autocommit=True) as conn:
             conn.execute("SELECT pg_advisory_lock(%s, %s)", _MIGRATION_LOCK)
             try:
-                apply_migrations(_PgCursor(conn.cursor()), self.clock(), postgres_dialect)
+                apply_migrations(_PgCursor(conn.cursor()), self.clock(), PG_MIGRATIONS, postgres_dialect)
             finally:
                 conn.execute("SELECT pg_advisory_unlock(%s, %s)", _MIGRATION_LOCK)
 

@@ -379,7 +379,7 @@ def _overridden(store) -> pd.Series:
 
 def test_instructor_reports_on_postgresql_match_duckdb(pg_opened, tmp_path):
     pg = pg_opened()
-    duck = AttemptStore(tmp_path / "same.duckdb")
+    duck = AttemptStore(":memory:")
     for store in (pg, duck):
         populate(store, LOADED, candidates=10, cohorts=("north", "south"), seed=5, now=NOW, sim_truths=SIM_TRUTHS)
     pd.testing.assert_frame_equal(_board(pg), _board(duck), check_dtype=False)
