@@ -2,7 +2,9 @@
 
 Prints median ms, SimPy events per second, and the ratio to a bare SimPy loop of the same event
 count timed in the same run. Targets: default under 100 ms, maximum under 2 s. Never asserts.
-Run: ``python -m bench.bench_sims [--repeat N]``.
+Then the spread each page offers: 20 seeds of its default settings, run cold (no cache), against
+a target of 2 s, with the same bare-loop ratio.
+Run: ``python -m bench.bench_sims [--repeat N] [--spread-repeat N]``.
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import importlib
 import simpy
 
 from bench.timing import bare_loop, measure
-from sims import concurrency_pool, hot_shard, retry_storm
+from sims import concurrency_pool, hot_shard, platform, retry_storm
 
 # (page tab, which setting, model, params): the maxima are the pages' slider bounds
 CASES = [
@@ -32,6 +34,20 @@ CASES = [
     ("retry storm / jitter+ramp", "default", "retry_storm", retry_storm.Params(jitter=True)),
     ("retry storm / jitter+ramp", "maximum", "retry_storm",
      retry_storm.Params(processes=200, in_flight_per_process=20, jitter=True)),
+]
+
+
+SPREAD_SEEDS = 20
+SPREAD_TARGET_S = 2.0
+# (page tab, model, params): each page's default, as the spread expander runs it
+SPREAD_CASES = [
+    ("hot shard / celebrity", "hot_shard", hot_shard.celebrity()),
+    ("hot shard / tenant groups", "hot_shard", hot_shard.tenant_groups()),
+    ("hot shard / shuffle", "hot_shard", hot_shard.shuffle_sharding()),
+    ("pool / pool limit", "concurrency_pool", concurrency_pool.Params()),
+    ("retry storm / synchronised", "retry_storm", retry_storm.Params()),
+    ("retry storm / jitter+ramp", "retry_storm", retry_storm.Params(jitter=True)),
+    ("platform / baseline", "platform", platform.Params()),
 ]
 
 
@@ -55,6 +71,7 @@ def counting_events():
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=11, help="timed runs per case (median is reported)")
+    parser.add_argument("--spread-repeat", type=int, default=3, help="timed 20-seed spreads per page default")
     args = parser.parse_args()
     print(f"{'tab':28} {'setting':8} {'median ms':>10} {'target':>7} {'events':>8} "
           f"{'events/s':>10} {'bare ev/s':>10} {'ratio':>6}")
@@ -71,6 +88,27 @@ def main() -> None:
         bare_rate = events / bare_stats["median"]
         print(f"{tab:28} {setting:8} {model_stats['median'] * 1e3:10.1f} {verdict:>7} {events:8,d} "
               f"{model_rate:10,.0f} {bare_rate:10,.0f} {model_rate / bare_rate:6.2f}")
+
+    spread(args.spread_repeat)
+
+
+def spread(repeat: int) -> None:
+    """Time the page's seed spread: every seed's run and summary, as the page computes them cold."""
+    print(f"\n{SPREAD_SEEDS}-seed spread at each page default (cold, no cache)")
+    print(f"{'tab':28} {'median s':>9} {'target':>7} {'per seed ms':>12} {'events':>10} {'ratio':>6}")
+    for tab, model, params in SPREAD_CASES:
+        module = importlib.import_module(f"sims.{model}")
+        seeds = range(1, SPREAD_SEEDS + 1)
+        with counting_events() as counter:
+            for seed in seeds:
+                module.run(params, seed)
+        events = counter["events"]
+        stats = measure(lambda: [module.summary(module.run(params, seed)) for seed in seeds],
+                        repeat=repeat, warmup=0)
+        bare = measure(lambda: bare_loop(events), repeat=repeat, warmup=0)
+        verdict = "ok" if stats["median"] < SPREAD_TARGET_S else "MISS"
+        print(f"{tab:28} {stats['median']:9.2f} {verdict:>7} {stats['median'] / SPREAD_SEEDS * 1e3:12.1f} "
+              f"{events:10,d} {stats['median'] / bare['median']:6.2f}")
 
 
 if __name__ == "__main__":
