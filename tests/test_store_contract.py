@@ -377,7 +377,7 @@ def _overridden(store) -> pd.Series:
     return cohort.attempt_summary(store, KEY, cohort.Filters("one_tenant")).set_index("started_at")["overridden"]
 
 
-def test_instructor_reports_on_postgresql_match_duckdb(pg_opened, tmp_path):
+def test_instructor_reports_on_postgresql_match_duckdb(pg_opened):
     pg = pg_opened()
     duck = AttemptStore(":memory:")
     for store in (pg, duck):
@@ -399,5 +399,12 @@ def test_instructor_reports_on_postgresql_match_duckdb(pg_opened, tmp_path):
     assert after[started] == 1 and after.sum() == before.sum() + 1
     pd.testing.assert_series_equal(after, _overridden(duck), check_dtype=False)
     pd.testing.assert_frame_equal(_board(pg), _board(duck), check_dtype=False)
-    assert cohort.counts(pg, cohort.Filters("one_tenant")) == cohort.counts(duck, cohort.Filters("one_tenant"))
+    everyone = cohort.Filters("one_tenant")
+    assert cohort.counts(pg, everyone) == cohort.counts(duck, everyone)
+    for report in (cohort.question_errors, cohort.time_per_part, cohort.calibration_by_skill, cohort.skill_shares,
+                   cohort.skill_levels, cohort.export_answers):
+        ours, theirs = (report(store, KEY, everyone).drop(columns=["candidate_id", "attempt_id"], errors="ignore")
+                        for store in (pg, duck))
+        assert len(ours) > 0, report.__name__
+        pd.testing.assert_frame_equal(ours, theirs, check_dtype=False)
     duck.close()
