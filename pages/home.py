@@ -76,8 +76,8 @@ for drill_id, loaded in catalogue.drills.items():
             cols = st.columns([3, 1], vertical_alignment="bottom")
             picked = cols[0].selectbox(
                 "Practise", list(shorter), key=f"scope_pick::{drill_id}", label_visibility="collapsed",
-                format_func=lambda s: f"{shorter[s].label} — {shorter[s].questions} questions, "
-                                      f"{shorter[s].minutes:g} minutes")
+                format_func=lambda s, offered=shorter: f"{offered[s].label} — {offered[s].questions} questions, "
+                                                      f"{offered[s].minutes:g} minutes")
             if cols[1].button("Start this practice", key=f"start_scope::{drill_id}", width="stretch"):
                 start(scoped_id(drill_id, picked), shorter[picked].minutes)
             st.caption("The essentials path keeps a few key questions from every break; a single break keeps "

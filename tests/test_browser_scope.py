@@ -1,0 +1,54 @@
+"""Chromium: a single break and the essentials path, each started from the catalogue, walked end to end
+and finished inside its own clock, with results that list exactly the questions the attempt asked."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from drills.loader import load_catalogue
+from drills.scope import scope_drill, scopes
+from tests.browser import wait_for_app
+from tests.test_browser_full_drill import _next, _results_csv, _walk_part
+
+pytestmark = pytest.mark.browser
+
+WHOLE = load_catalogue().drills["one_tenant"]
+
+
+def _start_scope(page, url: str, scope: str, handle: str) -> None:
+    page.goto(url)
+    page.get_by_role("textbox", name="Your handle").wait_for(timeout=120_000)
+    wait_for_app(page)
+    page.get_by_role("textbox", name="Your handle").fill(handle)
+    label = next(s for s in scopes(WHOLE.drill) if s.id == scope).label
+    page.locator(".st-key-scope_pick--one_tenant").get_by_role("combobox").click()
+    page.get_by_role("option", name=re.compile("^" + re.escape(label))).click()
+    wait_for_app(page)
+    page.locator(".st-key-start_scope--one_tenant button").click()
+    page.wait_for_url(re.compile(r".*attempt=.*"))
+    wait_for_app(page)
+
+
+@pytest.mark.parametrize("scope", ["break4", "essentials"])
+def test_a_shorter_practice_runs_end_to_end_inside_its_clock(app_server, page, scope):
+    page.add_init_script("delete window.showSaveFilePicker;")
+    page.set_default_timeout(60_000)
+    loaded = scope_drill(WHOLE, scope)
+    drill = loaded.drill
+    _start_scope(page, app_server.url, scope, handle=f"short-{scope}")
+    for index, part in enumerate(drill.parts):
+        if index:
+            _next(page, part.title)
+        else:
+            page.get_by_role("heading", name=part.title, exact=True).wait_for()
+        _walk_part(page, loaded, part)
+    _next(page, "Score yourself")
+    page.get_by_role("button", name="Finish and see results").click()
+    page.wait_for_url(re.compile(r".*/results\?.*attempt=.*"))
+    page.get_by_role("heading", name=re.compile("^Results")).wait_for()
+    wait_for_app(page)
+    assert page.get_by_text("inside the box").count() >= 1, "finished within the attempt's own clock"
+    rows = _results_csv(page)
+    assert sorted(r["Question"] for r in rows) == sorted(loaded.text(q.prompt) for q in drill.all_questions())
+    assert all(r["Truth"] and not r["Truth"].startswith("hidden") for r in rows)
