@@ -25,7 +25,10 @@ DB_ENV = "FAULTLINES_DB"
 
 
 def database_path() -> str:
-    """The one setting for where the store lives: FAULTLINES_DB, else data/faultlines.duckdb."""
+    """The one setting for where the store lives: FAULTLINES_DB, else data/faultlines.duckdb.
+
+    A value starting with postgresql:// or postgres:// names a PostgreSQL database (see open_store).
+    """
     return os.environ.get(DB_ENV) or str(DEFAULT_DB)
 
 
@@ -311,10 +314,11 @@ def postgres_dialect(sql: str) -> str:
 
 
 def is_postgres_target(target: str) -> bool:
+    """Whether a FAULTLINES_DB value is a PostgreSQL URL rather than a DuckDB file."""
     return target.startswith(("postgresql://", "postgres://"))
 
 
-def open_store(target: str | os.PathLike | None = None, *, clock: Callable[[], float] = time.time):
+def open_store(target: str | os.PathLike | None = None, *, clock: Callable[[], float] = time.time) -> StoreCore:
     """The attempt store `target` names (default: database_path()): a PostgreSQL URL or a DuckDB file."""
     where = str(target) if target is not None else database_path()
     if is_postgres_target(where):

@@ -18,7 +18,8 @@ from drills.demo import populate
 from drills.grants import grant_history
 from drills.loader import load_catalogue
 from drills.schema import NumericQuestion
-from drills.store import MIGRATIONS, AnswerEntry, AttemptFinished, AttemptStore, RevealEntry, open_store
+from drills.store import (MIGRATIONS, AnswerEntry, AttemptFinished, AttemptStore, RevealEntry, is_postgres_target,
+                          open_store)
 from tests.clock import FakeClock
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,6 +73,8 @@ def test_the_factory_picks_the_backend_by_the_target(target, opened):
     assert store.path == target
     assert isinstance(store, AttemptStore) != target.startswith("postgresql://")
     assert store.schema_version() == MIGRATIONS[-1][0]
+    assert is_postgres_target("postgres://host/db") and is_postgres_target("postgresql://host/db")
+    assert not is_postgres_target("data/postgresql.duckdb") and not is_postgres_target(":memory:")
 
 
 def test_locking_twice_returns_the_first_answer(opened):
