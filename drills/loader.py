@@ -1,40 +1,91 @@
-"""Load drill YAML files into validated models and compute every value they name.
+"""Load drill YAML files into validated models and hold every content rule a drill must pass.
 
-A broken file becomes one ContentError naming the file and key path; the rest still load.
+A broken file reports all of its problems at once (file, line, key path); the other drills still load.
 """
 from __future__ import annotations
 
+import math
 import os
+import re
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping
 
 import yaml
-from pydantic import ValidationError
+from pydantic import ValidationError, model_validator
 
-from drills.formulas import FormulaError, evaluate, render
-from drills.schema import Drill, NumericQuestion
+from drills.formulas import FormulaError, evaluate, placeholders, render
+from drills.schema import ChoiceQuestion, Drill, NumericQuestion, Part
 
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
 SIM_PLACEHOLDER = 1.0  # stands in for simulation answers while text is checked at load time
 
+# Parts that set the scene may state its figures in words; every later text names them as {placeholders}.
+SCENARIO_KINDS = frozenset({"prompt", "board", "baseline"})
+
+# How far option length may point at the answer: the right option at most this much longer than
+# the longest wrong one, and strictly the longest in at most this share of a drill's choice questions.
+RIGHT_OPTION_MAX_RATIO = 1.15
+RIGHT_OPTION_LONGEST_SHARE = 1 / 3
+
+# A number typed in a text: digits with optional thousands separators or decimals, not part of a name.
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
+
+# Numbers that name or label something rather than state a quantity; a drill's text may type these.
+LABELS = re.compile(
+    r"\b\d{1,2}:\d{2}(:\d{2})?\b"                      # clock times: 15:00, 15:00:30
+    r"|\b(200|201|202|204|301|302|304|400|401|402|403|404|409|429|500|502|503|504)s?\b"
+    r"|\b[1-5]xx\b"                                    # HTTP statuses and classes
+    r"|\bBreaks \d+ and \d+\b"
+    r"|\b(Ch|JS|Postgres|Region|Break|Drill|Part|Step)\s+\d+\b"
+    r"|\b(19|20)\d\d\b"                                # years
+    r"|\bp(50|90|95|99|999)\b"                         # percentiles by name
+    r"|\b80% range\b"                                  # the app's own calibration range
+    r"|\b1/"                                           # a probability written as 1/{n}
+    r"|-1\b"                                           # 'no limit' settings
+)
+
+Loc = tuple[str | int, ...]
+
 
 @dataclass(frozen=True)
 class ContentError:
+    """One problem in one file: its line (1-based, when known), the key path inside the drill and what is wrong."""
+
     file: str
     path: str
     message: str
+    line: int | None = None
+
+    def describe(self, file: str | None = None) -> str:
+        """`file:line: key.path: message`, with `file` overriding the name kept here (the check tool passes a path)."""
+        where = (file or self.file) + (f":{self.line}" if self.line else "")
+        return f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
 
     def __str__(self) -> str:
-        where = f" at {self.path}" if self.path else ""
-        return f"{self.file}{where}: {self.message}"
+        return self.describe()
 
 
 class ContentProblem(Exception):
-    def __init__(self, error: ContentError):
-        super().__init__(str(error))
-        self.error = error
+    """A file that breaks one or more rules; `errors` lists every one of them."""
+
+    def __init__(self, errors: Sequence[ContentError]):
+        self.errors = tuple(errors)
+        super().__init__("\n".join(str(e) for e in self.errors))
+
+    @property
+    def error(self) -> ContentError:
+        return self.errors[0]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A broken rule, before it is placed in a file: where (keys and list indexes) and what is wrong."""
+
+    loc: Loc
+    message: str
 
 
 @dataclass(frozen=True)
@@ -63,8 +114,12 @@ class LoadedDrill:
         return render(template, values)
 
 
-def _key_path(loc: tuple, data: object) -> str:
-    """Turn pydantic's error location into a readable path; list items also show their id."""
+# -- where a problem is ------------------------------------------------------------------------
+_UNION_TAGS = ("numeric", "choice", "notes")  # pydantic's discriminated-union tags are not keys in the file
+
+
+def _key_path(loc: Loc, data: object) -> str:
+    """Turn a location into a readable path; list items also show their id, e.g. parts[1](board).body."""
     path = ""
     node = data
     for item in loc:
@@ -77,89 +132,377 @@ def _key_path(loc: tuple, data: object) -> str:
         else:
             if isinstance(node, dict) and item in node:
                 node = node[item]
-            elif isinstance(node, dict) and isinstance(item, str) and item in ("numeric", "choice", "notes"):
-                continue  # the discriminated-union tag is not a real key in the file
+            elif isinstance(node, dict) and item in _UNION_TAGS:
+                continue
             else:
                 node = None
             path += ("." if path else "") + str(item)
     return path
 
 
-def compute_values(drill: Drill, file: str) -> dict[str, float]:
-    values: dict[str, float] = {}
-    for i, given in enumerate(drill.givens):
-        values[given.name] = given.value
-    for i, item in enumerate(drill.derived):
-        try:
-            values[item.name] = evaluate(item.expr, values)
-        except FormulaError as exc:
-            raise ContentProblem(ContentError(file, f"derived[{i}]({item.name}).expr", str(exc))) from None
-    for p_index, part in enumerate(drill.parts):
-        groups = [("questions", part.questions)]
-        if part.followup:
-            groups.append(("followup.questions", part.followup.questions))
-        for label, questions in groups:
-            for q_index, q in enumerate(questions):
-                if isinstance(q, NumericQuestion) and q.answer is not None:
-                    try:
-                        values[q.id] = evaluate(q.answer, values)
-                    except FormulaError as exc:
-                        path = f"parts[{p_index}]({part.id}).{label}[{q_index}]({q.id}).answer"
-                        raise ContentProblem(ContentError(file, path, str(exc))) from None
-    return values
+def _line(loc: Loc, root: yaml.Node | None) -> int | None:
+    """The 1-based line of the deepest node of `loc` found in the composed YAML (a key's own line for keys)."""
+    if root is None:
+        return None
+    node, line = root, root.start_mark.line
+    for item in loc:
+        if isinstance(node, yaml.MappingNode):
+            match = next(((k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == item), None)
+            if match is None:
+                if item in _UNION_TAGS:
+                    continue
+                break
+            line, node = match[0].start_mark.line, match[1]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(item, int) and 0 <= item < len(node.value):
+            node = node.value[item]
+            line = node.start_mark.line
+        else:
+            break
+    return line + 1
 
 
-def _texts(drill: Drill):
-    """Every templated text in the drill with its key path."""
+# -- walking a drill -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Text:
+    """One text a candidate reads, where it sits, and the part it belongs to."""
+
+    part: Part
+    loc: Loc
+    template: str
+
+
+def questions(drill: Drill) -> Iterator[tuple[Loc, NumericQuestion | ChoiceQuestion]]:
+    """Every question with its location: a part's own questions, then its follow-up's."""
     for p_index, part in enumerate(drill.parts):
-        base = f"parts[{p_index}]({part.id})"
-        yield f"{base}.body", part.body
-        groups = [("questions", part.questions)]
+        for q_index, q in enumerate(part.questions):
+            yield ("parts", p_index, "questions", q_index), q
         if part.followup:
-            yield f"{base}.followup.prompt", part.followup.prompt
-            yield f"{base}.followup.answer", part.followup.answer
-            groups.append(("followup.questions", part.followup.questions))
-        for label, questions in groups:
-            for q_index, q in enumerate(questions):
-                qpath = f"{base}.{label}[{q_index}]({q.id})"
-                yield f"{qpath}.prompt", q.prompt
-                for attr in ("strong_answer", "explain"):
-                    if getattr(q, attr, ""):
-                        yield f"{qpath}.{attr}", getattr(q, attr)
+            for q_index, q in enumerate(part.followup.questions):
+                yield ("parts", p_index, "followup", "questions", q_index), q
+
+
+def texts(drill: Drill) -> Iterator[Text]:
+    """Every templated text in the drill: bodies, reveal sections, follow-ups, prompts, answers, options."""
+    for p_index, part in enumerate(drill.parts):
+        base: Loc = ("parts", p_index)
+        yield Text(part, base + ("body",), part.body)
         for s_index, section in enumerate(part.reveal):
-            yield f"{base}.reveal[{s_index}]({section.stage}).text", section.text
+            yield Text(part, base + ("reveal", s_index, "text"), section.text)
+        if part.followup:
+            yield Text(part, base + ("followup", "prompt"), part.followup.prompt)
+            yield Text(part, base + ("followup", "answer"), part.followup.answer)
+    parts = drill.parts
+    for loc, q in questions(drill):
+        part = parts[loc[1]]
+        yield Text(part, loc + ("prompt",), q.prompt)
+        for attr in ("strong_answer", "explain"):
+            if getattr(q, attr, ""):
+                yield Text(part, loc + (attr,), getattr(q, attr))
+        for o_index, option in enumerate(getattr(q, "options", ())):
+            yield Text(part, loc + ("options", o_index, "text"), option.text)
+
+
+# -- the rules -------------------------------------------------------------------------------
+def rule_references(drill: Drill) -> Iterator[Finding]:
+    """Names, part ids and question ids are unique, and question ids do not reuse a given's name."""
+    seen: dict[str, Loc] = {}
+    for label, items in (("givens", drill.givens), ("derived", drill.derived)):
+        for i, item in enumerate(items):
+            if item.name in seen:
+                yield Finding((label, i, "name"), f"name {item.name!r} is defined twice")
+            seen.setdefault(item.name, (label, i, "name"))
+    part_ids: set[str] = set()
+    for i, part in enumerate(drill.parts):
+        if part.id in part_ids:
+            yield Finding(("parts", i, "id"), f"part id {part.id!r} is used twice")
+        part_ids.add(part.id)
+    question_ids: set[str] = set()
+    for loc, q in questions(drill):
+        if q.id in question_ids:
+            yield Finding(loc + ("id",), f"question id {q.id!r} is used twice")
+        elif q.id in seen:
+            yield Finding(loc + ("id",), f"question id {q.id!r} is also the name of a given or derived value")
+        question_ids.add(q.id)
+
+
+def rule_skills(drill: Drill) -> Iterator[Finding]:
+    """Every question links known rubric skills, every skill has a question, the verdict names real skills."""
+    known = [s.id for s in drill.rubric]
+    listing = ", ".join(known)
+    evidenced: set[str] = set()
+    for loc, q in questions(drill):
+        if not q.skills:
+            yield Finding(loc + ("skills",), f"question {q.id!r} links no rubric skill (known: {listing})")
+        for s_index, skill in enumerate(q.skills):
+            if skill not in known:
+                yield Finding(loc + ("skills", s_index), f"unknown skill {skill!r} (known: {listing})")
+        evidenced.update(q.skills)
+    for i, skill in enumerate(drill.rubric):
+        if skill.id not in evidenced:
+            yield Finding(("rubric", i), f"no question evidences skill {skill.id!r}; link it from at least one")
+    for i, skill in enumerate(drill.verdict.watch_skills):
+        if skill not in known:
+            yield Finding(("verdict", "watch_skills", i), f"the verdict watches unknown skill {skill!r} (known: {listing})")
+    if drill.verdict.strong_needed > len(known):
+        yield Finding(("verdict", "strong_needed"),
+                      f"needs {drill.verdict.strong_needed} strong skills but the rubric has only {len(known)}")
+
+
+def rule_presets(drill: Drill) -> Iterator[Finding]:
+    """Every simulation-graded question names a preset that exists."""
+    from sims.presets import PRESETS  # only drills that embed a simulation pay for importing the models
+
+    for loc, q in questions(drill):
+        if isinstance(q, NumericQuestion) and q.sim is not None and q.sim not in PRESETS:
+            yield Finding(loc + ("sim",), f"unknown simulation preset {q.sim!r} (known: {', '.join(sorted(PRESETS))})")
+
+
+def rule_pacing(drill: Drill) -> Iterator[Finding]:
+    """The parts' suggested minutes add up to exactly the time box."""
+    pacing = sum(p.minutes for p in drill.parts)
+    if not math.isclose(pacing, drill.time_box_min, abs_tol=1e-6):
+        spread = " + ".join(f"{p.minutes:g}" for p in drill.parts)
+        yield Finding(("time_box_min",), f"the parts' minutes add up to {pacing:g} ({spread}), "
+                                         f"not the {drill.time_box_min:g}-minute time box")
+
+
+def compute_values(drill: Drill) -> tuple[dict[str, float], list[Finding]]:
+    """Every given, derived value and formula answer; a formula that fails is a finding, and so is not
+    repeated for the formulas that use it."""
+    values: dict[str, float] = {g.name: g.value for g in drill.givens}
+    findings: list[Finding] = []
+    failed: set[str] = set()
+
+    def attempt(name: str, expr: str, loc: Loc) -> None:
+        if failed & set(re.findall(r"[A-Za-z_]\w*", expr)):
+            failed.add(name)
+            return
+        try:
+            values[name] = evaluate(expr, values)
+        except FormulaError as exc:
+            failed.add(name)
+            findings.append(Finding(loc, str(exc)))
+
+    for i, item in enumerate(drill.derived):
+        attempt(item.name, item.expr, ("derived", i, "expr"))
+    for loc, q in questions(drill):
+        if isinstance(q, NumericQuestion) and q.answer is not None:
+            attempt(q.id, q.answer, loc + ("answer",))
+    return values, findings
+
+
+def _stand_ins(drill: Drill, values: Mapping[str, float]) -> dict[str, float]:
+    """The values text is checked against: simulation answers, and formulas that failed (already reported),
+    stand in as SIM_PLACEHOLDER."""
+    check = dict(values)
+    names = [d.name for d in drill.derived] + [q.id for _, q in questions(drill) if isinstance(q, NumericQuestion)]
+    for name in names:
+        check.setdefault(name, SIM_PLACEHOLDER)
+    return check
+
+
+def rule_placeholders(drill: Drill, values: Mapping[str, float]) -> Iterator[Finding]:
+    """Each {placeholder} names a given, a derived value or an answer, with a format that works."""
+    check = _stand_ins(drill, values)
+    for text in texts(drill):
+        try:
+            unknown = [name for name in placeholders(text.template) if name not in check]
+            if unknown:
+                yield Finding(text.loc, f"text refers to unknown name {{{unknown[0]}}} "
+                                        "(not a given, a derived value or a numeric answer)")
+                continue
+            render(text.template, check)
+        except FormulaError as exc:
+            yield Finding(text.loc, str(exc))
+
+
+def strip(template: str, labels: re.Pattern[str] = LABELS) -> str:
+    """The template without code, list markers, placeholders and label numbers: what is left are figures."""
+    text = re.sub(r"```.*?```", "", template, flags=re.S)     # code blocks are code, not figures
+    text = re.sub(r"`[^`]*`", "", text)
+    text = re.sub(r"(?m)^\s*\d+\.\s", "", text)              # numbered list markers
+    text = re.sub(r"\{[^{}]*\}", "", text)                    # placeholders are what we want
+    return labels.sub("", text)
+
+
+def literal_figures(template: str, labels: re.Pattern[str] = LABELS) -> set[str]:
+    """Numbers the template types itself instead of naming a given or an answer."""
+    return set(_NUMBER.findall(strip(template, labels)))
+
+
+def typed_figures(drill: Drill, labels: re.Pattern[str] = LABELS,
+                  free_parts: Collection[str] | None = None) -> list[Finding]:
+    """Texts that type a figure instead of a {placeholder}. `free_parts`: ids of parts allowed to type
+    figures; by default the parts that set the scene (prompt, board, baseline)."""
+    findings = []
+    for text in texts(drill):
+        free = text.part.id in free_parts if free_parts is not None else text.part.kind in SCENARIO_KINDS
+        found = set() if free else literal_figures(text.template, labels)
+        if found:
+            findings.append(Finding(text.loc, f"types {', '.join(sorted(found))} into the text; name the given, "
+                                              "derived value or answer as a {placeholder} instead"))
+    return findings
+
+
+@dataclass(frozen=True)
+class OptionLengths:
+    """One choice question's right option against its longest wrong one, in characters as the candidate reads them."""
+
+    question: str
+    right: int
+    longest_distractor: int
+    loc: Loc = ()
+
+    @property
+    def right_is_longest(self) -> bool:
+        return self.right > self.longest_distractor
+
+
+def option_lengths(drill: Drill, render_text: Callable[[str], str] = lambda text: text) -> list[OptionLengths]:
+    """Every choice question of the drill, its options rendered by `render_text` before they are measured."""
+    out = []
+    for loc, q in questions(drill):
+        if not isinstance(q, ChoiceQuestion):
+            continue
+        right = max(len(render_text(o.text)) for o in q.options if o.id == q.answer)
+        longest = max((len(render_text(o.text)) for o in q.options if o.id != q.answer), default=0)
+        out.append(OptionLengths(q.id, right, longest, loc))
+    return out
+
+
+def length_findings(lengths: Sequence[OptionLengths]) -> list[Finding]:
+    """How option length would let a candidate pick the right answer without knowing it; empty when it cannot."""
+    findings = [Finding(m.loc + ("options",), f"{m.question}: the right option has {m.right} characters, the longest "
+                                              f"wrong one {m.longest_distractor}; keep it within "
+                                              f"{RIGHT_OPTION_MAX_RATIO:g} times the longest wrong one")
+                for m in lengths if m.right > RIGHT_OPTION_MAX_RATIO * m.longest_distractor]
+    longest = [m for m in lengths if m.right_is_longest]
+    if len(longest) > RIGHT_OPTION_LONGEST_SHARE * len(lengths):
+        findings.append(Finding(longest[0].loc + ("options",),
+                                f"the right option is the longest in {len(longest)} of {len(lengths)} choice "
+                                f"questions ({', '.join(m.question for m in longest)}); at most a third may be"))
+    return findings
+
+
+def length_giveaways(lengths: Sequence[OptionLengths]) -> list[str]:
+    """The same findings as plain messages (what the content tests print)."""
+    return [f.message for f in length_findings(lengths)]
+
+
+def rule_option_lengths(drill: Drill, values: Mapping[str, float]) -> list[Finding]:
+    """Options measured as the candidate reads them (simulation answers stand in as SIM_PLACEHOLDER)."""
+    check = _stand_ins(drill, values)
+
+    def measure(template: str) -> str:
+        try:
+            return render(template, check)
+        except FormulaError:
+            return template  # the placeholder rule reports it
+    return length_findings(option_lengths(drill, measure))
+
+
+def drill_findings(drill: Drill, file_stem: str | None = None) -> tuple[dict[str, float], list[Finding]]:
+    """Every rule over a drill whose fields are valid; returns the values its formulas give and the findings."""
+    findings: list[Finding] = []
+    if file_stem is not None and drill.id != file_stem:  # a leading '_' (a template or draft) is not part of it
+        findings.append(Finding(("id",), f"drill id {drill.id!r} must match the file name {file_stem!r}"))
+    findings += rule_references(drill)
+    findings += rule_skills(drill)
+    findings += rule_presets(drill)
+    findings += rule_pacing(drill)
+    values, formula_findings = compute_values(drill)
+    findings += formula_findings
+    findings += rule_placeholders(drill, values)
+    findings += typed_figures(drill)
+    findings += rule_option_lengths(drill, values)
+    return values, findings
+
+
+# -- loading ---------------------------------------------------------------------------------
+class _DrillFieldsOnly(Drill):
+    """The schema without its cross-reference validator, so the loader's rules can list every such problem."""
+
+    @model_validator(mode="after")
+    def _references(self) -> _DrillFieldsOnly:
+        return self
+
+
+def _plain(message: str) -> str:
+    return message.removeprefix("Value error, ")
+
+
+def _validate(data: dict) -> tuple[Drill | None, list[Finding]]:
+    """The drill (or None) and the schema's findings. When only the cross-reference validator objects,
+    the drill is validated without it and the loader's rules say, one by one, what it objected to."""
+    try:
+        return Drill.model_validate(data), []
+    except ValidationError as exc:
+        findings = [Finding(tuple(e["loc"]), _plain(e["msg"])) for e in exc.errors()]
+    if any(f.loc for f in findings):
+        return None, findings
+    return _DrillFieldsOnly.model_validate(data), findings
+
+
+def _parse(source: str) -> tuple[yaml.Node | None, object]:
+    """Parse once, as yaml.safe_load does: the node tree (its marks give line numbers) and the data built from it.
+
+    The pure-Python SafeLoader on purpose: libyaml's CSafeLoader accepts a few flow-style lines it refuses."""
+    loader = yaml.SafeLoader(source)
+    try:
+        root = loader.get_single_node()
+        return root, (loader.construct_document(root) if root is not None else None)
+    finally:
+        loader.dispose()
+
+
+def _yaml_error(file: str, exc: yaml.YAMLError) -> ContentError:
+    """Where the parser gave up, and what it was reading (with the line that started it) when it did."""
+    mark = getattr(exc, "problem_mark", None)
+    message = f"not valid YAML: {getattr(exc, 'problem', None) or exc}"
+    if mark is not None:
+        message += f" (column {mark.column + 1})"
+    context, start = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+    if context and start is not None:
+        message += f", {context} that starts on line {start.line + 1}"
+    return ContentError(file, "", message, mark.line + 1 if mark is not None else None)
+
+
+def check_file(path: Path) -> tuple[LoadedDrill | None, tuple[ContentError, ...]]:
+    """Load one file and run every rule; returns the drill when it passes, else None and every error."""
+    path = Path(path)
+    file = path.name
+    try:
+        root, data = _parse(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, (ContentError(file, "", f"cannot read the file: {exc}"),)
+    except yaml.YAMLError as exc:
+        return None, (_yaml_error(file, exc),)
+    if not isinstance(data, dict):
+        return None, (ContentError(file, "", "the file must hold a mapping at the top level", 1),)
+
+    def place(finding: Finding) -> ContentError:
+        return ContentError(file, _key_path(finding.loc, data), finding.message, _line(finding.loc, root))
+
+    drill, schema_findings = _validate(data)
+    if drill is None:
+        return None, tuple(place(f) for f in schema_findings)
+    values, findings = drill_findings(drill, path.stem.lstrip("_"))
+    if schema_findings and not findings:
+        findings = schema_findings  # a cross-reference the loader's rules do not know yet: still refused
+    if findings:
+        errors = sorted((place(f) for f in findings), key=lambda e: e.line or 0)
+        return None, tuple(errors)
+    units = {g.name: g.unit for g in drill.givens} | {d.name: d.unit for d in drill.derived}
+    return LoadedDrill(drill=drill, values=MappingProxyType(values), source=file,
+                       units=MappingProxyType(units)), ()
 
 
 def load_drill(path: Path) -> LoadedDrill:
-    """Load one file or raise ContentProblem naming the file and key path."""
-    file = path.name
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise ContentProblem(ContentError(file, where, f"not valid YAML: {getattr(exc, 'problem', exc)}")) from None
-    if not isinstance(data, dict):
-        raise ContentProblem(ContentError(file, "", "the file must hold a mapping at the top level"))
-    try:
-        drill = Drill.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise ContentProblem(ContentError(file, _key_path(first["loc"], data), first["msg"])) from None
-    if drill.id != path.stem:
-        raise ContentProblem(ContentError(file, "id", f"drill id {drill.id!r} must match the file name {path.stem!r}"))
-    values = compute_values(drill, file)
-    check = dict(values)
-    for q in drill.all_questions():
-        if isinstance(q, NumericQuestion) and q.sim is not None:
-            check[q.id] = SIM_PLACEHOLDER
-    for key_path, text in _texts(drill):
-        try:
-            render(text, check)
-        except FormulaError as exc:
-            raise ContentProblem(ContentError(file, key_path, str(exc))) from None
-    units = {g.name: g.unit for g in drill.givens} | {d.name: d.unit for d in drill.derived}
-    return LoadedDrill(drill=drill, values=MappingProxyType(values), source=file, units=MappingProxyType(units))
+    """Load one file or raise ContentProblem listing every error in it."""
+    loaded, errors = check_file(path)
+    if errors:
+        raise ContentProblem(errors)
+    return loaded
 
 
 @dataclass(frozen=True)
@@ -173,16 +516,20 @@ def content_dir() -> Path:
     return Path(os.environ.get("FAULTLINES_CONTENT") or CONTENT_DIR)
 
 
+def drill_files(directory: Path) -> list[Path]:
+    """The drill files in a folder; names starting with '_' (templates, drafts) are not drills."""
+    return sorted(p for p in Path(directory).glob("*.yaml") if not p.name.startswith("_"))
+
+
 def load_catalogue(directory: Path | None = None) -> Catalogue:
     """Load every drill in the folder; broken files are reported, the others still served."""
     directory = Path(directory or content_dir())
     drills: dict[str, LoadedDrill] = {}
     errors: list[ContentError] = []
-    for path in sorted(directory.glob("*.yaml")):
-        try:
-            loaded = load_drill(path)
-        except ContentProblem as problem:
-            errors.append(problem.error)
+    for path in drill_files(directory):
+        loaded, problems = check_file(path)
+        if problems:
+            errors.extend(problems)
             continue
         drills[loaded.drill.id] = loaded
     ordered = dict(sorted(drills.items(), key=lambda item: (item[1].drill.order, item[1].drill.title)))

@@ -1,28 +1,21 @@
 """What every drill's content test shares: a drill's brief as data, its numeric questions, its texts.
 
 Each tests/test_content_<drill>.py states its brief's figures in a DrillBrief; test_content_common.py checks them.
+The content rules themselves (typed figures, option lengths) live in drills.loader, which applies them at load time.
 """
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
-from drills.loader import LoadedDrill
-from drills.schema import ChoiceQuestion, Drill, NumericQuestion
+from drills.loader import LoadedDrill, texts
+from drills.schema import Drill, NumericQuestion
 
 Figure = tuple[float, float, str]                   # the brief's figure, relative tolerance, where it says so
 SimFigure = tuple[str, float | None, float, str]    # preset id, the brief's figure or None, tolerance, where
-
-# How far option length may point at the answer: the right option at most this much longer than
-# the longest wrong one, and strictly the longest in at most this share of a drill's choice questions.
-RIGHT_OPTION_MAX_RATIO = 1.15
-RIGHT_OPTION_LONGEST_SHARE = 1 / 3
-
-# A number typed in a text: digits with optional thousands separators or decimals, not part of a name.
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
 
 
 @dataclass(frozen=True, eq=False)
@@ -67,69 +60,6 @@ def close(value: float, figure: float, rel: float) -> bool:
 
 
 def templates(drill: Drill) -> Iterator[tuple[str, str, str]]:
-    """Every text a candidate reads, as (part id, where in the part, template)."""
-    for part in drill.parts:
-        yield part.id, "body", part.body
-        for section in part.reveal:
-            yield part.id, section.stage, section.text
-        questions = list(part.questions)
-        if part.followup:
-            yield part.id, "followup.prompt", part.followup.prompt
-            yield part.id, "followup.answer", part.followup.answer
-            questions += list(part.followup.questions)
-        for q in questions:
-            yield part.id, q.id, q.prompt
-            for extra in (getattr(q, "strong_answer", ""), getattr(q, "explain", "")):
-                if extra:
-                    yield part.id, q.id, extra
-            for option in getattr(q, "options", ()):
-                yield part.id, q.id, option.text
-
-
-def strip(template: str, labels: re.Pattern[str]) -> str:
-    """The template without code, list markers, placeholders and label numbers: what is left are figures."""
-    text = re.sub(r"```.*?```", "", template, flags=re.S)     # code blocks are code, not figures
-    text = re.sub(r"`[^`]*`", "", text)
-    text = re.sub(r"(?m)^\s*\d+\.\s", "", text)              # numbered list markers
-    text = re.sub(r"\{[^{}]*\}", "", text)                    # placeholders are what we want
-    return labels.sub("", text)
-
-
-def literal_figures(template: str, labels: re.Pattern[str]) -> set[str]:
-    """Numbers the template types itself instead of naming a given or an answer."""
-    return set(_NUMBER.findall(strip(template, labels)))
-
-
-@dataclass(frozen=True)
-class OptionLengths:
-    """One choice question's right option against its longest wrong one, in characters as the candidate reads them."""
-
-    question: str
-    right: int
-    longest_distractor: int
-
-    @property
-    def right_is_longest(self) -> bool:
-        return self.right > self.longest_distractor
-
-
-def option_lengths(drill: Drill, render: Callable[[str], str] = lambda text: text) -> list[OptionLengths]:
-    """Every choice question of the drill, its options rendered by `render` before they are measured."""
-    out = []
-    for q in drill.all_questions():
-        if not isinstance(q, ChoiceQuestion):
-            continue
-        right = next(len(render(o.text)) for o in q.options if o.id == q.answer)
-        longest = max(len(render(o.text)) for o in q.options if o.id != q.answer)
-        out.append(OptionLengths(q.id, right, longest))
-    return out
-
-
-def length_giveaways(lengths: list[OptionLengths]) -> list[str]:
-    """How option length would let a candidate pick the right answer without knowing it; empty when it cannot."""
-    problems = [f"{m.question}: right option {m.right} chars, longest wrong one {m.longest_distractor}"
-                for m in lengths if m.right > RIGHT_OPTION_MAX_RATIO * m.longest_distractor]
-    longest = [m.question for m in lengths if m.right_is_longest]
-    if len(longest) > RIGHT_OPTION_LONGEST_SHARE * len(lengths):
-        problems.append(f"the right option is the longest in {len(longest)} of {len(lengths)} questions: {longest}")
-    return problems
+    """Every text a candidate reads, as (part id, where in the drill, template): the loader's own walk."""
+    for text in texts(drill):
+        yield text.part.id, ".".join(str(item) for item in text.loc[2:]), text.template

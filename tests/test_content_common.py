@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from drills import loader
 from drills.formulas import placeholders
 from tests import test_content_hot_tenant, test_content_one_tenant
-from tests.content_checks import (DrillBrief, close, length_giveaways, literal_figures, numeric, option_lengths,
-                                  templates)
+from tests.content_checks import DrillBrief, close, numeric, templates
 
 BRIEFS: dict[str, DrillBrief] = {brief.drill.id: brief
                                  for brief in (test_content_one_tenant.BRIEF, test_content_hot_tenant.BRIEF)}
@@ -67,18 +67,17 @@ def test_every_text_renders_with_the_simulation_results(brief):
 
 @each_drill
 def test_no_text_types_a_figure_literally(brief):
-    for part_id, where, template in templates(brief.drill):
-        if part_id in brief.figures_allowed_in:
-            continue
-        found = literal_figures(template, brief.labels)
-        assert not found, f"{part_id}.{where} types {sorted(found)} instead of using givens"
+    # The loader's rule, held to this drill's own brief: its labels and the parts it lets state figures.
+    found = loader.typed_figures(brief.drill, brief.labels, free_parts=brief.figures_allowed_in)
+    assert not found, "; ".join(f"{'.'.join(map(str, f.loc))}: {f.message}" for f in found)
 
 
 @each_drill
 def test_option_length_does_not_give_the_answer_away(brief):
-    lengths = option_lengths(brief.drill, lambda template: brief.loaded.text(template, brief.sim_values))
+    # The loader's rule, measured on the options as rendered with the real simulation results.
+    lengths = loader.option_lengths(brief.drill, lambda template: brief.loaded.text(template, brief.sim_values))
     assert lengths, "the drill has no choice questions to check"
-    problems = length_giveaways(lengths)
+    problems = loader.length_giveaways(lengths)
     assert not problems, "option length points at the answer: " + "; ".join(problems)
 
 

@@ -54,8 +54,9 @@ def test_bad_yaml_names_the_file_and_line(content):
     (content / "broken.yaml").write_text("id: broken\ntitle: [unclosed\n")
     error = _only_error(content)
     assert error.file == "broken.yaml"
-    assert "line" in error.path
-    assert "YAML" in error.message
+    assert error.line == 3                      # where the parser gave up: the end of the file
+    assert "YAML" in error.message and "starts on line 2" in error.message
+    assert str(error).startswith("broken.yaml:3: not valid YAML")
 
 
 def test_unknown_key_names_the_key_path(content):

@@ -1,0 +1,191 @@
+"""The content rules at load time and through `python -m drills.check`: every error of a file, each with its line.
+
+Broken drills are written as variants of one_tenant (or from scratch, when small is the point) into a scratch folder.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from drills import check
+from drills.loader import CONTENT_DIR, load_catalogue, load_drill
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCE = CONTENT_DIR / "one_tenant.yaml"
+TEMPLATE = CONTENT_DIR / "_template.yaml"
+
+# Fifteen lines an author might write first: the time box is 30 minutes but the parts take 10, and the
+# rubric's second skill is never evidenced by a question. Both used to load without a word.
+TINY = """\
+id: tiny
+title: A tiny drill
+summary: Small enough to read at a glance.
+time_box_min: 30
+givens:
+  - {name: rate, value: 5, unit: jobs/s}
+parts:
+  - id: only
+    title: The only part
+    kind: break
+    minutes: 10
+    body: "Jobs arrive at {rate} a second."
+    questions:
+      - {id: per_min, kind: numeric, prompt: "Per minute?", unit: jobs, answer: rate * 60, tolerance: {kind: relative, value: 0.1}, skills: [sizing]}
+rubric:
+  - {id: sizing, name: Sizing, strong: Works it out, ok: Gets there, weak: Guesses}
+  - {id: pacing, name: Pacing, strong: Keeps time, ok: Mostly, weak: Runs over}
+verdict: {strong_needed: 1, pass_message: Well done., short_message: Not yet.}
+"""
+
+
+@pytest.fixture
+def content(tmp_path) -> Path:
+    shutil.copy(SOURCE, tmp_path / SOURCE.name)
+    return tmp_path
+
+
+def _variant(folder: Path, name: str, mutate) -> Path:
+    data = yaml.safe_load(SOURCE.read_text())
+    data["id"] = name
+    mutate(data)
+    path = folder / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100))
+    return path
+
+
+def _errors_for(folder: Path, file: str) -> list:
+    catalogue = load_catalogue(folder)
+    assert "one_tenant" in catalogue.drills, "the good drill must still load beside a broken one"
+    assert file.removesuffix(".yaml") not in catalogue.drills
+    return [e for e in catalogue.errors if e.file == file]
+
+
+def _line_of(path: Path, line: int) -> str:
+    return path.read_text().splitlines()[line - 1]
+
+
+def test_an_unknown_simulation_preset_is_refused_at_load_time_with_its_line(content):
+    def mutate(data):
+        part = next(p for p in data["parts"] if p["id"] == "break1")
+        question = next(q for q in part["followup"]["questions"] if q.get("sim"))
+        question["sim"] = "hot_shard.no_such_run"
+    path = _variant(content, "bad_preset", mutate)
+    [error] = _errors_for(content, "bad_preset.yaml")
+    assert error.path.endswith(".sim") and "followup.questions" in error.path
+    assert "unknown simulation preset 'hot_shard.no_such_run'" in error.message
+    assert "hot_shard.celebrity_4" in error.message, "the message lists the presets that exist"
+    assert "sim: hot_shard.no_such_run" in _line_of(path, error.line)
+
+
+def test_a_small_drill_breaking_pacing_and_skills_is_refused_with_both_errors(content):
+    (content / "tiny.yaml").write_text(TINY)
+    errors = _errors_for(content, "tiny.yaml")
+    by_path = {e.path: e for e in errors}
+    assert set(by_path) == {"time_box_min", "rubric[1](pacing)"}
+    assert "10" in by_path["time_box_min"].message and "30" in by_path["time_box_min"].message
+    assert by_path["time_box_min"].line == 4
+    assert "pacing" in by_path["rubric[1](pacing)"].message and by_path["rubric[1](pacing)"].line == 17
+
+
+def test_every_schema_error_is_listed_not_only_the_first(content):
+    def mutate(data):
+        data["parts"][1]["questions"][0]["colour"] = "red"
+        data["parts"][2]["minutes"] = "soon"
+        data["rubric"][0]["stronk"] = "typo"
+    path = _variant(content, "three_faults", mutate)
+    errors = _errors_for(content, "three_faults.yaml")
+    assert len(errors) == 3
+    paths = " ".join(e.path for e in errors)
+    assert "colour" in paths and "minutes" in paths and "stronk" in paths
+    for error in errors:
+        key = error.path.rsplit(".", 1)[-1]
+        assert _line_of(path, error.line).strip().lstrip("- ").startswith(key + ":"), error
+
+
+def test_every_cross_reference_error_is_listed_with_its_own_line(content):
+    def mutate(data):
+        data["parts"][1]["questions"][0]["skills"] = ["juggling"]
+        data["parts"][3]["questions"][0]["skills"] = ["knitting"]
+    _variant(content, "two_skills", mutate)
+    errors = _errors_for(content, "two_skills.yaml")
+    unknown = [e for e in errors if "unknown skill" in e.message]
+    assert len(unknown) == 2
+    assert {"juggling", "knitting"} == {e.message.split("'")[1] for e in unknown}
+    assert len({e.line for e in unknown}) == 2
+
+
+def test_a_figure_typed_into_a_worked_answer_is_refused(content):
+    def mutate(data):
+        part = next(p for p in data["parts"] if p["id"] == "break1")
+        part["reveal"][0]["text"] += "\n\nThat is 3,750 jobs an hour."
+    _variant(content, "typed", mutate)
+    [error] = _errors_for(content, "typed.yaml")
+    assert error.path.startswith("parts[") and error.path.endswith(".text")
+    assert "3,750" in error.message and "{placeholder}" in error.message
+
+
+def test_a_right_option_much_longer_than_the_others_is_refused(content):
+    def mutate(data):
+        question = next(q for q in data["parts"][3]["questions"] if q["kind"] == "choice")
+        for option in question["options"]:
+            if option["id"] == question["answer"]:
+                option["text"] += " and, to be thorough, explain the reasons at considerable length"
+    _variant(content, "long_right", mutate)
+    errors = _errors_for(content, "long_right.yaml")
+    assert errors and all(e.path.endswith(".options") for e in errors)
+    assert any("right option has" in e.message for e in errors)
+
+
+def test_an_unknown_placeholder_is_named(content):
+    def mutate(data):
+        data["parts"][3]["body"] += " {no_such_value}"
+    _variant(content, "bad_name", mutate)
+    [error] = _errors_for(content, "bad_name.yaml")
+    assert "{no_such_value}" in error.message
+
+
+def test_the_template_passes_every_rule_and_is_not_listed_in_the_catalogue(content):
+    assert load_drill(TEMPLATE).drill.id == "template"
+    shutil.copy(TEMPLATE, content / TEMPLATE.name)
+    catalogue = load_catalogue(content)
+    assert catalogue.errors == ()
+    assert list(catalogue.drills) == ["one_tenant"]
+
+
+def test_the_check_lists_every_error_as_file_line_path_message_and_exits_1(content, capsys):
+    tiny = content / "tiny.yaml"
+    tiny.write_text(TINY)
+    assert check.main([str(tiny), str(content / "one_tenant.yaml")]) == 1
+    out = capsys.readouterr()
+    lines = out.out.splitlines()
+    assert lines == [f"{tiny}:4: time_box_min: " + lines[0].split(": ", 2)[2],
+                     f"{tiny}:17: rubric[1](pacing): " + lines[1].split(": ", 2)[2]]
+    assert "2 problems in 1 of 2 files" in out.err
+
+
+def test_the_check_passes_the_shipped_drills_and_the_template(capsys):
+    assert check.main([]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1 and "no problems" in out[0]
+    assert out[0].startswith(f"{len(list(CONTENT_DIR.glob('*.yaml')))} drill files checked")
+
+
+def test_the_check_runs_as_a_module_on_the_template():
+    done = subprocess.run([sys.executable, "-m", "drills.check", "drills/content/_template.yaml"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip() == "1 drill file checked, no problems"
+
+
+def test_the_schema_file_is_written_as_committed(tmp_path, monkeypatch, capsys):
+    assert json.loads(check.schema_text()) == json.loads((CONTENT_DIR.parent / "schema.json").read_text())
+    target = tmp_path / "schema.json"
+    monkeypatch.setattr(check, "SCHEMA_FILE", target)
+    assert check.main(["--write-schema", str(TEMPLATE)]) == 0
+    assert target.read_text() == check.schema_text()
