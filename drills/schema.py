@@ -121,6 +121,8 @@ class RevealSection(_Frozen):
     title: str | None = Field(default=None, min_length=1, max_length=60,
                               description="Heading and button label; defaults to the stage's usual title.")
     text: str = Field(min_length=1, description="Markdown; {name} or {name:,.0f} inserts a given, derived value or answer.")
+    labs: tuple[Name, ...] = Field(default=(), description="PostgreSQL lab experiments linked under this section "
+                                                            "once it is open (labs.postgres.experiments ids).")
 
 
 def section_title(section: RevealSection) -> str:
@@ -140,6 +142,8 @@ class FollowUp(_Frozen):
     prompt: str = Field(min_length=1, description="The follow-up as asked (markdown).")
     questions: tuple[Question, ...] = Field(default=(), description="Lock-ins for the follow-up.")
     answer: str = Field(min_length=1, description="The worked answer (markdown, may use {names}).")
+    labs: tuple[Name, ...] = Field(default=(), description="PostgreSQL lab experiments linked under the answer "
+                                                            "once it is open.")
 
 
 class Part(_Frozen):

@@ -33,6 +33,15 @@ def _skip_button(view: AttemptView, part: Part, questions, label: str, key: str)
             st.rerun()
 
 
+def _lab_links(experiments) -> None:
+    """After a worked answer: run its claim against a live PostgreSQL in the lab."""
+    if experiments:
+        from ui.pg_lab import lab_link   # imported only where a section links the lab
+
+        for experiment in experiments:
+            lab_link(experiment)
+
+
 def render_questions(view: AttemptView, part: Part) -> bool:
     """The 'before you read on' lock-ins; returns whether the gate to the answer is open."""
     if not part.questions:
@@ -54,6 +63,7 @@ def render_reveals(view: AttemptView, part: Part, gate_open: bool) -> bool:
         if view.revealed(part.id, section.stage) or view.finished:   # a finished attempt reads as a review
             st.markdown(f"##### {title}")
             st.markdown(view.text(section.text))
+            _lab_links(section.labs)
             continue
         if st.button(f"Reveal: {title}", key=f"reveal::{part.id}::{section.stage}", disabled=not gate_open,
                      type="primary"):
@@ -79,6 +89,7 @@ def render_followup(view: AttemptView, part: Part) -> None:
     if revealed:
         st.markdown("##### The follow-up answer")
         st.markdown(view.text(followup.answer))
+        _lab_links(followup.labs)
         return
     gate_open = view.all_answered(followup.questions)
     if st.button("Reveal: The follow-up answer", key=f"reveal::{part.id}::{FOLLOWUP}", disabled=not gate_open,
