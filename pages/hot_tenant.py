@@ -12,6 +12,7 @@ from sims.partitions import Params
 from ui import guess, keys
 from ui import hot_tenant_charts as charts
 from ui.frame import require_frame
+from ui.pg_lab import render_owner_race_beside_duckdb
 from ui.sim_embed import HOT_TENANT_TABS
 
 require_frame()
@@ -185,6 +186,8 @@ def render_lab() -> None:
                     f"every event after the takeover is B's.")
         st.plotly_chart(charts.stream_figure(events, title=f"Threaded race on {tenant}"), width="stretch",
                         key="race_chart")
+    with st.expander("The same race on PostgreSQL, with no turnstile: row locks and the epoch fence alone"):
+        render_owner_race_beside_duckdb()
 
 
 # -- the simulation tab -------------------------------------------------------------------------
