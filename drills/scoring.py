@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 from drills.loader import LoadedDrill
 from drills.schema import ChoiceQuestion, Drill, NotesQuestion, NumericQuestion, Tolerance
@@ -13,6 +14,8 @@ from drills.store import LockedAnswer, RubricScore
 
 NOTE_SCORES = {"full": 1.0, "partial": 0.5, "missed": 0.0}
 CLAIMED_COVERAGE = 0.8
+# How far the hit rate may sit from the claim, either side and edges included, and still read as calibrated.
+CALIBRATION_MARGIN = 0.15
 # With fewer ranges one miss swings the hit rate by 25 points or more, so no verdict is given.
 MIN_RANGES_TO_JUDGE = 5
 
@@ -122,9 +125,11 @@ class Calibration:
             given = f"{self.ranges} range was" if self.ranges == 1 else f"{self.ranges} ranges were"
             return (f"Too few ranges to judge calibration: {given} given, and it takes at least "
                     f"{MIN_RANGES_TO_JUDGE}. Give an 80% range with more of your numbers.")
-        if rate < CLAIMED_COVERAGE - 0.15:
+        # Exact fractions, so both edges (65% and 95%) read as calibrated whatever floating point makes of 0.8 ± 0.15.
+        off = Fraction(self.hits, self.ranges) - Fraction(str(CLAIMED_COVERAGE))
+        if off < -Fraction(str(CALIBRATION_MARGIN)):
             return "Your ranges are too narrow: the truth fell outside them more often than you claimed."
-        if rate > CLAIMED_COVERAGE + 0.15:
+        if off > Fraction(str(CALIBRATION_MARGIN)):
             return "Your ranges are wider than they need to be: you could claim more precision."
         return "Your ranges held about as often as you claimed. Well calibrated."
 

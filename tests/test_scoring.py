@@ -130,3 +130,59 @@ def test_verdict_tally_uses_default_names_when_the_drill_has_none(loaded):
     ids = [s.id for s in loaded.drill.rubric]
     outcome = scoring.verdict(loaded.drill, {sid: _score(sid, "strong") for sid in ids})
     assert outcome.tally == f"Strong on {len(ids)} skills; 5 needed."
+
+
+# -- tolerance around negative and zero truths ---------------------------------------------------
+@pytest.mark.parametrize("tolerance", [REL10, ABS5], ids=["relative", "absolute"])
+@pytest.mark.parametrize("truth, guess", [(-160, -176), (-160, -144), (-160, -177), (-160, -192), (-160, -193),
+                                          (-160, 160), (-0.5, -0.56), (-80, -70), (-80, -69.9)])
+def test_a_negative_truth_is_graded_like_its_mirror_image(truth, guess, tolerance):
+    assert scoring.grade_numeric(guess, truth, tolerance) == scoring.grade_numeric(-guess, -truth, tolerance)
+
+
+def test_a_negative_truth_gets_full_half_and_no_marks_by_distance():
+    assert [scoring.grade_numeric(g, -160, REL10) for g in (-160, -176, -144, -177, -192, -193, 160)] == \
+        [1.0, 1.0, 1.0, 0.5, 0.5, 0.0, 0.0]
+    assert scoring.tolerance_band(-160, REL10) == pytest.approx(16)
+
+
+@given(truth=st.floats(-1e6, 1e6, allow_nan=False, allow_subnormal=False),
+       guess=st.floats(-1e6, 1e6, allow_nan=False))
+def test_grading_does_not_depend_on_the_sign_of_the_quantity(truth, guess):
+    for tolerance in (REL10, ABS5):
+        assert scoring.grade_numeric(guess, truth, tolerance) == scoring.grade_numeric(-guess, -truth, tolerance)
+        assert scoring.tolerance_band(truth, tolerance) > 0
+
+
+def test_a_zero_truth_with_a_relative_tolerance_reads_the_fraction_in_the_unit():
+    # Relative to zero is undefined, so the fraction stands as an absolute band: 0.1 units either side.
+    assert [scoring.grade_numeric(g, 0, REL10) for g in (0, 0.1, -0.1, 0.2, -0.2, 0.21, 5)] == \
+        [1.0, 1.0, 1.0, 0.5, 0.5, 0.0, 0.0]
+    assert scoring.relative_error(3, 0) is None
+    assert scoring.relative_error(-90, -100) == pytest.approx(0.1), "above a negative truth reads as over"
+
+
+# -- the calibration verdict at its edges --------------------------------------------------------
+def _expected_verdict(hits: int, ranges: int) -> str:
+    """What the verdict texts claim, in exact fractions: within 15 points of the claimed 80% either side
+    (both edges included) is calibrated, further below is too narrow, further above too wide."""
+    from fractions import Fraction
+
+    rate = Fraction(hits, ranges)
+    if rate < Fraction(65, 100):
+        return "too narrow"
+    if rate > Fraction(95, 100):
+        return "wider than they need to be"
+    return "Well calibrated"
+
+
+@pytest.mark.parametrize("ranges, hits", [(20, 19), (40, 38), (100, 95), (20, 13), (100, 65), (100, 96),
+                                          (100, 64), (60, 57), (200, 191), (200, 129)])
+def test_calibration_edges_are_read_the_same_way_on_both_sides(ranges, hits):
+    assert _expected_verdict(hits, ranges) in scoring.Calibration(ranges, hits).verdict
+
+
+def test_calibration_verdict_matches_its_text_for_every_count_up_to_two_hundred():
+    wrong = [(n, h) for n in range(scoring.MIN_RANGES_TO_JUDGE, 201) for h in range(n + 1)
+             if _expected_verdict(h, n) not in scoring.Calibration(n, h).verdict]
+    assert not wrong, f"{len(wrong)} counts read differently from the text, e.g. {wrong[:5]}"
