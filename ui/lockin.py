@@ -48,18 +48,22 @@ def render_question(view: AttemptView, question, part_id: str) -> None:
             _locked(view, question, answer, show_truth=show_truth)
 
 
-def answer_summary(question, answer: LockedAnswer, text=str) -> str:
-    """A locked answer in a few words, as the candidate typed or picked it (`text` renders option texts)."""
+def answer_summary(question, answer: LockedAnswer, text=str, *, compact: bool = False) -> str:
+    """A locked answer in a few words, as the candidate typed or picked it (`text` renders option texts).
+
+    `compact` is the results table's form: the range in brackets, and notes in full (shown as plain text).
+    """
     if answer.skipped:
         return "skipped"
     if isinstance(question, NumericQuestion):
         line = format_quantity(answer.value, question.unit)
         if answer.low is not None:
-            line += f" (80% range {format_quantity(answer.low, question.unit)} – {format_quantity(answer.high, question.unit)})"
+            span = f"{format_quantity(answer.low, question.unit)} – {format_quantity(answer.high, question.unit)}"
+            line += f" [{span}]" if compact else f" (80% range {span})"
         return line
     if isinstance(question, ChoiceQuestion):
         return text(next((o.text for o in question.options if o.id == answer.choice), answer.choice or ""))
-    return "your notes"
+    return (answer.notes or "") if compact else "your notes"
 
 
 def _submit_key(question) -> str:

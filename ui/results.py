@@ -19,26 +19,17 @@ from drills.schema import ChoiceQuestion, NumericQuestion
 from drills.timebox import clock_for, format_duration, format_utc, time_per_part
 from ui import keys
 from ui.attempt_view import AttemptView
+from ui.lockin import answer_summary
 from ui.context import now
 
 SCORE_COLOURS = {1.0: "#2e7d32", 0.5: "#f9a825", 0.0: "#c62828"}
 
 
 def _answer_text(view: AttemptView, result: scoring.QuestionResult) -> str:
-    answer = result.answer
-    if answer is None:
+    if result.answer is None:
         return "—"
-    if answer.skipped:
-        return "skipped"
     question = view.loaded.drill.question(result.question_id)
-    if isinstance(question, NumericQuestion):
-        text = format_quantity(answer.value, question.unit)
-        if answer.low is not None:
-            text += f" [{format_quantity(answer.low, question.unit)} – {format_quantity(answer.high, question.unit)}]"
-        return text
-    if isinstance(question, ChoiceQuestion):
-        return next((view.text(o.text) for o in question.options if o.id == answer.choice), answer.choice or "")
-    return answer.notes or ""
+    return answer_summary(question, result.answer, view.text, compact=True)
 
 
 HIDDEN_OPEN = "hidden: lock in, then open the worked answer"
