@@ -668,6 +668,8 @@ class AttemptStore(StoreCore):
 
     def __init__(self, path: str | os.PathLike | None = None, *, clock: Callable[[], float] = time.time):
         target = str(path) if path is not None else database_path()
+        if is_postgres_target(target):   # else DuckDB would make a file named after the URL
+            raise ValueError("AttemptStore keeps a DuckDB file; open a PostgreSQL URL with drills.store.open_store")
         if target != ":memory:":
             Path(target).parent.mkdir(parents=True, exist_ok=True)
         self.path = target

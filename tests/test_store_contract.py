@@ -75,6 +75,8 @@ def test_the_factory_picks_the_backend_by_the_target(target, opened):
     assert store.schema_version() == MIGRATIONS[-1][0]
     assert is_postgres_target("postgres://host/db") and is_postgres_target("postgresql://host/db")
     assert not is_postgres_target("data/postgresql.duckdb") and not is_postgres_target(":memory:")
+    with pytest.raises(ValueError, match="open_store"):   # never a DuckDB file named after a URL
+        AttemptStore("postgresql://host/db")
 
 
 def test_locking_twice_returns_the_first_answer(opened):
