@@ -86,6 +86,18 @@ def configured_hash(secret_value: object = None) -> str | None:
     return None
 
 
+def fingerprint(encoded: str) -> str:
+    """What a signed-in session remembers: which configured hash it signed in under (never the hash itself)."""
+    return hashlib.sha256(encoded.encode("utf-8")).hexdigest()
+
+
+def session_still_valid(remembered: object, encoded: str | None) -> bool:
+    """A session stays signed in only under the hash it signed in with; None means no usable hash is configured.
+
+    A session that fails this once must sign in again, even if the old hash comes back later."""
+    return encoded is not None and isinstance(remembered, str) and hmac.compare_digest(remembered, fingerprint(encoded))
+
+
 def failure_delay(previous_failures: int) -> float:
     return min(MAX_FAILURE_DELAY_S, FAILURE_DELAY_S * (2 ** max(0, previous_failures)))
 

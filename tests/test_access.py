@@ -132,3 +132,73 @@ def test_cli_refuses_an_unknown_flag(capsys):
         access.main(["--bogus"])
     assert stopped.value.code == 2
     assert "unrecognized arguments: --bogus" in capsys.readouterr().err
+
+
+# -- a signed-in session is tied to the hash in force ---------------------------------------------
+INSTRUCTOR_PAGE = "pages/instructor.py"
+OLD_PASSPHRASE, NEW_PASSPHRASE = "correct horse battery", "a different staple entirely"
+
+
+@pytest.fixture
+def instant_failures(monkeypatch):
+    monkeypatch.setattr(access, "FAILURES", access.FailureCounter())
+    monkeypatch.setattr(access, "SLEEP", lambda seconds: None)
+
+
+def _signed_in_page(app_test, monkeypatch, passphrase=OLD_PASSPHRASE):
+    monkeypatch.setenv(access.HASH_ENV, access.hash_passphrase(passphrase, iterations=FAST))
+    at = app_test(INSTRUCTOR_PAGE).run()
+    at.text_input[0].input("Prof Ada")
+    at.text_input[1].input(passphrase)
+    next(b for b in at.button if b.label == "Sign in").click()
+    at.run()
+    assert not at.exception, at.exception
+    assert _signed_in(at)
+    return at
+
+
+def _signed_in(at) -> bool:
+    return any("Signed in as" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("new_passphrase", [NEW_PASSPHRASE, OLD_PASSPHRASE], ids=["new passphrase", "same, new salt"])
+def test_a_signed_in_session_must_sign_in_again_after_the_hash_changes(app_test, monkeypatch, instant_failures,
+                                                                      new_passphrase):
+    at = _signed_in_page(app_test, monkeypatch)
+    monkeypatch.setenv(access.HASH_ENV, access.hash_passphrase(new_passphrase, iterations=FAST))
+    at.run()
+    assert not _signed_in(at), "the old sign-in outlived the hash it was made under"
+    assert [b.label for b in at.button if b.label == "Sign in"] == ["Sign in"]
+
+
+def test_a_session_signed_out_by_a_hash_change_stays_out_when_the_old_hash_returns(app_test, monkeypatch,
+                                                                                    instant_failures):
+    at = _signed_in_page(app_test, monkeypatch)
+    old = access.configured_hash()
+    monkeypatch.setenv(access.HASH_ENV, access.hash_passphrase(NEW_PASSPHRASE, iterations=FAST))
+    at.run()
+    monkeypatch.setenv(access.HASH_ENV, old)      # rolled back: the session was already told to sign in again
+    at.run()
+    assert not _signed_in(at)
+
+
+def test_a_session_is_signed_out_while_no_usable_hash_is_configured(app_test, monkeypatch, instant_failures):
+    at = _signed_in_page(app_test, monkeypatch)
+    old = access.configured_hash()
+    monkeypatch.setenv(access.HASH_ENV, "damaged")
+    at.run()
+    assert not _signed_in(at)
+    monkeypatch.setenv(access.HASH_ENV, old)
+    at.run()
+    assert not _signed_in(at)
+
+
+def test_a_remembered_sign_in_holds_only_under_its_own_hash():
+    first = access.hash_passphrase(OLD_PASSPHRASE, iterations=FAST)
+    second = access.hash_passphrase(OLD_PASSPHRASE, iterations=FAST)
+    remembered = access.fingerprint(first)
+    assert first not in remembered, "the session keeps a fingerprint, not the hash"
+    assert access.session_still_valid(remembered, first)
+    assert not access.session_still_valid(remembered, second)
+    assert not access.session_still_valid(remembered, None)
+    assert not access.session_still_valid(None, first) and not access.session_still_valid(True, first)

@@ -4,8 +4,6 @@ Wrong passphrases wait longer each time (counted per process, not per session); 
 """
 from __future__ import annotations
 
-import hashlib
-
 import streamlit as st
 
 from drills import access
@@ -24,10 +22,6 @@ def _secret_hash() -> object:
         return None
 
 
-def _fingerprint(encoded: str) -> str:
-    return hashlib.sha256(encoded.encode("utf-8")).hexdigest()
-
-
 def _explain_setup() -> None:
     st.warning("The instructor pages are locked because no instructor passphrase is configured. "
                "No data is shown until one is.", icon="🔒")
@@ -42,16 +36,24 @@ def _explain_setup() -> None:
 def sign_in() -> str | None:
     """The signed-in instructor's name, or None after drawing whatever the visitor needs to see."""
     encoded = access.configured_hash(_secret_hash())
+    unusable = None
+    if encoded is not None:
+        try:
+            access.parse_hash(encoded)
+        except access.AccessError as error:
+            unusable, encoded = error, None
+    # A sign-in made under another hash (or while none was usable) is forgotten now, so rolling the hash
+    # back later does not quietly reopen it.
+    if keys.INSTRUCTOR_OK in st.session_state and not access.session_still_valid(
+            st.session_state[keys.INSTRUCTOR_OK], encoded):
+        _forget_sign_in()
+    if unusable is not None:
+        st.error(f"The configured instructor hash cannot be used: {unusable}", icon="🔒")
+        return None
     if encoded is None:
         _explain_setup()
         return None
-    try:
-        access.parse_hash(encoded)
-    except access.AccessError as problem:
-        st.error(f"The configured instructor hash cannot be used: {problem}", icon="🔒")
-        return None
-    fingerprint = _fingerprint(encoded)
-    if st.session_state.get(keys.INSTRUCTOR_OK) == fingerprint and st.session_state.get(NAME_KEY):
+    if keys.INSTRUCTOR_OK in st.session_state and st.session_state.get(NAME_KEY):
         return st.session_state[NAME_KEY]
 
     st.info("This page is for instructors. Sign in with the instructor passphrase.", icon="🔒")
@@ -67,7 +69,7 @@ def sign_in() -> str | None:
         st.error(str(problem), icon="⚠️")
         return None
     if access.verify(passphrase or "", encoded):
-        st.session_state[keys.INSTRUCTOR_OK] = fingerprint
+        st.session_state[keys.INSTRUCTOR_OK] = access.fingerprint(encoded)
         st.session_state[NAME_KEY] = clean_name
         st.session_state[FAILURES_KEY] = 0
         access.FAILURES.succeed()
@@ -81,8 +83,12 @@ def sign_in() -> str | None:
     return None
 
 
+def _forget_sign_in() -> None:
+    st.session_state.pop(keys.INSTRUCTOR_OK, None)
+    st.session_state.pop(NAME_KEY, None)
+
+
 def sign_out_button() -> None:
     if st.button("Sign out", key="instructor_sign_out"):
-        st.session_state.pop(keys.INSTRUCTOR_OK, None)
-        st.session_state.pop(NAME_KEY, None)
+        _forget_sign_in()
         st.rerun()
