@@ -291,6 +291,14 @@ def compute_values(drill: Drill) -> tuple[dict[str, float], list[Finding]]:
     return values, findings
 
 
+def rule_answerable(drill: Drill, values: Mapping[str, float]) -> Iterator[Finding]:
+    """A formula answer must be a number a candidate can lock in: the lock-in refuses guesses below zero."""
+    for loc, q in questions(drill):
+        if isinstance(q, NumericQuestion) and q.answer is not None and values.get(q.id, 0.0) < 0:
+            yield Finding(loc + ("answer",), f"gives {values[q.id]:g}, below zero, but candidates cannot lock in a "
+                                             "negative guess; ask for the size of the change instead")
+
+
 def _stand_ins(drill: Drill, values: Mapping[str, float]) -> dict[str, float]:
     """The values text is checked against: simulation answers, and formulas that failed (already reported),
     stand in as SIM_PLACEHOLDER."""
@@ -412,6 +420,7 @@ def drill_findings(drill: Drill, file_stem: str | None = None) -> tuple[dict[str
     findings += rule_pacing(drill)
     values, formula_findings = compute_values(drill)
     findings += formula_findings
+    findings += rule_answerable(drill, values)
     findings += rule_placeholders(drill, values)
     findings += typed_figures(drill)
     findings += rule_option_lengths(drill, values)

@@ -189,3 +189,13 @@ def test_the_schema_file_is_written_as_committed(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(check, "SCHEMA_FILE", target)
     assert check.main(["--write-schema", str(TEMPLATE)]) == 0
     assert target.read_text() == check.schema_text()
+
+
+def test_a_formula_answer_below_zero_is_refused_since_no_candidate_can_lock_it_in(content):
+    def mutate(data):
+        data["parts"][1]["questions"][1]["answer"] = "-(peak_rate * job_seconds)"
+    path = _variant(content, "negative", mutate)
+    errors = _errors_for(content, "negative.yaml")
+    [error] = [e for e in errors if e.path.endswith(".answer")]
+    assert "below zero" in error.message
+    assert "answer:" in _line_of(path, error.line)
