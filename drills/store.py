@@ -7,6 +7,7 @@ Times are UNIX seconds (DOUBLE) so that clocks are easy to inject and compare.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -164,6 +165,15 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
     ALTER TABLE tally_marks ADD COLUMN score_next BIGINT NOT NULL DEFAULT 0;
     ALTER TABLE tally_marks ADD COLUMN rating_next BIGINT NOT NULL DEFAULT 0;
     """),
+    # A personal resume code per handle, kept only as a hash: with the handle it opens the candidate's
+    # history from any browser (no passwords). Written once; never changed.
+    (5, """
+    CREATE TABLE resume_codes (
+        handle VARCHAR PRIMARY KEY,
+        code_hash VARCHAR NOT NULL,
+        created_at DOUBLE NOT NULL
+    );
+    """),
 )
 
 
@@ -271,6 +281,21 @@ def _refuse_if_finished(cur, attempt_id: int) -> None:
     """Checked inside the writing transaction, so a lock-in racing a Finish click cannot slip past it."""
     if cur.execute(_FINISHED_SQL, [attempt_id]).fetchone() is not None:
         raise AttemptFinished(attempt_id)
+
+
+_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"   # no 0/O or 1/I to misread
+
+
+def new_resume_code() -> str:
+    """Eight characters in two groups (about 40 bits), e.g. 'K7QM-3XHD'."""
+    raw = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(8))
+    return f"{raw[:4]}-{raw[4:]}"
+
+
+def resume_code_hash(code: str) -> str:
+    """The stored form of a code: SHA-256 of its letters and digits, upper-cased."""
+    cleaned = re.sub(r"[^0-9A-Za-z]", "", code or "").upper()
+    return hashlib.sha256(cleaned.encode()).hexdigest()
 
 
 _BATCH_ROWS = 500   # rows per multi-row statement in the batch writes
@@ -441,16 +466,31 @@ class StoreCore:
         return Attempt(*row) if row else None
 
     def attempts(self, *, drill_id: str | None = None, cohort: str | None = None,
-                 since: float | None = None, until: float | None = None) -> list[Attempt]:
+                 since: float | None = None, until: float | None = None,
+                 handle: str | None = None) -> list[Attempt]:
         clauses, params = [], []
         for clause, value in (("a.drill_id = ?", drill_id), ("c.cohort = ?", cohort),
-                              ("a.started_at >= ?", since), ("a.started_at < ?", until)):
+                              ("a.started_at >= ?", since), ("a.started_at < ?", until), ("c.handle = ?", handle)):
             if value is not None:
                 clauses.append(clause)
                 params.append(value)
         where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
         rows = self._all(_ATTEMPT_SELECT + where + " ORDER BY a.started_at, a.id", params)
         return [Attempt(*r) for r in rows]
+
+    # -- resume codes ----------------------------------------------------------------
+    def issue_resume_code(self, handle: str) -> str | None:
+        """A new personal resume code for `handle`, returned this once; None when the handle has one already."""
+        code = new_resume_code()
+        with self._transaction() as cur:
+            created = self._insert_new(cur, "resume_codes", "handle, code_hash, created_at",
+                                       [handle, resume_code_hash(code), self.clock()], {"handle": handle})
+        return code if created else None
+
+    def check_resume_code(self, handle: str, code: str) -> bool:
+        """Whether `code` is the resume code issued to `handle` (spacing, dashes and case do not matter)."""
+        row = self._one("SELECT code_hash FROM resume_codes WHERE handle = ?", [handle])
+        return row is not None and secrets.compare_digest(row[0], resume_code_hash(code))
 
     # -- lock-ins --------------------------------------------------------------------
     def lock_answer(self, attempt_id: int, question_id: str, part_id: str, kind: str, *,

@@ -413,3 +413,20 @@ def test_instructor_reports_on_postgresql_match_duckdb(pg_opened):
         assert len(ours) > 0, report.__name__
         pd.testing.assert_frame_equal(ours, theirs, check_dtype=False)
     duck.close()
+
+
+def test_a_resume_code_is_issued_once_per_handle_and_checked_loosely(opened):
+    store = opened()
+    code = store.issue_resume_code("ada")
+    assert code is not None and len(code) == 9
+    assert store.issue_resume_code("ada") is None, "a handle's code is issued once and never replaced"
+    assert store.check_resume_code("ada", code)
+    assert store.check_resume_code("ada", f"  {code.lower().replace('-', ' ')} ")
+    assert not store.check_resume_code("ada", code[:-1] + ("A" if code[-1] != "A" else "B"))
+    assert not store.check_resume_code("bea", code), "a code opens only its own handle"
+    other = store.issue_resume_code("bea")
+    assert other is not None and other != code
+    first = store.start_attempt("one_tenant", "ada", "north", 2700)
+    second = store.start_attempt("one_tenant~break2", "ada", "", 2700)
+    store.start_attempt("one_tenant", "bea", "north", 2700)
+    assert [a.id for a in store.attempts(handle="ada")] == [first.id, second.id]
