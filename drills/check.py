@@ -1,6 +1,6 @@
 """`python -m drills.check [FILE...]`: run every content rule on drill files and list all they break.
 
-With no files it checks every drill in drills/content (the template too); `--write-schema` refreshes drills/schema.json.
+With no files it checks every YAML file in the content folder (the template too); `--write-schema` refreshes drills/schema.json.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from drills.loader import CONTENT_DIR, check_file
+from drills.loader import CONTENT_DIR, check_file, content_dir
 from drills.schema import Drill
 
 SCHEMA_FILE = CONTENT_DIR.parent / "schema.json"
@@ -22,7 +22,8 @@ def schema_text() -> str:
 
 
 def default_files() -> list[Path]:
-    return sorted(CONTENT_DIR.glob("*.yaml"))
+    """Every YAML file in the content folder the app reads (FAULTLINES_CONTENT, else drills/content), '_' ones too."""
+    return sorted(content_dir().glob("*.yaml"))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,7 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "Each problem is printed as file:line: key.path: message. Exit status 1 when any file "
                     "has a problem.")
     parser.add_argument("files", nargs="*", type=Path,
-                        help="drill YAML files (default: every drills/content/*.yaml, _template.yaml included)")
+                        help="drill YAML files (default: every *.yaml in the content folder, FAULTLINES_CONTENT "
+                             "or drills/content, _template.yaml included)")
     parser.add_argument("--write-schema", action="store_true",
                         help="rewrite drills/schema.json from the models in drills/schema.py first "
                              "(after changing them), then check")
