@@ -130,7 +130,7 @@ def test_the_run_downloads_as_events_csv_and_summary_json():
 def test_download_buttons_are_offered_after_play(app_test):
     at = lock_and_play(app_test(STORM).run(), "retry_storm.sync", 300.0)
     labels = [b.proto.label for b in at.get("download_button")]
-    assert labels == ["⬇ Events (CSV)", "⬇ Settings and summary (JSON)"]
+    assert labels == ["Events (CSV)", "Settings and summary (JSON)"]
 
 
 @pytest.mark.parametrize("model, params", [
@@ -154,7 +154,7 @@ def test_playback_figure_carries_every_frame_with_play_pause_and_a_scrubber():
     assert len(fig.frames) == len(frames)
     assert fig.frames[0].data[3].x != fig.frames[-1].data[3].x        # service bars grow frame by frame
     labels = [b.label for b in fig.layout.updatemenus[0].buttons]
-    assert "⏸ Pause" in labels and "⏮ Start" in labels and any("2×" in label for label in labels)
+    assert "Pause" in labels and "Back to start" in labels and any("2×" in label for label in labels)
     assert len(fig.layout.sliders[0].steps) == len(frames)
     assert fig.layout.sliders[0].active == len(frames) - 1           # it opens on the whole run
     assert fig.to_dict()["data"] == frames[-1].to_dict()["data"]

@@ -345,7 +345,7 @@ def _animate_args(frame_ms: float, names: list | None = None) -> list:
 def playback_figure(frames: list[go.Figure]) -> go.Figure:
     """One figure that replays ``frames`` in the browser: play, pause, speed and a scrubber.
 
-    It opens on the last frame, the whole run; ⏮ goes back to the start. Every frame travels
+    It opens on the last frame, the whole run; "Back to start" rewinds it. Every frame travels
     with the figure, so playing, pausing and scrubbing never ask the server for anything.
     """
     final = frames[-1].to_dict()
@@ -356,8 +356,8 @@ def playback_figure(frames: list[go.Figure]) -> go.Figure:
                        for name, fig in zip(names, frames)]
     buttons = [dict(label=label, method="animate", args=_animate_args(PLAY_FRAME_MS * factor))
                for label, factor in SPEEDS]
-    buttons += [dict(label="⏸ Pause", method="animate", args=_animate_args(0, [None])),
-                dict(label="⏮ Start", method="animate", args=_animate_args(0, [names[0]]))]
+    buttons += [dict(label="Pause", method="animate", args=_animate_args(0, [None])),
+                dict(label="Back to start", method="animate", args=_animate_args(0, [names[0]]))]
     layout = final.setdefault("layout", {})
     margin = dict(layout.get("margin") or {})
     top, bottom = margin.get("t", 60), margin.get("b", 40)

@@ -114,7 +114,7 @@ def with_guess(query: dict[str, str], name: str, guess: float | None) -> dict[st
 
 
 def share_panel(model: str, params: object, seed: int, query: dict[str, str]) -> None:
-    with st.expander("🔗 Share or rerun these settings"):
+    with st.expander("Share or rerun these settings", icon=":material/link:"):
         st.caption("Copy the link (the icon at the right of the box) to open this page with these settings, "
                    "this seed and your locked guess:")
         st.code(share_link(query), language=None, wrap_lines=True)
@@ -193,7 +193,7 @@ def spread_figure(values: list[float], guess: float, this_run: float | None, uni
 
 
 def spread_panel(tab: SimTab, params: object, seed: int, guess: float, this_run: float | None) -> None:
-    with st.expander("🎲 Spread: how much does one run vary?"):
+    with st.expander("Spread: how much does one run vary?", icon=":material/casino:"):
         count = int(st.number_input("Seeds to run", 5, SPREAD_MAX, SPREAD_DEFAULT, 5, key=f"{tab.prefix}_n",
                                     bind="query-params"))
         wanted = digest(tab.model, params, count)
@@ -259,9 +259,10 @@ def overlay_figure(a: Series, b: Series, label_a: str, label_b: str) -> go.Figur
 def compare_panel(tab: SimTab, params: object, seed: int, result: object) -> None:
     pin_key = keys.SIM_PIN_PREFIX + tab.name
     pinned = st.session_state.get(pin_key)
-    with st.expander("🅰️🅱️ Compare: pin this run as A, change settings, see B beside it", expanded=pinned is not None):
+    with st.expander("Compare: pin this run as A, change settings, see B beside it", icon=":material/compare:",
+                     expanded=pinned is not None):
         left, right = st.columns(2)
-        if left.button("📌 Pin this run as A", key=f"pin::{tab.name}"):
+        if left.button("Pin this run as A", key=f"pin::{tab.name}", icon=":material/push_pin:"):
             st.session_state[pin_key] = pinned = (params, seed)
         if pinned is not None and right.button("Unpin A", key=f"unpin::{tab.name}"):
             st.session_state.pop(pin_key, None)
@@ -302,10 +303,11 @@ def download_panel(tab: SimTab, params: object, seed: int) -> None:
     events, summary = _files(tab.model, params, seed)
     stem = f"{tab.name.replace('.', '-')}-seed{seed}"
     left, right = st.columns(2)
-    left.download_button("⬇ Events (CSV)", events, file_name=f"{stem}-events.csv", mime="text/csv",
-                         key=f"csv::{tab.name}", width="stretch")
-    right.download_button("⬇ Settings and summary (JSON)", summary, file_name=f"{stem}-summary.json",
-                          mime="application/json", key=f"json::{tab.name}", width="stretch")
+    left.download_button("Events (CSV)", events, file_name=f"{stem}-events.csv", mime="text/csv",
+                         key=f"csv::{tab.name}", width="stretch", icon=":material/download:")
+    right.download_button("Settings and summary (JSON)", summary, file_name=f"{stem}-summary.json",
+                          mime="application/json", key=f"json::{tab.name}", width="stretch",
+                          icon=":material/download:")
 
 
 # ---- the flow --------------------------------------------------------------------------------
