@@ -17,7 +17,7 @@ import yaml
 from pydantic import ValidationError, model_validator
 
 from drills.formulas import FormulaError, evaluate, placeholders, render
-from drills.schema import ChoiceQuestion, Drill, NumericQuestion, Part
+from drills.schema import ChoiceQuestion, Drill, NotesQuestion, NumericQuestion, Part
 
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
 SIM_PLACEHOLDER = 1.0  # stands in for simulation answers while text is checked at load time
@@ -171,7 +171,7 @@ class Text:
     template: str
 
 
-def questions(drill: Drill) -> Iterator[tuple[Loc, NumericQuestion | ChoiceQuestion]]:
+def questions(drill: Drill) -> Iterator[tuple[Loc, NumericQuestion | ChoiceQuestion | NotesQuestion]]:
     """Every question with its location: a part's own questions, then its follow-up's."""
     for p_index, part in enumerate(drill.parts):
         for q_index, q in enumerate(part.questions):

@@ -199,3 +199,16 @@ def test_a_formula_answer_below_zero_is_refused_since_no_candidate_can_lock_it_i
     [error] = [e for e in errors if e.path.endswith(".answer")]
     assert "below zero" in error.message
     assert "answer:" in _line_of(path, error.line)
+
+
+def test_names_and_ids_used_twice_are_each_listed_where_they_repeat(content):
+    def mutate(data):
+        data["givens"].append(dict(data["givens"][0]))
+        data["parts"][3]["questions"][0]["id"] = data["parts"][1]["questions"][0]["id"]
+    path = _variant(content, "twice", mutate)
+    errors = _errors_for(content, "twice.yaml")
+    messages = " | ".join(e.message for e in errors)
+    assert "defined twice" in messages and "used twice" in messages
+    for error in errors:
+        assert error.path.endswith((".name", ".id")) and error.line > 1
+        assert _line_of(path, error.line).strip().lstrip("- {").startswith(error.path.rsplit(".", 1)[-1])
