@@ -21,6 +21,7 @@ PAGES = {
         st.Page("pages/home.py", title="Catalogue", icon="🏠", default=True),
         st.Page("pages/drill.py", title="Drill", icon="📝"),
         st.Page("pages/results.py", title="Results", icon="📊"),
+        st.Page("pages/history.py", title="My history", icon="🗂️"),
     ],
     "Simulations": [
         st.Page("pages/sim_hot_shard.py", title="Hot shard", icon="🔥"),

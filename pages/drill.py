@@ -9,6 +9,7 @@ import streamlit as st
 from ui import keys
 from ui.attempt_view import AttemptView
 from ui.context import get_store, require_attempt
+from ui.history import show_new_resume_code
 from ui.lockin import flash
 from ui.reveal import render_part
 from ui.rubric import render_self_score
@@ -44,6 +45,7 @@ def go_to(step: str) -> None:
 
 view = AttemptView.load(store, attempt, loaded)
 flash()
+show_new_resume_code(attempt.handle)
 
 
 def step_label(step: str) -> str:

@@ -51,6 +51,9 @@ def start(drill_id: str, time_box_min: float) -> None:
         st.error(f"{problem} (see “Who are you?” at the top)", icon="⚠️")
         return
     attempt = store.start_attempt(drill_id, clean_handle, clean_cohort, time_box_min * 60)
+    code = store.issue_resume_code(clean_handle)   # the first attempt under a handle gets its code
+    if code:
+        st.session_state[keys.NEW_RESUME_CODE] = code
     remember_attempt(attempt.token)
     st.switch_page("pages/drill.py", query_params={keys.ATTEMPT_TOKEN: attempt.token})
 
@@ -100,6 +103,9 @@ else:
     st.caption("Attempts you start or resume in this browser tab appear here until you close it. Your attempt "
                "link (it ends in `?attempt=…`) is the lasting way back: bookmark it, and it works from any "
                "browser, even after the server restarts.")
+
+st.page_link("pages/history.py", label="My history: every attempt under your handle, from any browser",
+             icon="🗂️", help="Needs your handle and the personal resume code shown when you first started.")
 
 with st.form("resume", enter_to_submit=True):
     pasted = st.text_input("Paste an attempt link or token", max_chars=300)

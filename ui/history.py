@@ -1,0 +1,204 @@
+"""A candidate's own history: every attempt under their handle, score, calibration and skills over time.
+
+Opened by handle and personal resume code (no passwords); the code is shown once, when it is issued.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from drills import answers as checks
+from drills import scoring
+from drills.disclosure import withhold
+from drills.store import Attempt
+from drills.timebox import format_utc
+from ui import keys
+from ui.attempt_view import AttemptView
+from ui.context import get_catalogue, get_store
+
+LEVEL_VALUE = {"weak": 0, "ok": 1, "strong": 2}
+
+
+def show_new_resume_code(handle: str) -> None:
+    """Once, on the drill page after the first start under a handle: the code that opens the history."""
+    code = st.session_state.pop(keys.NEW_RESUME_CODE, None)
+    if code:
+        st.success(f"Your personal resume code is **{code}**. Note it down: with your handle it opens "
+                   "**My history** from any browser, with every attempt you make under this handle. "
+                   "It is shown only this once.", icon="🔑")
+        st.page_link("pages/history.py", label="My history", icon="🗂️")
+
+
+@dataclass(frozen=True)
+class AttemptLine:
+    """One row of the history: what the candidate may see of one attempt."""
+
+    attempt: Attempt
+    title: str
+    finished: bool
+    score_pct: float
+    answered: int
+    possible: int
+    ranges: int
+    hits: int
+    levels: dict[str, str]           # skill name -> level (the one that counts, instructor's if overridden)
+    level_names: dict[str, str]      # level -> the drill's word for it
+
+
+def attempt_line(store, attempt: Attempt) -> AttemptLine | None:
+    loaded = get_catalogue().drills.get(attempt.drill_id)
+    if loaded is None:
+        return None
+    view = AttemptView.load(store, attempt, loaded)
+    results = withhold(view.results(), view.disclosed)   # an open attempt shows only what it has disclosed
+    totals = scoring.totals(results)
+    calib = scoring.calibration(results)
+    drill = loaded.drill
+    levels = {drill.skill(skill_id).name: row.level
+              for skill_id, row in scoring.current_levels(store.rubric_history(attempt.id)).items()}
+    return AttemptLine(attempt, drill.title, view.finished, totals.percent, totals.answered, totals.possible,
+                       calib.ranges, calib.hits, levels,
+                       {level: drill.level_label(level) for level in LEVEL_VALUE})
+
+
+def sign_in(store) -> str | None:
+    """The handle whose history this session may read, after a form asking for handle and code."""
+    signed = st.session_state.get(keys.HISTORY_HANDLE)
+    if signed:
+        return signed
+    st.markdown("Open every attempt you made under one handle, from any browser. You need the handle and the "
+                "personal resume code shown when you first started a drill with it.")
+    with st.form("history_sign_in", enter_to_submit=True):
+        cols = st.columns(2)
+        handle = cols[0].text_input("Your handle", max_chars=checks.MAX_HANDLE, key="history::handle")
+        code = cols[1].text_input("Resume code", max_chars=20, placeholder="e.g. K7QM-3XHD", type="password",
+                                  key="history::code")
+        opened = st.form_submit_button("Open my history", type="primary")
+    if opened:
+        try:
+            clean = checks.handle_entry(handle)
+        except checks.InputError as problem:
+            st.error(str(problem), icon="⚠️")
+            return None
+        if store.check_resume_code(clean, code):
+            st.session_state[keys.HISTORY_HANDLE] = clean
+            st.rerun()
+        st.error("That handle and resume code do not match. Check both; the code is the one shown when you "
+                 "first started a drill under this handle.", icon="⚠️")
+    return None
+
+
+def history_table(lines: list[AttemptLine]) -> pd.DataFrame:
+    return pd.DataFrame([{
+        "Started (UTC)": format_utc(line.attempt.started_at, seconds=False),
+        "Drill": line.title,
+        "State": "finished" if line.finished else "open",
+        "Score %": round(line.score_pct),
+        "Locked in": f"{line.answered} / {line.possible}",
+        "Ranges held": f"{line.hits} of {line.ranges}" if line.ranges else "",
+    } for line in lines])
+
+
+def attempt_labels(lines: list[AttemptLine]) -> dict[int, str]:
+    """Each attempt's place on a chart's axis: its number in the history and the day it started."""
+    return {line.attempt.id: f"#{n} · {format_utc(line.attempt.started_at, seconds=False)[:10]}"
+            for n, line in enumerate(lines, start=1)}
+
+
+def _attempt_axis(fig: go.Figure, labels: dict[int, str]) -> None:
+    """Attempts in order, evenly spaced: a history of two attempts a month apart still reads as two steps."""
+    fig.update_xaxes(type="category", categoryorder="array", categoryarray=list(labels.values()))
+
+
+def score_figure(lines: list[AttemptLine]) -> go.Figure:
+    """Score attempt by attempt, one line per drill (finished attempts; open ones are still moving)."""
+    labels = attempt_labels(lines)
+    fig = go.Figure()
+    done = [line for line in lines if line.finished]
+    for title in dict.fromkeys(line.title for line in done):
+        mine = [line for line in done if line.title == title]
+        fig.add_trace(go.Scatter(x=[labels[line.attempt.id] for line in mine], y=[line.score_pct for line in mine],
+                                 mode="lines+markers", name=title,
+                                 hovertemplate="%{y:.0f}%<extra>%{fullData.name}</extra>"))
+    _attempt_axis(fig, labels)
+    fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=10), yaxis=dict(title="score %", range=[0, 100]),
+                      legend=dict(orientation="h", y=-0.25))
+    return fig
+
+
+def calibration_figure(lines: list[AttemptLine]) -> go.Figure:
+    """How often the 80% ranges held, attempt by attempt; the dashed line is the 80% they claim."""
+    labels = attempt_labels(lines)
+    ranged = [line for line in lines if line.ranges]
+    fig = go.Figure(go.Scatter(
+        x=[labels[line.attempt.id] for line in ranged], y=[100 * line.hits / line.ranges for line in ranged],
+        mode="lines+markers", name="ranges held", text=[f"{line.hits} of {line.ranges}" for line in ranged],
+        hovertemplate="%{y:.0f}% (%{text})<extra></extra>"))
+    fig.add_hline(y=100 * scoring.CLAIMED_COVERAGE, line_dash="dash", annotation_text="80% claimed")
+    _attempt_axis(fig, labels)
+    fig.update_layout(height=280, margin=dict(l=10, r=10, t=30, b=10), yaxis=dict(title="% held", range=[0, 105]),
+                      showlegend=False)
+    return fig
+
+
+def skills_figure(lines: list[AttemptLine]) -> go.Figure | None:
+    """Each skill's level per scored attempt, in the drill's own level names."""
+    scored = [line for line in lines if line.levels]
+    if not scored:
+        return None
+    skills = list(dict.fromkeys(name for line in scored for name in line.levels))
+    labels = attempt_labels(lines)
+    columns = [labels[line.attempt.id] for line in scored]
+    z = [[LEVEL_VALUE.get(line.levels.get(skill), None) for line in scored] for skill in skills]
+    text = [[line.level_names.get(line.levels.get(skill), "") if skill in line.levels else "" for line in scored]
+            for skill in skills]
+    fig = go.Figure(go.Heatmap(z=z, x=columns, y=skills, text=text, texttemplate="%{text}", zmin=0, zmax=2,
+                               colorscale=[[0, "#ef9a9a"], [0.5, "#fff59d"], [1, "#a5d6a7"]], showscale=False,
+                               hovertemplate="%{y}: %{text}<extra>%{x}</extra>"))
+    fig.update_layout(height=90 + 34 * len(skills), margin=dict(l=10, r=10, t=10, b=10),
+                      yaxis=dict(autorange="reversed"))
+    return fig
+
+
+def render_history() -> None:
+    store = get_store()
+    handle = sign_in(store)
+    if handle is None:
+        return
+    cols = st.columns([4, 1])
+    cols[0].markdown(f"Attempts under **{handle}** (every cohort), oldest first.")
+    if cols[1].button("Close my history", width="stretch"):
+        st.session_state.pop(keys.HISTORY_HANDLE, None)
+        st.rerun()
+    lines = [line for line in (attempt_line(store, a) for a in store.attempts(handle=handle)) if line]
+    if not lines:
+        st.info("No attempts under this handle yet. Start one from the catalogue.")
+        st.page_link("pages/home.py", label="Go to the catalogue", icon="🏠")
+        return
+    st.dataframe(history_table(lines), hide_index=True, width="stretch", key="history_table")
+    st.markdown("##### Resume or review")
+    for number, line in enumerate(reversed(lines), start=1):
+        target = "pages/results.py" if line.finished else "pages/drill.py"
+        verb = "Review" if line.finished else "Resume"
+        st.page_link(target, label=f"{verb}: {line.title} — started "
+                                   f"{format_utc(line.attempt.started_at, seconds=False)} UTC",
+                     icon="📊" if line.finished else "▶️", query_params={keys.ATTEMPT_TOKEN: line.attempt.token})
+    st.markdown("##### Score over time")
+    if any(line.finished for line in lines):
+        st.plotly_chart(score_figure(lines), width="stretch", key="history_scores")
+    else:
+        st.caption("Finish an attempt to start the score line.")
+    st.markdown("##### Calibration over time")
+    if any(line.ranges for line in lines):
+        st.plotly_chart(calibration_figure(lines), width="stretch", key="history_calibration")
+    else:
+        st.caption("Give an 80% range with your numbers to see how often your ranges hold.")
+    st.markdown("##### Skills over time")
+    figure = skills_figure(lines)
+    if figure is None:
+        st.caption("Score yourself against the rubric at the end of an attempt to see your skills here.")
+    else:
+        st.plotly_chart(figure, width="stretch", key="history_skills")
