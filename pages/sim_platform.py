@@ -12,8 +12,9 @@ from sims import platform
 from sims.platform import CLAIM_RULES, MITIGATIONS, SCENARIO_TITLES, SCENARIOS, Params
 from ui import keys
 from ui.guess import digest, guess_lockin, guess_verdict, play_button
-from ui.platform_charts import (backlog_figure, backlog_series, provider_load_figure, slot_share_figure,
-                                waits_figure)
+from ui.platform_charts import (backlog_figure, backlog_frames, backlog_series, provider_load_figure,
+                                slot_share_figure, waits_figure)
+from ui.sim_charts import playback_figure
 from ui.sim_controls import (SimTab, cached_run, compare_panel, download_panel, share_panel, spread_panel,
                              url_text, with_guess)
 from ui.sim_controls import Question as SimQuestion
@@ -255,7 +256,9 @@ def main() -> None:
         guess_verdict(guess, float(truth), question.unit)
     headline(out, params)
     for i, (build, note) in enumerate(zip(CHARTS, chart_notes(params, out))):
-        st.plotly_chart(build(result), width="stretch", key=f"platform-chart-{i}")
+        # the backlog replays in the browser (play, pause, speed, scrub); the others are drawn whole
+        figure = playback_figure(backlog_frames(result)) if build is backlog_figure else build(result)
+        st.plotly_chart(figure, width="stretch", key=f"platform-chart-{i}")
         st.caption(note)
     with st.expander("Every figure from this run"):
         st.json(out)

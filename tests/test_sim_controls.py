@@ -171,3 +171,15 @@ def test_spread_helpers():
     # every seed the same: the question's tolerance decides, as it does for one run
     assert grade_against_spread(150.0, [152.3] * 5, "%", 0.1)[0] is True
     assert grade_against_spread(150.0, [152.3] * 5, "%")[0] is False
+
+
+def test_platform_backlog_replays_with_fixed_axes():
+    from ui import platform_charts, sim_charts
+
+    result = platform.run(platform.Params.for_scenario("break1_fifo", window_min=10.0), 1)
+    frames = platform_charts.backlog_frames(result)
+    assert len(frames) == sim_charts.FRAMES
+    assert len(frames[0].data[0].x) < len(frames[-1].data[0].x)
+    assert frames[0].layout.xaxis.range == frames[-1].layout.xaxis.range
+    figure = sim_charts.playback_figure(frames)
+    assert len(figure.frames) == sim_charts.FRAMES and figure.layout.sliders

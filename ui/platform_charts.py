@@ -4,12 +4,14 @@ Pure builders (a Result in, a figure out) so the page stays thin and tests can i
 """
 from __future__ import annotations
 
+import bisect
+
 import plotly.graph_objects as go
 
 from sims import platform
 from sims.platform import Result
 from ui.chart_notes import empty_counts
-from ui.sim_charts import Series
+from ui.sim_charts import FRAMES, Series, cut_frames
 
 ACME_COLOUR = "#d62728"
 OTHERS_COLOUR = "#1f77b4"
@@ -67,6 +69,26 @@ def backlog_figure(result: Result) -> go.Figure:
         # Two lines along zero would sit mid-chart on an axis from -1 to 1: say it instead.
         empty_counts(fig, "The queue stayed empty: no job was waiting for a slot at any sampled moment.", y=0.6)
     return _frame(fig, result, "Jobs waiting for a worker slot", "queued jobs")
+
+
+def backlog_frames(result: Result) -> list[go.Figure]:
+    """The backlog chart drawn up to a rising minute, for in-browser playback; axes stay put."""
+    final = backlog_figure(result)
+    lines = final.data[:2]
+    minutes = list(lines[0].x or ())
+    if len(minutes) < 2:
+        return [final]
+    top = max([*lines[0].y, *lines[1].y, 1])
+    final.update_xaxes(range=[minutes[0], minutes[-1]])
+    final.update_yaxes(range=[0, top * 1.05])
+    title = final.layout.title.text
+
+    def frame_at(cut: float):
+        shown = bisect.bisect_right(minutes, cut)
+        return [dict(x=minutes[:shown], y=list(line.y[:shown])) for line in lines], f"{title}, minute {cut:+.0f}"
+
+    span = minutes[-1] - minutes[0]
+    return cut_frames(final, frame_at, [minutes[0] + span * (i + 1) / FRAMES for i in range(FRAMES)])
 
 
 def waits_figure(result: Result) -> go.Figure:

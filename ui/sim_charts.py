@@ -57,6 +57,11 @@ def _frames(final: go.Figure, frame_at: Callable[[float], Frame], cuts: list[flo
     return frames + [final]
 
 
+def cut_frames(final: go.Figure, frame_at: Callable[[float], Frame], cuts: list[float]) -> list[go.Figure]:
+    """``_frames`` for builders outside this module (the platform charts)."""
+    return _frames(final, frame_at, cuts)
+
+
 # ---- hot shard ------------------------------------------------------------------------------
 
 def _shard_load_frame(result: hot_shard.Result, end: float, final: bool) -> Frame:
@@ -362,7 +367,8 @@ def playback_figure(frames: list[go.Figure]) -> go.Figure:
     margin = dict(layout.get("margin") or {})
     top, bottom = margin.get("t", 60), margin.get("b", 40)
     plot_px = (layout.get("height") or 420) - top - bottom     # kept: the controls get new room below
-    legend_px = -LEGEND_Y * plot_px + 40                        # the legend row under the x axis title
+    legend_y = (layout.get("legend") or {}).get("y", LEGEND_Y)
+    legend_px = max(0.0, -legend_y) * plot_px + 45              # under the x axis title and any legend below
     below = -legend_px / plot_px
     margin["b"] = int(legend_px + 80)
     layout["margin"] = margin
