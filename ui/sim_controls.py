@@ -87,10 +87,25 @@ def settings(tab: SimTab, intro: str, *sliders: dict, page_tab: tuple[str, str] 
     return Settings(values, seed, query)
 
 
-@st.cache_data(max_entries=512, show_spinner=False)
-def cached_run(model: str, params: object, seed: int = 1):
-    """Run ``sims.<model>`` once per (params, seed); params are frozen, so they hash."""
+HEAVY_MODELS = frozenset({"platform"})        # about 2 MB a cached run; the others about 0.2 MB
+
+
+@st.cache_data(max_entries=400, show_spinner=False)
+def _run_light(model: str, params: object, seed: int):
     return importlib.import_module(f"sims.{model}").run(params, seed)
+
+
+@st.cache_data(max_entries=48, show_spinner=False)
+def _run_heavy(model: str, params: object, seed: int):
+    return importlib.import_module(f"sims.{model}").run(params, seed)
+
+
+def cached_run(model: str, params: object, seed: int = 1):
+    """Run ``sims.<model>`` once per (params, seed); params are frozen, so they hash.
+
+    Two caches so a few seed spreads of the big platform model cannot push memory past ~100 MB.
+    """
+    return (_run_heavy if model in HEAVY_MODELS else _run_light)(model, params, seed)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
