@@ -40,6 +40,12 @@ def cpu_of(pids: list[int]) -> float:
     return sum(process_cpu_s(pid) for pid in pids)
 
 
+def _children_cpu_s() -> float:
+    """CPU seconds of this process's finished children (the load generator's browser), from os.times()."""
+    times = os.times()
+    return times.children_user + times.children_system
+
+
 @dataclass
 class SessionResult:
     started: bool = False
@@ -131,11 +137,12 @@ def load_row(processes: int, sessions: int, budget_s: float, stagger_s: float) -
     with Stack(processes) as stack:
         for app_url in stack.app_urls:   # a first visit imports every page: not what a class waits for
             asyncio.run(drive(app_url, 1, 120, 0))
-        before = cpu_of(stack.app_pids)
+        before, client_before = cpu_of(stack.app_pids), _children_cpu_s()
         began = time.monotonic()
         results = asyncio.run(drive(stack.url, sessions, budget_s, stagger_s))
         wall = time.monotonic() - began
         cpu = cpu_of(stack.app_pids) - before
+        client = _children_cpu_s() - client_before   # Chromium and its driver, reaped when the browser closed
         tokens = [r.token for r in results if r.token]
         committed = committed_lockins(stack.database, tokens)
     latencies = [s for r in results for s in r.latencies_s]
@@ -144,17 +151,18 @@ def load_row(processes: int, sessions: int, budget_s: float, stagger_s: float) -
     figures = summarise(latencies) if latencies else {"median": float("nan"), "p95": float("nan")}
     errors = sorted({r.error for r in results if r.error})
     return {"processes": processes, "sessions": sessions, "ok": ok, "confirmed": confirmed, "committed": committed,
-            "p50": figures["median"], "p95": figures["p95"], "cpu_per_session": cpu / sessions, "wall": wall,
+            "p50": figures["median"], "p95": figures["p95"], "cpu_per_session": cpu / sessions,
+            "client_per_session": client / sessions, "wall": wall,
             "errors": errors}
 
 
 def print_load(rows: list[dict[str, object]]) -> None:
     print(f"{'procs':>5} {'sessions':>8} {'success':>8} {'confirmed/committed':>20} {'p50 s':>7} {'p95 s':>7} "
-          f"{'CPU s/session':>13} {'wall s':>7}")
+          f"{'server CPU s/session':>20} {'browser CPU s/session':>21} {'wall s':>7}")
     for row in rows:
         print(f"{row['processes']:>5} {row['sessions']:>8} {row['ok'] / row['sessions']:>8.0%} "
               f"{row['confirmed']:>10}/{row['committed']:<9} {row['p50']:>7.2f} {row['p95']:>7.2f} "
-              f"{row['cpu_per_session']:>13.2f} {row['wall']:>7.1f}")
+              f"{row['cpu_per_session']:>20.2f} {row['client_per_session']:>21.2f} {row['wall']:>7.1f}")
         for error in row["errors"][:3]:
             print(f"      failure: {error}")
     by_key = {(r["processes"], r["sessions"]): r for r in rows}
