@@ -217,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sessions", type=int, nargs="+", default=[10, 25, 50],
                         help="session counts to run (load: each with 1 and 3 processes; idle: one count)")
     parser.add_argument("--processes", type=int, nargs="+", default=[1, 3], help="app process counts (load)")
-    parser.add_argument("--budget", type=float, default=180, help="seconds each load run may take before it stops")
+    parser.add_argument("--budget", type=float, default=300, help="seconds each load run may take before it stops")
     parser.add_argument("--stagger", type=float, default=0.5, help="seconds between session arrivals")
     parser.add_argument("--seconds", type=float, default=20, help="idle: how long the sessions sit idle")
     parser.add_argument("--compare-with", default=None,
