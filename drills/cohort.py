@@ -17,7 +17,6 @@ import pandas as pd
 
 from drills import answers as checks
 from drills import scoring
-from drills.disclosure import SIMULATION_SEED
 from drills.loader import LoadedDrill
 from drills.schema import ChoiceQuestion, NumericQuestion
 from drills.store import Attempt, AttemptStore, Event, LockedAnswer, RubricScore
@@ -28,9 +27,6 @@ MAX_EXTRA_MIN = 240
 MAX_INSTRUCTOR_NAME = checks.MAX_HANDLE
 _NOTE_SCORE_SQL = " ".join(f"WHEN '{k}' THEN {v}" for k, v in scoring.NOTE_SCORES.items())
 _EPS = 1e-9  # the same slack scoring.grade_numeric allows at the tolerance edge
-# Every report grades simulation questions against the same run as the candidate's own results and the
-# Attempt tab: drills.disclosure.SIMULATION_SEED (named here too for the callers that know it by this name).
-REFERENCE_SEED = SIMULATION_SEED
 
 
 # -- the drill as a key the SQL can join against ---------------------------------------------

@@ -13,13 +13,11 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import duckdb
-
 from drills import answers as checks
-from drills.cohort import REFERENCE_SEED
+from drills.disclosure import SIMULATION_SEED
 from drills.loader import LoadedDrill, load_catalogue
 from drills.schema import ChoiceQuestion, NotesQuestion, NumericQuestion
-from drills.store import DB_ENV, AnswerEntry, AttemptStore, RevealEntry, database_path
+from drills.store import DB_ENV, AnswerEntry, AttemptStore, RevealEntry, database_path, open_store
 
 DAY_S = 86_400.0
 DEMO_INSTRUCTOR = "demo instructor"
@@ -207,7 +205,7 @@ def populate(store: AttemptStore, loaded: LoadedDrill, *, candidates: int, cohor
     return {"candidates": candidates, "attempts": attempts}
 
 
-def reference_sim_truths(loaded: LoadedDrill, seed: int = REFERENCE_SEED) -> dict[str, float]:
+def reference_sim_truths(loaded: LoadedDrill, seed: int = SIMULATION_SEED) -> dict[str, float]:
     """One run of each simulation the drill embeds, so demo guesses have something to aim at."""
     from sims import presets  # only the CLI pays for the models
 
@@ -244,8 +242,9 @@ def main(argv: list[str] | None = None) -> int:
     if loaded is None:
         parser.error(f"no drill {args.drill!r}; installed: {', '.join(catalogue.drills) or 'none'}")
     try:
-        store = AttemptStore(database_path())
-    except duckdb.Error as problem:   # one line, not a traceback: usually a server has the file open
+        store = open_store(database_path())
+    except Exception as problem:   # one line, not a traceback: usually a server has the file open
+        # (a DuckDB error for a file, psycopg's OperationalError for an unreachable PostgreSQL URL)
         print(f"python -m drills.demo: {open_problem(database_path(), problem)}", file=sys.stderr)
         return 1
     try:
