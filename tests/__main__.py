@@ -1,6 +1,6 @@
 """`python -m tests`: the project's one test command (README), also called by .ci/run.
 
-Checks the browser the Playwright tests drive is there, then runs pytest with any extra args.
+Checks the Debian packages some tests drive are there (installing them as root), then runs pytest.
 """
 from __future__ import annotations
 
@@ -13,14 +13,20 @@ CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parent.parent
 
 
+# Debian packages some tests drive, by the file each installs: the browser tests' chromium, and the
+# nginx in front of the multi-process stack test.
+DEBIAN_PACKAGES = {CHROMIUM: "chromium", Path("/usr/sbin/nginx"): "nginx"}
+
+
 def main(argv: list[str]) -> int:
-    if not CHROMIUM.exists():
+    missing = [package for path, package in DEBIAN_PACKAGES.items() if not path.exists()]
+    if missing:
         if shutil.which("apt-get"):
-            print("Installing Debian's chromium for the browser tests…", flush=True)
+            print(f"Installing Debian's {', '.join(missing)} for the tests…", flush=True)
             subprocess.run(["apt-get", "update", "-qq"], check=True)
-            subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], check=True)
+            subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *missing], check=True)
         else:
-            print("warning: /usr/bin/chromium is missing; browser tests will fail", file=sys.stderr)
+            print(f"warning: {', '.join(missing)} missing; the tests that need them will fail", file=sys.stderr)
     import pytest
 
     # Settings live here rather than in a top-level pytest.ini, to keep the top level to the design card.
