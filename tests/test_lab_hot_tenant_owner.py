@@ -235,3 +235,19 @@ def test_two_owners_racing_in_processes(tmp_path, monkeypatch):
         assert sorted(a_told + b_told) == [(e.seq, e.payload) for e in events]
         assert max(s for s, _ in a_told) < min(s for s, _ in b_told)
         assert {e.owner_id for e in events if e.epoch == 2} == {"B"}
+
+
+def test_an_owner_that_retakes_the_stream_cannot_append_with_its_old_lease():
+    stream = OrderedStream()
+    old = stream.acquire(TENANT, "A")
+    stream.append(old, ["a1"])
+    other = stream.acquire(TENANT, "B", takeover=True)
+    stream.append(other, ["b1"])
+    again = stream.acquire(TENANT, "A", takeover=True)
+    assert again.epoch == old.epoch + 2, "retaking is a new ownership, not a renewal of the old one"
+    with pytest.raises(StaleOwner):
+        stream.append(old, ["stale"])        # same owner id, but an epoch two takeovers old
+    with pytest.raises(StaleOwner):
+        stream.append(other, ["stale"])
+    assert stream.append(again, ["a2"]) == [3]
+    assert [e.payload for e in assert_gap_free(stream)] == ["a1", "b1", "a2"]
