@@ -19,7 +19,8 @@ from drills import answers as checks
 from drills import scoring
 from drills.loader import LoadedDrill
 from drills.schema import ChoiceQuestion, NumericQuestion
-from drills.store import Attempt, AttemptStore, Event, LockedAnswer, RubricScore
+from drills.records import Attempt, Event, EventKind, LockedAnswer, RubricScore
+from drills.store import AttemptStore
 
 LEVEL_VALUE = {"weak": 0, "ok": 1, "strong": 2}
 MIN_EXTRA_MIN = 1
@@ -648,7 +649,7 @@ def timeline(loaded: LoadedDrill, events: Sequence[Event], answers: dict[str, Lo
                 gating = part.followup.questions if section == "followup" and part.followup else part.questions
                 early = any(q.id not in answers or answers[q.id].locked_at > e.at for q in gating)
                 flag = "revealed before lock-in" if early else ""
-        elif e.kind == "sim_opened":
+        elif e.kind == EventKind.SIM_OPENED:
             questions = [str(q) for q in detail.get("questions", [])]
             what = f"{detail.get('page', '')} while open: {', '.join(questions)}"
             early = bool(questions)

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from drills.schema import ChoiceQuestion, Drill, NumericQuestion, Option
 from drills.scoring import QuestionResult
-from drills.store import LockedAnswer
+from drills.records import LockedAnswer
 
 FOLLOWUP = "followup"   # the reveal section id of a part's follow-up answer
 # Every candidate is graded against the same run of each simulation question, so the board, the export,

@@ -10,7 +10,7 @@ from fractions import Fraction
 
 from drills.loader import LoadedDrill
 from drills.schema import ChoiceQuestion, Drill, NotesQuestion, NumericQuestion, Tolerance
-from drills.store import LockedAnswer, RubricScore
+from drills.records import LockedAnswer, RubricScore
 
 NOTE_SCORES = {"full": 1.0, "partial": 0.5, "missed": 0.0}
 CLAIMED_COVERAGE = 0.8

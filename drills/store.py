@@ -21,6 +21,9 @@ from pathlib import Path
 
 import duckdb
 
+from drills.records import (  # noqa: F401 - the store's record types, re-exported for its callers
+    AnswerEntry, Attempt, AttemptFinished, Candidate, Event, EventKind, LockedAnswer, RevealEntry, RubricScore)
+
 DEFAULT_DB = Path(__file__).resolve().parent.parent / "data" / "faultlines.duckdb"
 DB_ENV = "FAULTLINES_DB"
 
@@ -177,86 +180,6 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
 )
 
 
-@dataclass(frozen=True)
-class Candidate:
-    id: int
-    handle: str
-    cohort: str
-
-
-@dataclass(frozen=True)
-class Attempt:
-    id: int
-    token: str
-    candidate_id: int
-    handle: str
-    cohort: str
-    drill_id: str
-    seed: int
-    time_box_s: float
-    started_at: float
-    extra_s: float
-    finished_at: float | None
-
-
-@dataclass(frozen=True)
-class LockedAnswer:
-    attempt_id: int
-    question_id: str
-    part_id: str
-    kind: str
-    value: float | None
-    low: float | None
-    high: float | None
-    choice: str | None
-    notes: str | None
-    skipped: bool
-    locked_at: float
-
-
-@dataclass(frozen=True)
-class AnswerEntry:
-    """One answer for AttemptStore.lock_answers; `at` is when it was locked (None: the store's clock)."""
-
-    question_id: str
-    part_id: str
-    kind: str
-    value: float | None = None
-    low: float | None = None
-    high: float | None = None
-    choice: str | None = None
-    notes: str | None = None
-    skipped: bool = False
-    at: float | None = None
-
-
-@dataclass(frozen=True)
-class RevealEntry:
-    """One reveal for AttemptStore.record_reveals; `at` is when it was opened (None: the store's clock)."""
-
-    part_id: str
-    section: str
-    at: float | None = None
-
-
-@dataclass(frozen=True)
-class RubricScore:
-    skill_id: str
-    level: str
-    scorer: str
-    scorer_name: str
-    reason: str
-    scored_at: float
-
-
-@dataclass(frozen=True)
-class Event:
-    at: float
-    kind: str
-    part_id: str | None
-    detail: Mapping[str, object]
-
-
 _ANSWER_COLUMNS = "attempt_id, question_id, part_id, kind, value, low, high, choice, notes, skipped, locked_at"
 _ATTEMPT_SELECT = """
     SELECT a.id, a.token, a.candidate_id, c.handle, c.cohort, a.drill_id, a.seed, a.time_box_s, a.started_at,
@@ -264,14 +187,6 @@ _ATTEMPT_SELECT = """
            (SELECT MIN(e.happened_at) FROM attempt_events e WHERE e.attempt_id = a.id AND e.kind = 'finished')
     FROM attempts a JOIN candidates c ON c.id = a.candidate_id
 """
-
-
-class AttemptFinished(ValueError):
-    """A finished attempt takes no more lock-ins, self-scores or note ratings (instructors may still score)."""
-
-    def __init__(self, attempt_id: int):
-        super().__init__(f"attempt {attempt_id} is finished: its answers and self-scores can no longer change")
-        self.attempt_id = attempt_id
 
 
 _FINISHED_SQL = "SELECT 1 FROM attempt_events WHERE attempt_id = ? AND kind = 'finished' LIMIT 1"

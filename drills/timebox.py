@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from drills.schema import Drill
-from drills.store import Attempt, Event
+from drills.records import Attempt, Event
 
 
 @dataclass(frozen=True)

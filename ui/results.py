@@ -14,6 +14,7 @@ import streamlit as st
 
 from drills import scoring
 from drills.disclosure import withhold
+from drills.records import EventKind
 from drills.formulas import format_number, format_quantity
 from drills.schema import ChoiceQuestion, NumericQuestion
 from drills.timebox import clock_for, format_duration, format_utc, time_per_part
@@ -295,5 +296,5 @@ def record_results_visit(store, attempt) -> None:
     """An open attempt's results page logs one 'results_viewed' event per browser session, for the timeline."""
     seen = st.session_state.setdefault(keys.RESULTS_VIEWED, set())
     if attempt.id not in seen:
-        store.log_event(attempt.id, "results_viewed")
+        store.log_event(attempt.id, EventKind.RESULTS_VIEWED)
         seen.add(attempt.id)

@@ -7,12 +7,12 @@ from __future__ import annotations
 import streamlit as st
 
 from drills.disclosure import open_questions_answered_by
+from drills.records import EventKind
 from sims.presets import PRESETS
 from ui import keys
 from ui.context import current_token, get_catalogue, get_store
 from ui.sim_embed import page_models
 
-SIM_OPENED = "sim_opened"   # the attempt event's kind
 _PRESET_MODELS = {preset_id: preset.model for preset_id, preset in PRESETS.items()}
 
 
@@ -32,5 +32,5 @@ def record_sim_visit(url_path: str) -> None:
     visit = (attempt.id, url_path, tuple(questions))
     if not questions or visit in seen:    # once per page and set of open questions, not on every rerun
         return
-    store.log_event(attempt.id, SIM_OPENED, None, {"page": url_path, "questions": questions})
+    store.log_event(attempt.id, EventKind.SIM_OPENED, None, {"page": url_path, "questions": questions})
     seen.add(visit)

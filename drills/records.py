@@ -1,0 +1,117 @@
+"""The attempt's records as plain values: what the store returns and scoring, the time box and reports read.
+
+Also the names every layer shares: the kinds of attempt event and who scored. No SQL, no Streamlit.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class EventKind(StrEnum):
+    """What an attempt event records; stored as its text in attempt_events.kind."""
+
+    STARTED = "started"
+    OPENED = "opened"                  # the candidate moved to a part
+    LOCKED = "locked"
+    SKIPPED = "skipped"
+    REVEALED = "revealed"
+    SCORED = "scored"
+    EXTRA_TIME = "extra_time"
+    FINISHED = "finished"
+    SIM_OPENED = "sim_opened"          # a simulation page opened while questions it answers were open
+    RESULTS_VIEWED = "results_viewed"  # the results page of an open attempt
+
+
+class Scorer(StrEnum):
+    SELF = "self"
+    INSTRUCTOR = "instructor"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    id: int
+    handle: str
+    cohort: str
+
+
+@dataclass(frozen=True)
+class Attempt:
+    id: int
+    token: str
+    candidate_id: int
+    handle: str
+    cohort: str
+    drill_id: str
+    seed: int
+    time_box_s: float
+    started_at: float
+    extra_s: float
+    finished_at: float | None
+
+
+@dataclass(frozen=True)
+class LockedAnswer:
+    attempt_id: int
+    question_id: str
+    part_id: str
+    kind: str
+    value: float | None
+    low: float | None
+    high: float | None
+    choice: str | None
+    notes: str | None
+    skipped: bool
+    locked_at: float
+
+
+@dataclass(frozen=True)
+class AnswerEntry:
+    """One answer for AttemptStore.lock_answers; `at` is when it was locked (None: the store's clock)."""
+
+    question_id: str
+    part_id: str
+    kind: str
+    value: float | None = None
+    low: float | None = None
+    high: float | None = None
+    choice: str | None = None
+    notes: str | None = None
+    skipped: bool = False
+    at: float | None = None
+
+
+@dataclass(frozen=True)
+class RevealEntry:
+    """One reveal for AttemptStore.record_reveals; `at` is when it was opened (None: the store's clock)."""
+
+    part_id: str
+    section: str
+    at: float | None = None
+
+
+@dataclass(frozen=True)
+class RubricScore:
+    skill_id: str
+    level: str
+    scorer: str
+    scorer_name: str
+    reason: str
+    scored_at: float
+
+
+@dataclass(frozen=True)
+class Event:
+    at: float
+    kind: str
+    part_id: str | None
+    detail: Mapping[str, object]
+
+
+class AttemptFinished(ValueError):
+    """A finished attempt takes no more lock-ins, self-scores or note ratings (instructors may still score)."""
+
+    def __init__(self, attempt_id: int):
+        super().__init__(f"attempt {attempt_id} is finished: its answers and self-scores can no longer change")
+        self.attempt_id = attempt_id
