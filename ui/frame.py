@@ -11,6 +11,8 @@ import threading
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
+from ui import keys
+
 _run = threading.local()
 
 
@@ -24,8 +26,15 @@ def run_in_frame(navigation) -> None:
 
 
 def require_frame() -> None:
+    """Rerun through app.py when a page was run on its own.
+
+    The flag alone is not enough: a second session that started while another was still in the old
+    layout runs its page alone even after the first has cleared the flag, so an unframed run reruns
+    once per session whatever the flag says. (Once only: a page tested on its own still renders.)
+    """
     if getattr(_run, "framed", False):
         return
-    if PagesManager.uses_pages_directory:
+    if PagesManager.uses_pages_directory or not st.session_state.get(keys.FRAME_RERUN):
+        st.session_state[keys.FRAME_RERUN] = True
         PagesManager.uses_pages_directory = False
         st.rerun()

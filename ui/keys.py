@@ -34,6 +34,7 @@ CONFLICT = "conflict"                    # why the last lock-in or rating did no
 RESULTS_VIEWED = "results_viewed"        # open attempts whose results page this session has logged
 NEW_RESUME_CODE = "new_resume_code"      # a resume code just issued, shown once on the drill page
 HISTORY_HANDLE = "history_handle"        # the handle whose history this session has opened with its code
+FRAME_RERUN = "frame_rerun"              # this session already reran an unframed page through app.py
 SIM_VISITS = "sim_visits"                # sim pages already recorded as opened during this session's attempt
 SIM_PIN_PREFIX = "sim_pin::"             # a simulation tab's run pinned as A for an A/B comparison
 SIM_SPREAD_PREFIX = "sim_spread::"       # the settings a simulation tab last ran a seed spread for
