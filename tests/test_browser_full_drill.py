@@ -86,6 +86,17 @@ def _results_csv(page) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(text)))
 
 
+def walk_every_part(page, loaded) -> None:
+    """Lock and reveal every part in order, from the first part's page to the 'Score yourself' step."""
+    for index, part in enumerate(loaded.drill.parts):
+        if index:
+            _next(page, part.title)
+        else:
+            page.get_by_role("heading", name=part.title, exact=True).wait_for()
+        _walk_part(page, loaded, part)
+    _next(page, "Score yourself")
+
+
 def test_a_candidate_walks_the_whole_drill(app_server, page):
     # Without the File System Access API Streamlit falls back to a plain download Playwright can catch.
     page.add_init_script("delete window.showSaveFilePicker;")
@@ -94,14 +105,7 @@ def test_a_candidate_walks_the_whole_drill(app_server, page):
     drill = loaded.drill
     start_drill(page, app_server.url, drill.title, handle="walker")
 
-    for index, part in enumerate(drill.parts):
-        if index:
-            _next(page, part.title)
-        else:
-            page.get_by_role("heading", name=part.title, exact=True).wait_for()
-        _walk_part(page, loaded, part)
-
-    _next(page, "Score yourself")
+    walk_every_part(page, loaded)
     for skill in drill.rubric:
         page.get_by_role("radiogroup", name=skill.name).get_by_text("Strong", exact=True).click()
     page.get_by_role("button", name="Save my scores").click()

@@ -9,7 +9,7 @@ import pytest
 from drills.loader import load_catalogue
 from drills.scope import scope_drill, scopes
 from tests.browser import wait_for_app
-from tests.test_browser_full_drill import _next, _results_csv, _walk_part
+from tests.test_browser_full_drill import _results_csv, walk_every_part
 
 pytestmark = pytest.mark.browser
 
@@ -37,13 +37,7 @@ def test_a_shorter_practice_runs_end_to_end_inside_its_clock(app_server, page, s
     loaded = scope_drill(WHOLE, scope)
     drill = loaded.drill
     _start_scope(page, app_server.url, scope, handle=f"short-{scope}")
-    for index, part in enumerate(drill.parts):
-        if index:
-            _next(page, part.title)
-        else:
-            page.get_by_role("heading", name=part.title, exact=True).wait_for()
-        _walk_part(page, loaded, part)
-    _next(page, "Score yourself")
+    walk_every_part(page, loaded)
     page.get_by_role("button", name="Finish and see results").click()
     page.wait_for_url(re.compile(r".*/results\?.*attempt=.*"))
     page.get_by_role("heading", name=re.compile("^Results")).wait_for()
