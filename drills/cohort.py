@@ -467,7 +467,7 @@ def skill_shares(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.Dat
         SELECT l.skill_id, COUNT(*) FILTER (WHERE l.level = 'strong') AS strong,
                COUNT(*) FILTER (WHERE l.level = 'ok') AS ok, COUNT(*) FILTER (WHERE l.level = 'weak') AS weak,
                COUNT(*) FILTER (WHERE l.overridden) AS overridden
-        FROM latest JOIN levels l USING (attempt_id) GROUP BY l.skill_id"""
+        FROM latest JOIN levels l USING (attempt_id) GROUP BY l.skill_id ORDER BY l.skill_id"""
     return _df(store, sql, params)
 
 
