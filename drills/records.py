@@ -1,6 +1,6 @@
 """The attempt's records as plain values: what the store returns and scoring, the time box and reports read.
 
-Also the names every layer shares: the kinds of attempt event and who scored. No SQL, no Streamlit.
+Also the names every layer shares: the kinds of attempt event. No SQL, no Streamlit.
 """
 from __future__ import annotations
 
@@ -22,11 +22,6 @@ class EventKind(StrEnum):
     FINISHED = "finished"
     SIM_OPENED = "sim_opened"          # a simulation page opened while questions it answers were open
     RESULTS_VIEWED = "results_viewed"  # the results page of an open attempt
-
-
-class Scorer(StrEnum):
-    SELF = "self"
-    INSTRUCTOR = "instructor"
 
 
 @dataclass(frozen=True)

@@ -155,10 +155,13 @@ class ScopedDrills(Mapping):
 
     def __init__(self, drills: Mapping[str, LoadedDrill]):
         self._drills = drills
+        self._cut: dict[str, LoadedDrill] = {}   # each scope is cut once per catalogue, not on every lookup
 
     def __getitem__(self, drill_id: str) -> LoadedDrill:
-        base, scope = split_id(drill_id)
-        return scope_drill(self._drills[base], scope)
+        if drill_id not in self._cut:
+            base, scope = split_id(drill_id)
+            self._cut[drill_id] = scope_drill(self._drills[base], scope)
+        return self._cut[drill_id]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._drills)

@@ -12,15 +12,13 @@ import streamlit as st
 
 from drills import answers as checks
 from drills import scoring
+from drills.cohort import LEVEL_VALUE
 from drills.disclosure import withhold
 from drills.store import Attempt
 from drills.timebox import format_utc
 from ui import keys
 from ui.attempt_view import AttemptView
 from ui.context import get_catalogue, get_store
-
-LEVEL_VALUE = {"weak": 0, "ok": 1, "strong": 2}
-
 
 def show_new_resume_code(handle: str) -> None:
     """Once, on the drill page after the first start under a handle: the code that opens the history."""
