@@ -25,7 +25,7 @@ DAY = 86_400.0
 
 def build(db: Path, answers: int, candidates: int, seed: float = 0.42) -> dict[str, int]:
     """Synthetic attempts written straight into the store's schema in bulk (the store API would take hours)."""
-    from drills.cohort import DrillKey
+    from drills.reports.grading_key import DrillKey
     from drills.loader import load_catalogue
     from drills.schema import NumericQuestion
     from drills.store import AttemptStore
@@ -100,17 +100,20 @@ def build(db: Path, answers: int, candidates: int, seed: float = 0.42) -> dict[s
 
 
 def bench_queries(db: Path, repeat: int) -> None:
-    from drills import cohort
     from drills.loader import load_catalogue
+    from drills.reports import aggregates
+    from drills.reports.exports import export_answers
+    from drills.reports.grading_key import DrillKey
+    from drills.reports.source import Filters
     from drills.schema import NumericQuestion
     from drills.store import AttemptStore
 
     loaded = load_catalogue().drills["one_tenant"]
     sim = {q.id: 100.0 for q in loaded.drill.all_questions() if isinstance(q, NumericQuestion) and q.sim}
-    key = cohort.DrillKey.from_loaded(loaded, sim)
+    key = DrillKey.from_loaded(loaded, sim)
     store = AttemptStore(db)
-    everyone = cohort.Filters("one_tenant")
-    one_cohort = cohort.Filters("one_tenant", cohort="cohort-7")
+    everyone = Filters("one_tenant")
+    one_cohort = Filters("one_tenant", cohort="cohort-7")
 
     ref = measure(lambda: store.query("SELECT COUNT(*), AVG(value) FROM answers").fetchall(), repeat=repeat)
     print(f"{'reference: bare scan of answers':40s} {fmt_ms(ref)}")
@@ -129,23 +132,23 @@ def bench_queries(db: Path, repeat: int) -> None:
 
     worst = 0.0
     for filters, label in ((everyone, "all"), (one_cohort, "one cohort")):
-        stats = measure(lambda f=filters: cohort.counts(store, f), repeat=repeat)
+        stats = measure(lambda f=filters: aggregates.counts(store, f), repeat=repeat)
         worst = max(worst, stats["p95"])
         print(f"{'counts [' + label + ']':40s} {fmt_ms(stats)}  x{stats['median'] / ref['median']:.1f} ref")
         for name in REPORTS:
-            fn = getattr(cohort, name)
+            fn = getattr(aggregates, name)
             stats = measure(lambda fn=fn, f=filters: fn(store, key, f), repeat=repeat)
             worst = max(worst, stats["p95"])
             print(f"{name + ' [' + label + ']':40s} {fmt_ms(stats)}  x{stats['median'] / ref['median']:.1f} ref")
-        summary = cohort.attempt_summary(store, key, filters)
-        stats = measure(lambda s=summary: cohort.leaderboard_from(s), repeat=repeat)
+        summary = aggregates.attempt_summary(store, key, filters)
+        stats = measure(lambda s=summary: aggregates.leaderboard_from(s), repeat=repeat)
         worst = max(worst, stats["p95"])
         print(f"{'leaderboard_from(summary) [' + label + ']':40s} {fmt_ms(stats)}  x{stats['median'] / ref['median']:.1f} ref")
-        top = [int(c) for c in cohort.leaderboard_from(summary)["candidate_id"].head(60)]
-        stats = measure(lambda f=filters, t=top: cohort.skill_levels(store, key, f, t), repeat=repeat)
+        top = [int(c) for c in aggregates.leaderboard_from(summary)["candidate_id"].head(60)]
+        stats = measure(lambda f=filters, t=top: aggregates.skill_levels(store, key, f, t), repeat=repeat)
         worst = max(worst, stats["p95"])
         print(f"{'skill_levels(top 60) [' + label + ']':40s} {fmt_ms(stats)}  x{stats['median'] / ref['median']:.1f} ref")
-    stats = measure(lambda: cohort.data_version(store), repeat=repeat)
+    stats = measure(lambda: aggregates.data_version(store), repeat=repeat)
     print(f"{'data_version':40s} {fmt_ms(stats)}")
 
     # The rows above repeat a call on unchanged data, so reports that keep work per data version
@@ -157,12 +160,12 @@ def bench_queries(db: Path, repeat: int) -> None:
         for attempt_id in attempt_ids:
             store.lock_answer(attempt_id, f"bench_{name}_{time.time_ns()}", "bench", "numeric", value=1.0)
             start = time.perf_counter()
-            getattr(cohort, name)(store, key, everyone)
+            getattr(aggregates, name)(store, key, everyone)
             samples.append(time.perf_counter() - start)
         stats = summarise(samples[1:])
         worst = max(worst, stats["p95"])
         print(f"{name + ' [all] after a lock-in':40s} {fmt_ms(stats)}  x{stats['median'] / ref['median']:.1f} ref")
-    export = measure(lambda: cohort.export_answers(store, key, everyone), repeat=3)
+    export = measure(lambda: export_answers(store, key, everyone), repeat=3)
     print(f"{'export_answers [all] (on click only)':40s} {fmt_ms(export)}")
     print(f"worst p95 of the board's queries: {worst * 1e3:.1f} ms (target < 100 ms)")
     store.close()

@@ -9,10 +9,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drills import cohort, scoring
+from drills import instructor_actions as actions
+from drills import scoring
 from drills.answers import InputError
 from drills.demo import populate
 from drills.loader import load_catalogue
+from drills.reports import aggregates
+from drills.reports.exports import export_answers, export_attempts, to_csv_bytes, to_parquet_bytes
+from drills.reports.grading_key import DrillKey
+from drills.reports.source import Filters
+from drills.reports.timeline import timeline
 from drills.schema import ChoiceQuestion, NotesQuestion, NumericQuestion
 from drills.store import AttemptStore
 from tests.clock import FakeClock
@@ -20,8 +26,8 @@ from tests.clock import FakeClock
 LOADED = load_catalogue().drills["one_tenant"]
 DRILL = LOADED.drill
 SIM_TRUTHS = {q.id: 100.0 for q in DRILL.all_questions() if isinstance(q, NumericQuestion) and q.sim}
-KEY = cohort.DrillKey.from_loaded(LOADED, SIM_TRUTHS)
-ALL = cohort.Filters("one_tenant")
+KEY = DrillKey.from_loaded(LOADED, SIM_TRUTHS)
+ALL = Filters("one_tenant")
 NUMERIC = [q for q in DRILL.all_questions() if isinstance(q, NumericQuestion) and q.sim is None]
 DAY = 86_400.0
 T0 = 1_790_000_000.0
@@ -52,7 +58,7 @@ def demo_store():
 
 
 def test_sql_grading_matches_scoring_for_every_demo_attempt(demo_store):
-    summary = cohort.attempt_summary(demo_store, KEY, ALL)
+    summary = aggregates.attempt_summary(demo_store, KEY, ALL)
     assert len(summary) >= 8
     for row in summary.itertuples():
         results = scoring.grade_attempt(LOADED, demo_store.answers(row.attempt_id), sim_values=SIM_TRUTHS,
@@ -66,8 +72,8 @@ def test_sql_grading_matches_scoring_for_every_demo_attempt(demo_store):
 
 
 def test_leaderboard_has_one_row_per_candidate_from_their_best_attempt(demo_store):
-    board = cohort.leaderboard(demo_store, KEY, ALL)
-    summary = cohort.attempt_summary(demo_store, KEY, ALL)
+    board = aggregates.leaderboard(demo_store, KEY, ALL)
+    summary = aggregates.attempt_summary(demo_store, KEY, ALL)
     assert len(board) == summary["candidate_id"].nunique() == 8
     best = summary.groupby("candidate_id")["score_pct"].max()
     for row in board.itertuples():
@@ -79,24 +85,24 @@ def test_leaderboard_has_one_row_per_candidate_from_their_best_attempt(demo_stor
 
 
 def test_counts_and_filters(demo_store):
-    everyone = cohort.counts(demo_store, ALL)
-    north = cohort.counts(demo_store, cohort.Filters("one_tenant", cohort="north"))
-    south = cohort.counts(demo_store, cohort.Filters("one_tenant", cohort="south"))
+    everyone = aggregates.counts(demo_store, ALL)
+    north = aggregates.counts(demo_store, Filters("one_tenant", cohort="north"))
+    south = aggregates.counts(demo_store, Filters("one_tenant", cohort="south"))
     assert everyone.candidates == north.candidates + south.candidates == 8
     assert everyone.started == north.started + south.started
     assert everyone.finished <= everyone.started
-    assert cohort.cohorts(demo_store, "one_tenant") == ["north", "south"]
-    first, last = cohort.date_bounds(demo_store, "one_tenant")
-    early = cohort.counts(demo_store, cohort.Filters("one_tenant", until=(first + last) / 2))
-    late = cohort.counts(demo_store, cohort.Filters("one_tenant", since=(first + last) / 2))
+    assert aggregates.cohorts(demo_store, "one_tenant") == ["north", "south"]
+    first, last = aggregates.date_bounds(demo_store, "one_tenant")
+    early = aggregates.counts(demo_store, Filters("one_tenant", until=(first + last) / 2))
+    late = aggregates.counts(demo_store, Filters("one_tenant", since=(first + last) / 2))
     assert early.started + late.started == everyone.started
-    assert cohort.counts(demo_store, cohort.Filters("other_drill")).started == 0
+    assert aggregates.counts(demo_store, Filters("other_drill")).started == 0
 
 
 def test_a_hostile_cohort_filter_is_only_ever_a_value(demo_store):
     for text in ("' OR 1=1 --", "north'; DROP TABLE answers; --", "<script>alert(1)</script>"):
-        assert cohort.counts(demo_store, cohort.Filters("one_tenant", cohort=text)).started == 0
-    assert cohort.counts(demo_store, ALL).started > 0
+        assert aggregates.counts(demo_store, Filters("one_tenant", cohort=text)).started == 0
+    assert aggregates.counts(demo_store, ALL).started > 0
 
 
 def test_skill_levels_latest_instructor_score_wins_and_is_marked():
@@ -111,12 +117,12 @@ def test_skill_levels_latest_instructor_score_wins_and_is_marked():
     store.add_rubric_score(attempt.id, skill, "ok", scorer="instructor", scorer_name="prof", reason="second look")
     clock.t += 10
     store.add_rubric_score(attempt.id, skill, "strong", scorer="self", scorer_name="ada")  # later self: no effect
-    levels = cohort.skill_levels(store, KEY, ALL)
+    levels = aggregates.skill_levels(store, KEY, ALL)
     row = levels[levels["skill_id"] == skill].iloc[0]
     assert (row.level, bool(row.overridden), row.reason) == ("ok", True, "second look")
     expected = scoring.current_levels(store.rubric_history(attempt.id))[skill]
     assert expected.level == row.level
-    shares = cohort.skill_shares(store, KEY, ALL).set_index("skill_id")
+    shares = aggregates.skill_shares(store, KEY, ALL).set_index("skill_id")
     assert (shares.loc[skill, "ok"], shares.loc[skill, "overridden"]) == (1, 1)
 
 
@@ -129,7 +135,7 @@ def test_skill_levels_come_from_each_candidates_latest_attempt():
     clock.t += DAY
     new = store.start_attempt("one_tenant", "ada", "", 2700)
     store.add_rubric_score(new.id, skill, "strong", scorer="self", scorer_name="ada")
-    levels = cohort.skill_levels(store, KEY, ALL)
+    levels = aggregates.skill_levels(store, KEY, ALL)
     assert list(levels["attempt_id"]) == [new.id] and list(levels["level"]) == ["strong"]
 
 
@@ -142,7 +148,7 @@ def test_question_errors_share_in_tolerance_and_ranking():
         _lock_numeric(store, attempt.id, easy, truths[easy.id] * easy_ratio,
                       truths[easy.id] * easy_ratio * 0.9, truths[easy.id] * easy_ratio * 1.44)
         _lock_numeric(store, attempt.id, hard, truths[hard.id] * hard_ratio)
-    errors = cohort.question_errors(store, KEY, ALL).set_index("question_id")
+    errors = aggregates.question_errors(store, KEY, ALL).set_index("question_id")
     assert list(errors.index[:2]) == [hard.id, easy.id]  # worst first
     inside = sum(scoring.grade_numeric(truths[easy.id] * r, truths[easy.id], easy.tolerance) == 1.0
                  for r in (1.0, 1.0, 1.02, 1.5))
@@ -151,7 +157,7 @@ def test_question_errors_share_in_tolerance_and_ranking():
     assert errors.loc[easy.id, "p50"] == pytest.approx(101.0)
     assert errors.loc[easy.id, "range_hit_rate"] == pytest.approx(0.75)  # 1.0, 1.0, 1.02 in range; 1.5 not
     assert math.isnan(errors.loc[hard.id, "range_hit_rate"])
-    sample = cohort.question_sample(store, KEY, ALL, attempts=2)
+    sample = aggregates.question_sample(store, KEY, ALL, attempts=2)
     assert sample.groupby("question_id").size().to_dict() == {easy.id: 2, hard.id: 2}
 
 
@@ -167,7 +173,7 @@ def test_sql_numeric_grading_equals_grade_numeric(log_ratios, question):
         attempt = store.start_attempt("one_tenant", f"c{i}", "", 2700)
         _lock_numeric(store, attempt.id, question, value)
         expected.append((attempt.id, scoring.grade_numeric(value, truth, question.tolerance)))
-    summary = cohort.attempt_summary(store, KEY, ALL).set_index("attempt_id")
+    summary = aggregates.attempt_summary(store, KEY, ALL).set_index("attempt_id")
     for attempt_id, score in expected:
         assert summary.loc[attempt_id, "earned"] == score
 
@@ -181,7 +187,7 @@ def test_choice_and_rated_notes_are_graded_like_scoring():
     store.lock_answer(attempt.id, notes.id, _part_of(notes.id), "notes", notes="cap the tenant")
     store.rate_note(attempt.id, notes.id, "missed")
     store.rate_note(attempt.id, notes.id, "partial")  # the latest rating counts
-    row = cohort.attempt_summary(store, KEY, ALL).iloc[0]
+    row = aggregates.attempt_summary(store, KEY, ALL).iloc[0]
     assert row.earned == 1.5
 
 
@@ -198,7 +204,7 @@ def test_time_per_part_follows_opened_events_and_stops_at_the_finish():
     clock.t += 60
     store.finish(attempt.id)
     clock.t += 5000                                 # later activity after finishing does not count
-    spent = cohort.time_per_part(store, KEY, ALL).set_index("part_id")
+    spent = aggregates.time_per_part(store, KEY, ALL).set_index("part_id")
     assert spent.loc[first, "median_min"] == pytest.approx(3.0)
     assert spent.loc[second, "median_min"] == pytest.approx(5.0)
     assert spent.loc[first, "suggested_min"] == DRILL.parts[0].minutes
@@ -213,7 +219,7 @@ def test_time_used_runs_to_the_finish_and_the_box_includes_grants():
     store.grant_time(attempt.id, 300, granted_by="prof")
     clock.t += 600
     store.finish(attempt.id)
-    row = cohort.attempt_summary(store, KEY, ALL).iloc[0]
+    row = aggregates.attempt_summary(store, KEY, ALL).iloc[0]
     assert (row.used_s, row.limit_s, row.extra_s) == (1200, 3000, 300)
 
 
@@ -233,7 +239,7 @@ def test_timeline_flags_a_reveal_before_its_questions_were_locked():
     if len(part.reveal) > 1:
         clock.t += 5
         store.record_reveal(attempt.id, part.id, part.reveal[1].stage)
-    rows = cohort.timeline(LOADED, store.events(attempt.id), store.answers(attempt.id))
+    rows = timeline(LOADED, store.events(attempt.id), store.answers(attempt.id))
     assert [r.at for r in rows] == sorted(r.at for r in rows)
     reveals = [r for r in rows if r.kind == "revealed"]
     assert reveals[0].early is (len(part.questions) > 1)
@@ -242,21 +248,21 @@ def test_timeline_flags_a_reveal_before_its_questions_were_locked():
 
 
 def test_exports_hold_the_filtered_rows_and_round_trip(demo_store):
-    answers = cohort.export_answers(demo_store, KEY, cohort.Filters("one_tenant", cohort="north"))
-    north_ids = set(cohort.attempt_summary(demo_store, KEY, cohort.Filters("one_tenant", cohort="north"))["attempt_id"])
+    answers = export_answers(demo_store, KEY, Filters("one_tenant", cohort="north"))
+    north_ids = set(aggregates.attempt_summary(demo_store, KEY, Filters("one_tenant", cohort="north"))["attempt_id"])
     stored = sum(len(demo_store.answers(a)) for a in north_ids)
     assert len(answers) == stored and set(answers["cohort"]) == {"north"}
-    back = pd.read_parquet(io.BytesIO(cohort.to_parquet_bytes(answers)))
+    back = pd.read_parquet(io.BytesIO(to_parquet_bytes(answers)))
     assert len(back) == len(answers) and list(back.columns) == list(answers.columns)
-    csv = pd.read_csv(io.BytesIO(cohort.to_csv_bytes(answers)))
+    csv = pd.read_csv(io.BytesIO(to_csv_bytes(answers)))
     assert len(csv) == len(answers)
-    attempts = cohort.export_attempts(demo_store, KEY, ALL)
-    assert len(attempts) == cohort.counts(demo_store, ALL).started
+    attempts = export_attempts(demo_store, KEY, ALL)
+    assert len(attempts) == aggregates.counts(demo_store, ALL).started
 
 
 def test_csv_neutralises_spreadsheet_formulas():
     frame = pd.DataFrame({"notes": ["=HYPERLINK(\"http://x\")", "+1", "plain", None], "value": [-1.0, 2.0, 3.0, 4.0]})
-    text = cohort.to_csv_bytes(frame).decode()
+    text = to_csv_bytes(frame).decode()
     back = pd.read_csv(io.StringIO(text))
     assert back["notes"].tolist()[:3] == ["'=HYPERLINK(\"http://x\")", "'+1", "plain"]
     assert pd.read_csv(io.StringIO(text))["value"].tolist() == [-1.0, 2.0, 3.0, 4.0]
@@ -264,12 +270,12 @@ def test_csv_neutralises_spreadsheet_formulas():
 
 def test_data_version_moves_with_every_kind_of_write():
     store = _store()
-    before = cohort.data_version(store)
+    before = aggregates.data_version(store)
     attempt = store.start_attempt("one_tenant", "ada", "", 2700)
-    after_start = cohort.data_version(store)
+    after_start = aggregates.data_version(store)
     notes = next(q for q in DRILL.all_questions() if isinstance(q, NotesQuestion))
     store.rate_note(attempt.id, notes.id, "full")
-    after_rating = cohort.data_version(store)
+    after_rating = aggregates.data_version(store)
     assert before < after_start < after_rating
 
 
@@ -280,7 +286,7 @@ def test_override_needs_a_sensible_comment_and_stores_nothing_otherwise(comment,
     store = _store()
     attempt = store.start_attempt("one_tenant", "ada", "", 2700)
     with pytest.raises(InputError, match=message):
-        cohort.override_skill(store, attempt, LOADED, DRILL.rubric[0].id, "weak", comment, "prof")
+        actions.override_skill(store, attempt, LOADED, DRILL.rubric[0].id, "weak", comment, "prof")
     assert store.rubric_history(attempt.id) == []
 
 
@@ -291,9 +297,9 @@ def test_override_rejects_unknown_skills_levels_and_names():
     for args in (("nope", "weak", "prof"), (skill, "excellent", "prof"), (skill, "weak", ""),
                  (skill, "weak", "<b>prof</b>")):
         with pytest.raises(InputError):
-            cohort.override_skill(store, attempt, LOADED, args[0], args[1], "a reason", args[2])
+            actions.override_skill(store, attempt, LOADED, args[0], args[1], "a reason", args[2])
     assert store.rubric_history(attempt.id) == []
-    cohort.override_skill(store, attempt, LOADED, skill, "weak", "  <b>not bold</b>  ", "prof")
+    actions.override_skill(store, attempt, LOADED, skill, "weak", "  <b>not bold</b>  ", "prof")
     (row,) = store.rubric_history(attempt.id)
     assert (row.scorer, row.scorer_name, row.reason, row.level) == ("instructor", "prof", "<b>not bold</b>", "weak")
 
@@ -303,7 +309,7 @@ def test_extra_time_must_be_between_one_and_240_minutes(minutes):
     store = _store()
     attempt = store.start_attempt("one_tenant", "ada", "", 2700)
     with pytest.raises(InputError):
-        cohort.grant_extra_time(store, attempt, minutes, "prof")
+        actions.grant_extra_time(store, attempt, minutes, "prof")
     assert store.attempt_by_id(attempt.id).extra_s == 0
 
 
@@ -312,14 +318,14 @@ def test_extra_time_is_refused_once_the_attempt_has_finished_even_from_a_stale_c
     attempt = store.start_attempt("one_tenant", "ada", "", 2700)   # the board loaded it while open
     store.finish(attempt.id)                                          # then the candidate finished
     with pytest.raises(InputError, match="already finished"):
-        cohort.grant_extra_time(store, attempt, 15, "prof")
+        actions.grant_extra_time(store, attempt, 15, "prof")
     assert store.attempt_by_id(attempt.id).extra_s == 0
 
 
 def test_extra_time_is_added_to_the_attempts_box():
     store = _store()
     attempt = store.start_attempt("one_tenant", "ada", "", 2700)
-    assert cohort.grant_extra_time(store, attempt, 15, "prof", "fire alarm") == 15
+    assert actions.grant_extra_time(store, attempt, 15, "prof", "fire alarm") == 15
     assert store.attempt_by_id(attempt.id).extra_s == 900
 
 
@@ -334,7 +340,7 @@ def _expected_row(store, attempt_id):
 
 
 def _summary_row(store, attempt_id, key=KEY):
-    row = cohort.attempt_summary(store, key, ALL).set_index("attempt_id").loc[attempt_id]
+    row = aggregates.attempt_summary(store, key, ALL).set_index("attempt_id").loc[attempt_id]
     return (row.earned, row.ranges, row.hits, row.strong, row.overridden)
 
 
@@ -371,7 +377,7 @@ def test_attempt_summary_keeps_separate_tallies_for_a_different_key():
     sim_question = next(q for q in DRILL.all_questions() if isinstance(q, NumericQuestion) and q.sim)
     attempt = store.start_attempt("one_tenant", "ada", "", 2700)
     store.lock_answer(attempt.id, sim_question.id, _part_of(sim_question.id), "numeric", value=100.0)
-    no_sims = cohort.DrillKey.from_loaded(LOADED, {})
+    no_sims = DrillKey.from_loaded(LOADED, {})
     assert no_sims.fingerprint != KEY.fingerprint
     assert _summary_row(store, attempt.id) == pytest.approx(_expected_row(store, attempt.id)) and \
         _summary_row(store, attempt.id)[0] == 1.0            # graded against the reference run of 100
@@ -385,7 +391,7 @@ def test_tallies_kept_up_by_rows_added_since_match_a_rebuild_even_after_a_rollba
     clock = FakeClock()
     store = _store(clock)
     populate(store, LOADED, candidates=4, cohorts=("north",), seed=9, now=T0, sim_truths=SIM_TRUTHS)
-    cohort.attempt_summary(store, KEY, ALL)                     # tallies built
+    aggregates.attempt_summary(store, KEY, ALL)                     # tallies built
     attempt = store.start_attempt("one_tenant", "late", "north", 2700)
     # A batch that fails half-way: its first 500 answers were appended, then rolled back.
     broken = [AnswerEntry(f"pad{i}", "p", "numeric", value=1.0) for i in range(500)] + \
@@ -395,11 +401,11 @@ def test_tallies_kept_up_by_rows_added_since_match_a_rebuild_even_after_a_rollba
     assert store.answers(attempt.id) == {}
     _lock_numeric(store, attempt.id, NUMERIC[0], LOADED.values[NUMERIC[0].id])
     store.add_rubric_score(attempt.id, DRILL.rubric[0].id, "strong", scorer="self", scorer_name="late")
-    old = cohort.attempt_summary(store, KEY, ALL)["attempt_id"].iloc[0]
+    old = aggregates.attempt_summary(store, KEY, ALL)["attempt_id"].iloc[0]
     store.add_rubric_score(int(old), DRILL.rubric[1].id, "weak", scorer="instructor", scorer_name="p", reason="r")
-    kept = cohort.attempt_summary(store, KEY, ALL)
+    kept = aggregates.attempt_summary(store, KEY, ALL)
     store.refresh_derived(lambda cur: cur.execute("DELETE FROM tally_marks"))
-    rebuilt = cohort.attempt_summary(store, KEY, ALL)
+    rebuilt = aggregates.attempt_summary(store, KEY, ALL)
     pd.testing.assert_frame_equal(kept, rebuilt)
     row = kept.set_index("attempt_id").loc[attempt.id]
     assert (row.earned, row.answered, row.strong) == (1.0, 1, 1)

@@ -9,9 +9,12 @@ import duckdb
 import pytest
 
 from drills import answers as checks
-from drills import cohort
 from drills.demo import main, populate
 from drills.loader import load_catalogue
+from drills.reports import aggregates
+from drills.reports.grading_key import DrillKey
+from drills.reports.source import Filters
+from drills.reports.timeline import timeline
 from drills.schema import NumericQuestion
 from drills.store import AttemptStore
 
@@ -50,14 +53,14 @@ def test_answers_pass_the_candidate_checks_and_events_are_in_order(demo):
             assert answer.question_id in questions and answer.kind == questions[answer.question_id].kind
             if answer.kind == "numeric" and not answer.skipped:
                 checks.numeric_entry(answer.value, answer.low, answer.high)
-        rows = cohort.timeline(LOADED, events, store.answers(attempt.id))
+        rows = timeline(LOADED, events, store.answers(attempt.id))
         assert not any(r.early for r in rows), "the demo only reveals after locking or skipping"
 
 
 def test_finished_attempts_are_fully_self_scored_and_the_cohort_is_varied(demo):
     store, _ = demo
-    key = cohort.DrillKey.from_loaded(LOADED, SIM_TRUTHS)
-    summary = cohort.attempt_summary(store, key, cohort.Filters("one_tenant"))
+    key = DrillKey.from_loaded(LOADED, SIM_TRUTHS)
+    summary = aggregates.attempt_summary(store, key, Filters("one_tenant"))
     finished = summary[summary["finished_at"].notna()]
     assert len(finished) >= len(summary) * 0.6
     skills = {s.id for s in LOADED.drill.rubric}

@@ -6,9 +6,12 @@ import shutil
 import pandas as pd
 import pytest
 
-from drills import access, cohort, grants
+from drills import access
 from drills.demo import populate
 from drills.loader import load_catalogue
+from drills.reports import aggregates
+from drills.reports.source import Filters
+from drills.reports.timeline import grant_history
 from drills.schema import NumericQuestion
 from drills.store import AttemptStore
 from drills.timebox import clock_for
@@ -154,7 +157,7 @@ def test_a_bad_instructor_name_is_refused_before_the_passphrase(app_test, demo_d
 def test_the_right_passphrase_opens_the_board(app_test, demo_db, configured):
     at = _signed_in(app_test)
     store = AttemptStore(demo_db)
-    counts = cohort.counts(store, cohort.Filters("one_tenant"))
+    counts = aggregates.counts(store, Filters("one_tenant"))
     store.close()
     metrics = _metrics(at)
     assert "Candidates" in metrics, (_texts(at), at.exception)
@@ -307,7 +310,7 @@ def test_bad_extra_time_gets_a_message_and_stores_nothing(app_test, demo_db, con
     assert not at.success
     store = AttemptStore(demo_db)
     assert store.attempt_by_id(fresh.id).extra_s == 0
-    assert grants.grant_history(store, fresh.id) == []
+    assert grant_history(store, fresh.id) == []
     store.close()
     assert any("No extra time granted" in c.value for c in at.caption)
 

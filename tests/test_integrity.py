@@ -10,10 +10,12 @@ import collections
 
 import pytest
 
-from drills import cohort
 from drills.demo import populate, reference_sim_truths
 from drills.disclosure import SIMULATION_SEED, disclosed, option_order, withhold
 from drills.loader import load_catalogue
+from drills.reports.exports import export_answers
+from drills.reports.source import Filters
+from drills.reports.timeline import timeline
 from drills.schema import ChoiceQuestion, NumericQuestion
 from drills.store import AttemptStore
 from tests.test_pages import LOCK, _go, _start
@@ -188,7 +190,7 @@ def test_opening_a_simulation_with_its_questions_open_is_flagged(app_test, db_pa
     opened = [e for e in store.events(attempt.id) if e.kind == "sim_opened"]
     assert [e.detail["page"] for e in opened] == ["sim_hot_shard", "sim_retry_storm"]
     assert set(opened[0].detail["questions"]) == {"f1_sim_hot_4", "f1_sim_hot_6", "f1_sim_neighbour_wait"}
-    rows = cohort.timeline(ONE_TENANT, store.events(attempt.id), store.answers(attempt.id))
+    rows = timeline(ONE_TENANT, store.events(attempt.id), store.answers(attempt.id))
     flagged = [r for r in rows if r.kind == "sim_opened"]
     assert all(r.early and "simulation" in r.flag for r in flagged) and len(flagged) == 2
 
@@ -219,10 +221,10 @@ def test_board_export_and_results_agree_for_every_demo_attempt(demo_store, drill
     from ui.instructor import Board
 
     loaded = CATALOGUE.drills[drill_id]
-    filters = cohort.Filters(drill_id)
+    filters = Filters(drill_id)
     board = Board(demo_store, loaded, filters, "ines")
     summary = board.report("attempt_summary").set_index("attempt_id")
-    export = cohort.export_answers(demo_store, board.key, filters)
+    export = export_answers(demo_store, board.key, filters)
     exported = export.groupby("attempt_id")["score"].sum()
     sim_ids = [q.id for q in loaded.drill.all_questions() if isinstance(q, NumericQuestion) and q.sim]
     attempts = demo_store.attempts(drill_id=drill_id)

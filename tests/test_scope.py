@@ -82,7 +82,9 @@ def test_scoped_ids_resolve_through_the_catalogue_mapping():
 
 
 def test_a_break_drill_starts_from_the_catalogue_and_runs_on_its_own_clock(app_test, db_path):
-    from drills import cohort
+    from drills.reports import aggregates
+    from drills.reports.grading_key import DrillKey
+    from drills.reports.source import Filters
     from drills.store import AttemptStore
 
     at = app_test("app.py").run()
@@ -108,8 +110,8 @@ def test_a_break_drill_starts_from_the_catalogue_and_runs_on_its_own_clock(app_t
     loaded = CATALOGUE.drills["one_tenant"]
     scoped = ScopedDrills(CATALOGUE.drills)[attempt.drill_id]
     store.lock_answer(attempt.id, "b2_polish_rate", "break2", "numeric", value=loaded.values["b2_polish_rate"])
-    key = cohort.DrillKey.from_loaded(scoped, {q.id: 1.0 for q in scoped.drill.all_questions()
+    key = DrillKey.from_loaded(scoped, {q.id: 1.0 for q in scoped.drill.all_questions()
                                                  if getattr(q, "sim", None)})
-    summary = cohort.attempt_summary(store, key, cohort.Filters(attempt.drill_id))
+    summary = aggregates.attempt_summary(store, key, Filters(attempt.drill_id))
     assert list(summary["attempt_id"]) == [attempt.id] and summary["earned"].iloc[0] == 1
-    assert "one_tenant~break2" in cohort.drills_by_activity(store)
+    assert "one_tenant~break2" in aggregates.drills_by_activity(store)

@@ -13,10 +13,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from drills import cohort
 from drills.demo import populate
-from drills.grants import grant_history
 from drills.loader import load_catalogue
+from drills.reports import aggregates
+from drills.reports.exports import export_answers
+from drills.reports.grading_key import DrillKey
+from drills.reports.source import Filters
+from drills.reports.timeline import grant_history
 from drills.schema import NumericQuestion
 from drills.store import (MIGRATIONS, AnswerEntry, AttemptFinished, AttemptStore, RevealEntry, is_postgres_target,
                           open_store)
@@ -371,15 +374,15 @@ SIM_TRUTHS = {q.id: 50.0 for q in LOADED.drill.all_questions() if isinstance(q, 
 NOW = 1_790_000_000.0
 
 
-KEY = cohort.DrillKey.from_loaded(LOADED, SIM_TRUTHS)
+KEY = DrillKey.from_loaded(LOADED, SIM_TRUTHS)
 
 
 def _board(store) -> pd.DataFrame:
-    return cohort.leaderboard(store, KEY, cohort.Filters("one_tenant")).drop(columns=["candidate_id", "attempt_id"])
+    return aggregates.leaderboard(store, KEY, Filters("one_tenant")).drop(columns=["candidate_id", "attempt_id"])
 
 
 def _overridden(store) -> pd.Series:
-    return cohort.attempt_summary(store, KEY, cohort.Filters("one_tenant")).set_index("started_at")["overridden"]
+    return aggregates.attempt_summary(store, KEY, Filters("one_tenant")).set_index("started_at")["overridden"]
 
 
 def test_instructor_reports_on_postgresql_match_duckdb(pg_opened):
@@ -404,10 +407,10 @@ def test_instructor_reports_on_postgresql_match_duckdb(pg_opened):
     assert after[started] == 1 and after.sum() == before.sum() + 1
     pd.testing.assert_series_equal(after, _overridden(duck), check_dtype=False)
     pd.testing.assert_frame_equal(_board(pg), _board(duck), check_dtype=False)
-    everyone = cohort.Filters("one_tenant")
-    assert cohort.counts(pg, everyone) == cohort.counts(duck, everyone)
-    for report in (cohort.question_errors, cohort.time_per_part, cohort.calibration_by_skill, cohort.skill_shares,
-                   cohort.skill_levels, cohort.export_answers):
+    everyone = Filters("one_tenant")
+    assert aggregates.counts(pg, everyone) == aggregates.counts(duck, everyone)
+    for report in (aggregates.question_errors, aggregates.time_per_part, aggregates.calibration_by_skill, aggregates.skill_shares,
+                   aggregates.skill_levels, export_answers):
         ours, theirs = (report(store, KEY, everyone).drop(columns=["candidate_id", "attempt_id"], errors="ignore")
                         for store in (pg, duck))
         assert len(ours) > 0, report.__name__

@@ -12,7 +12,7 @@ import streamlit as st
 
 from drills import answers as checks
 from drills import scoring
-from drills.cohort import LEVEL_VALUE
+from drills.reports.aggregates import LEVEL_VALUE
 from drills.disclosure import withhold
 from drills.store import Attempt
 from drills.timebox import format_utc

@@ -1,6 +1,6 @@
 """The instructor board: filters, counts, leaderboard, skills, questions, time, calibration, one attempt, exports.
 
-Reports come from drills.cohort, cached on the filters plus the store's data version so new work shows up.
+Reports come from drills.reports, cached on the filters plus the store's data version so new work shows up.
 """
 from __future__ import annotations
 
@@ -9,10 +9,16 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
-from drills import cohort, grants, scoring
+from drills import instructor_actions as actions
+from drills import scoring
 from drills.answers import InputError
 from drills.disclosure import SIMULATION_SEED
 from drills.loader import LoadedDrill
+from drills.reports import aggregates
+from drills.reports.exports import export_answers, export_attempts, to_csv_bytes, to_parquet_bytes
+from drills.reports.grading_key import DrillKey
+from drills.reports.source import Filters
+from drills.reports.timeline import grant_history, override_history, timeline
 from drills.schema import LEVELS, NumericQuestion
 from drills.store import AttemptStore
 from drills.timebox import clock_for, format_duration, format_utc
@@ -40,20 +46,20 @@ def attempt_key(candidate_id: int) -> str:
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def _report(name: str, db: str, filters: tuple, version: tuple, _store: AttemptStore,
-            _key: cohort.DrillKey, extra: tuple = ()) -> pd.DataFrame:
+            _key: DrillKey, extra: tuple = ()) -> pd.DataFrame:
     """One cohort report; `db`, `filters`, `version` and `extra` are the cache key, the store and key ride along."""
-    return getattr(cohort, name)(_store, _key, cohort.Filters(*filters), *extra)
+    return getattr(aggregates, name)(_store, _key, Filters(*filters), *extra)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _leaderboard(db: str, filters: tuple, version: tuple, _store: AttemptStore,
-                 _key: cohort.DrillKey) -> pd.DataFrame:
-    return cohort.leaderboard_from(_report("attempt_summary", db, filters, version, _store, _key))
+                 _key: DrillKey) -> pd.DataFrame:
+    return aggregates.leaderboard_from(_report("attempt_summary", db, filters, version, _store, _key))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _counts(db: str, filters: tuple, version: tuple, _store: AttemptStore) -> cohort.Counts:
-    return cohort.counts(_store, cohort.Filters(*filters))
+def _counts(db: str, filters: tuple, version: tuple, _store: AttemptStore) -> aggregates.Counts:
+    return aggregates.counts(_store, Filters(*filters))
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
@@ -88,13 +94,13 @@ def _percent(rates: pd.Series) -> pd.Series:
 class Board:
     """One run's view of the board: the store, the drill, the filters and the data version."""
 
-    def __init__(self, store: AttemptStore, loaded: LoadedDrill, filters: cohort.Filters, instructor: str):
+    def __init__(self, store: AttemptStore, loaded: LoadedDrill, filters: Filters, instructor: str):
         self.store = store
         self.loaded = loaded
-        self.key = cohort.DrillKey.from_loaded(loaded, reference_sim_truths(loaded))
+        self.key = DrillKey.from_loaded(loaded, reference_sim_truths(loaded))
         self.filters = filters
         self.instructor = instructor
-        self.version = cohort.data_version(store)
+        self.version = aggregates.data_version(store)
         self._args = (store.path, (filters.drill_id, filters.cohort, filters.since, filters.until), self.version)
 
     def report(self, name: str, *extra) -> pd.DataFrame:
@@ -106,28 +112,28 @@ class Board:
     def leaderboard(self) -> pd.DataFrame:
         return _leaderboard(*self._args, self.store, self.key)
 
-    def counts(self) -> cohort.Counts:
+    def counts(self) -> aggregates.Counts:
         return _counts(*self._args, self.store)
 
 
 # -- filters ---------------------------------------------------------------------------------
-def choose_filters(store: AttemptStore) -> tuple[LoadedDrill, cohort.Filters] | None:
+def choose_filters(store: AttemptStore) -> tuple[LoadedDrill, Filters] | None:
     catalogue = get_catalogue()
     if not catalogue.drills:
         st.info("No drills are installed, so there is nothing to report. Add a YAML file under `drills/content/`.")
         return None
-    active = [d for d in cohort.drills_by_activity(store) if d in catalogue.drills]
+    active = [d for d in aggregates.drills_by_activity(store) if d in catalogue.drills]
     drill_ids = active + [d for d in catalogue.drills if d not in active]
     cols = st.columns([3, 1, 2])
     drill_id = cols[0].selectbox("Drill", drill_ids, key=DRILL_KEY,
                                  format_func=lambda d: catalogue.drills[d].drill.title)
-    codes = cohort.cohorts(store, drill_id)
+    codes = aggregates.cohorts(store, drill_id)
     options = [ALL_COHORTS] + codes
     if st.session_state.get(COHORT_KEY) not in options:
         st.session_state.pop(COHORT_KEY, None)
     chosen = cols[1].selectbox("Cohort", options, key=COHORT_KEY,
                                format_func=lambda c: "All cohorts" if c == ALL_COHORTS else (c or "(no cohort)"))
-    bounds = cohort.date_bounds(store, drill_id)
+    bounds = aggregates.date_bounds(store, drill_id)
     since = until = None
     if bounds is not None:
         first = dt.datetime.fromtimestamp(bounds[0], dt.timezone.utc).date()
@@ -142,12 +148,12 @@ def choose_filters(store: AttemptStore) -> tuple[LoadedDrill, cohort.Filters] | 
                 since = dt.datetime.combine(picked[0], dt.time(), dt.timezone.utc).timestamp()
             if end < last:
                 until = dt.datetime.combine(end + dt.timedelta(days=1), dt.time(), dt.timezone.utc).timestamp()
-    return catalogue.drills[drill_id], cohort.Filters(drill_id, None if chosen == ALL_COHORTS else chosen,
+    return catalogue.drills[drill_id], Filters(drill_id, None if chosen == ALL_COHORTS else chosen,
                                                       since, until)
 
 
 # -- sections --------------------------------------------------------------------------------
-def render_counts(board: Board) -> cohort.Counts:
+def render_counts(board: Board) -> aggregates.Counts:
     counts = board.counts()
     cols = st.columns(3)
     cols[0].metric("Candidates", f"{counts.candidates:,}")
@@ -294,7 +300,7 @@ def render_attempt(board: Board, table: pd.DataFrame) -> None:
     metric_cols[3].metric("Time left", "finished" if clock.finished else format_duration(clock.remaining_s))
 
     st.markdown("##### Timeline")
-    rows = cohort.timeline(board.loaded, board.store.events(attempt.id), view.answers)
+    rows = timeline(board.loaded, board.store.events(attempt.id), view.answers)
     early = sum(1 for r in rows if r.early and r.kind == "revealed")
     if early:
         st.warning(f"{early} reveal(s) opened before every question they answer was locked in or skipped.", icon="⚠️")
@@ -340,13 +346,13 @@ def render_rubric(board: Board, view: AttemptView) -> None:
         submitted = st.form_submit_button("Save override", type="primary")
     if submitted:
         try:
-            cohort.override_skill(board.store, view.attempt, board.loaded, skill_id, level, comment, board.instructor)
+            actions.override_skill(board.store, view.attempt, board.loaded, skill_id, level, comment, board.instructor)
         except InputError as problem:
             st.error(str(problem), icon="⚠️")
         else:
             st.session_state[FLASH_KEY] = f"Override saved for {drill.skill(skill_id).name}."
             st.rerun()
-    overrides = cohort.override_history(history)
+    overrides = override_history(history)
     skill_ids = {s.id for s in drill.rubric}
     _history_table("Override history", "No instructor overrides on this attempt.", "override_history", {
         "When (UTC)": [_utc(r.scored_at) for r in overrides],
@@ -372,21 +378,21 @@ def render_extra_time(board: Board, view: AttemptView) -> None:
         st.caption("This attempt is finished, so extra time would change nothing.")
     with st.form("extra_time", clear_on_submit=True):
         cols = st.columns([1, 3])
-        # A text box, checked by drills.grants: a number box clamps `1e400` to its default without a word.
+        # A text box, checked by drills.instructor_actions: a number box clamps `1e400` to its default without a word.
         minutes = cols[0].text_input(
             "Extra minutes", value="10", max_chars=40, key=keys.EXTRA_MINUTES,
-            help=f"A number of minutes from {cohort.MIN_EXTRA_MIN} to {cohort.MAX_EXTRA_MIN}.")
+            help=f"A number of minutes from {actions.MIN_EXTRA_MIN} to {actions.MAX_EXTRA_MIN}.")
         reason = cols[1].text_input("Reason (optional)", key=keys.EXTRA_REASON)
         granted = st.form_submit_button("Grant extra time")
     if granted:
         try:
-            added = cohort.grant_extra_time(board.store, attempt, minutes, board.instructor, reason)
+            added = actions.grant_extra_time(board.store, attempt, minutes, board.instructor, reason)
         except InputError as problem:
             st.error(str(problem), icon="⚠️")
         else:
             st.session_state[FLASH_KEY] = f"Granted {added:g} extra minutes."
             st.rerun()
-    history = grants.grant_history(board.store, attempt.id)
+    history = grant_history(board.store, attempt.id)
     _history_table("Time grant history", "No extra time granted on this attempt.", "grant_history", {
         "When (UTC)": [_utc(g.granted_at) for g in history],
         "Who": [g.granted_by for g in history],
@@ -399,9 +405,9 @@ def render_exports(board: Board) -> None:
     store, key, filters = board.store, board.key, board.filters
     stem = f"{filters.drill_id}_{filters.cohort or 'all'}"
     st.caption("Files are built when you click, from the filters above.")
-    exports = {"answers": cohort.export_answers, "attempts": cohort.export_attempts}
-    formats = {"CSV": (cohort.to_csv_bytes, "csv", "text/csv"),
-               "Parquet": (cohort.to_parquet_bytes, "parquet", "application/octet-stream")}
+    exports = {"answers": export_answers, "attempts": export_attempts}
+    formats = {"CSV": (to_csv_bytes, "csv", "text/csv"),
+               "Parquet": (to_parquet_bytes, "parquet", "application/octet-stream")}
     cols = iter(st.columns(len(exports) * len(formats)))
     for what, export in exports.items():
         for label, (encode, suffix, mime) in formats.items():
@@ -421,7 +427,7 @@ def render_board(instructor: str) -> None:
         return
     loaded, filters = chosen
     board = Board(store, loaded, filters, instructor)
-    if cohort.date_bounds(store, filters.drill_id) is None:
+    if aggregates.date_bounds(store, filters.drill_id) is None:
         st.info("No attempts at this drill yet. Share the catalogue with your candidates, or fill a demo cohort "
                 "to see a populated board:")
         st.code(DEMO_COMMAND, language="bash")

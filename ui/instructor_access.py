@@ -8,7 +8,7 @@ import streamlit as st
 
 from drills import access
 from drills.answers import InputError
-from drills.cohort import instructor_name_entry
+from drills.instructor_actions import instructor_name_entry
 from ui import keys
 
 NAME_KEY = "instructor::name"

@@ -10,7 +10,8 @@ import math
 import pandas as pd
 import plotly.graph_objects as go
 
-from drills.cohort import LEVEL_VALUE, DrillKey
+from drills.reports.aggregates import LEVEL_VALUE
+from drills.reports.grading_key import DrillKey
 
 LEVEL_COLOURS = ((0.0, "#c62828"), (0.5, "#f9a825"), (1.0, "#2e7d32"))
 LEVEL_SHORT = {"strong": "Strong", "ok": "OK", "weak": "Weak"}

@@ -1,0 +1,187 @@
+"""The grading key: a drill as rows SQL can join answers against (truths, bands, right options), stored
+once in grading_keys, and every piece of SQL that grades an answer by joining it to the key.
+"""
+from __future__ import annotations
+
+import hashlib
+import threading
+import weakref
+from dataclasses import dataclass
+from typing import Mapping
+
+from drills import scoring
+from drills.loader import LoadedDrill
+from drills.reports import source
+from drills.schema import ChoiceQuestion, NumericQuestion
+from drills.store import AttemptStore
+
+NOTE_SCORE_SQL = " ".join(f"WHEN '{k}' THEN {v}" for k, v in scoring.NOTE_SCORES.items())
+_EPS = 1e-9  # the same slack scoring.grade_numeric allows at the tolerance edge
+
+
+# -- the drill as a key the SQL can join against ---------------------------------------------
+@dataclass(frozen=True)
+class DrillKey:
+    """What SQL needs to grade a drill: one row per question, one per (question, skill) pair."""
+
+    drill_id: str
+    question_ids: tuple[str, ...]
+    part_ids: tuple[str, ...]
+    kinds: tuple[str, ...]
+    truths: tuple[float | None, ...]    # None for choice and notes (and simulations without a reference run)
+    bands: tuple[float | None, ...]
+    right_choices: tuple[str | None, ...]
+    skill_pairs: tuple[tuple[str, str], ...]
+    skill_ids: tuple[str, ...]
+    skill_names: tuple[str, ...]
+    part_titles: tuple[tuple[str, str, float], ...]   # (part id, title, suggested minutes)
+
+    @classmethod
+    def from_loaded(cls, loaded: LoadedDrill, sim_truths: Mapping[str, float] | None = None) -> DrillKey:
+        """`sim_truths`: one reference run of each simulation-backed question (left ungraded without it)."""
+        drill = loaded.drill
+        parts = scoring._part_of(drill)  # noqa: SLF001 - the one place that maps questions to parts
+        qids, pids, kinds, truths, bands, rights, pairs = [], [], [], [], [], [], []
+        for q in drill.all_questions():
+            truth = band = right = None
+            if isinstance(q, NumericQuestion):
+                known = loaded.values.get(q.id) if q.sim is None else (sim_truths or {}).get(q.id)
+                if known is not None:
+                    truth = float(known)
+                    band = scoring.tolerance_band(truth, q.tolerance)
+            elif isinstance(q, ChoiceQuestion):
+                right = q.answer
+            qids.append(q.id)
+            pids.append(parts[q.id])
+            kinds.append(q.kind)
+            truths.append(truth)
+            bands.append(band)
+            rights.append(right)
+            pairs.extend((q.id, s) for s in q.skills)
+        return cls(drill.id, tuple(qids), tuple(pids), tuple(kinds), tuple(truths), tuple(bands), tuple(rights),
+                   tuple(pairs), tuple(s.id for s in drill.rubric), tuple(s.name for s in drill.rubric),
+                   tuple((p.id, p.title, p.minutes) for p in drill.parts))
+
+    @property
+    def fingerprint(self) -> str:
+        """Names the whole key: the same drill content and reference truths give the same id."""
+        whole = (self.drill_id, self.question_ids, self.part_ids, self.kinds, self.truths, self.bands,
+                 self.right_choices, self.skill_pairs)
+        return hashlib.sha256(repr(whole).encode()).hexdigest()[:24]
+
+    @property
+    def possible(self) -> int:
+        return len(self.question_ids)
+
+    def sql(self) -> tuple[str, list]:
+        """CTEs `qkey` and `qskill` as parameterised VALUES lists (the reports read the stored key instead).
+
+        VALUES rather than unnested arrays: the planner then knows the key is small and builds its
+        hash tables on the key and the attempts, never on a million answers.
+        """
+        rows = list(zip(self.question_ids, self.part_ids, self.kinds, self.truths, self.bands, self.right_choices,
+                        range(1, len(self.question_ids) + 1))) or [("", "", "", None, None, None, 0)]
+        pairs = list(self.skill_pairs) or [("", "")]
+        text = f"""
+        qkey AS (
+            SELECT * FROM (VALUES {", ".join(["(?, ?, ?, ?::DOUBLE, ?::DOUBLE, ?::VARCHAR, ?::BIGINT)"] * len(rows))})
+                AS v(question_id, part_id, kind, truth, band, right_choice, position)
+        ),
+        qskill AS (
+            SELECT * FROM (VALUES {", ".join(["(?, ?)"] * len(pairs))}) AS v(question_id, skill_id)
+        )"""
+        return text, [x for row in rows for x in row] + [x for pair in pairs for x in pair]
+
+
+_known_keys: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # store -> key ids already stored
+_key_lock = threading.Lock()
+
+
+def ensure_key(store: AttemptStore, key: DrillKey) -> None:
+    """Store the key's rows in grading_keys once, so every report joins a small table by its id."""
+    with _key_lock:
+        if key.fingerprint in _known_keys.get(store, ()):
+            return
+    rows = list(zip(key.question_ids, key.part_ids, key.kinds, key.truths, key.bands, key.right_choices,
+                    range(1, len(key.question_ids) + 1)))
+    writes = []
+    absent = " WHERE NOT EXISTS (SELECT 1 FROM {table} WHERE key_id = ?)"
+    if rows:
+        writes.append((
+            "INSERT INTO grading_keys SELECT ?, * FROM (VALUES "
+            + ", ".join(["(?, ?, ?, ?::DOUBLE, ?::DOUBLE, ?::VARCHAR, ?::BIGINT)"] * len(rows)) + ") AS v"
+            + absent.format(table="grading_keys"),
+            [key.fingerprint, *[x for row in rows for x in row], key.fingerprint]))
+    if key.skill_pairs:
+        writes.append((
+            "INSERT INTO grading_key_skills SELECT ?, * FROM (VALUES "
+            + ", ".join(["(?, ?)"] * len(key.skill_pairs)) + ") AS v" + absent.format(table="grading_key_skills"),
+            [key.fingerprint, *[x for pair in key.skill_pairs for x in pair], key.fingerprint]))
+    stored = source.one(store, "SELECT (SELECT COUNT(*) FROM grading_keys WHERE key_id = ?), "
+                               "(SELECT COUNT(*) FROM grading_key_skills WHERE key_id = ?)",
+                        [key.fingerprint, key.fingerprint])
+    if writes and tuple(stored) != (len(rows), len(key.skill_pairs)):
+        source.rewrite(store, lambda cur: [cur.execute(sql, params) for sql, params in writes])
+    with _key_lock:
+        _known_keys.setdefault(store, set()).add(key.fingerprint)
+
+
+def key_ctes(store: AttemptStore, key: DrillKey) -> tuple[str, list]:
+    """CTEs `qkey` and `qskill` read from the stored key (stored first if need be)."""
+    ensure_key(store, key)
+    return stored_key_ctes(key)
+
+
+def stored_key_ctes(key: DrillKey) -> tuple[str, list]:
+    """CTEs `qkey` and `qskill` from grading_keys, with the grading tests worked out per question.
+
+    The band edges carry the scorer's slack and the kind tests are booleans, so the million-row passes
+    compare doubles and never strings.
+    """
+    return (f"""
+        qkey AS (
+            SELECT question_id, part_id, kind, truth, band, right_choice, position,
+                   kind = 'numeric' AND truth IS NOT NULL AS graded_numeric, kind = 'choice' AS graded_choice,
+                   band * (1 + {_EPS}) AS full_band, 2 * band * (1 + {_EPS}) AS half_band
+            FROM grading_keys WHERE key_id = ?
+        ),
+        qskill AS (SELECT question_id, skill_id FROM grading_key_skills WHERE key_id = ?)""",
+            [key.fingerprint, key.fingerprint])
+
+
+# -- answers joined to the key --------------------------------------------------------------
+# Every query that grades answers (alias `an`) joins the key (alias `k`) with this clause.
+KEY_JOIN = "JOIN qkey k USING (question_id)"
+
+# An answer's grade from the key's precomputed columns: the same tests as scoring.grade_numeric and
+# grade_choice, with no string comparison left in the per-row work. Notes stay NULL here: they are
+# graded by their latest self-rating, joined in separately (`rated`), because a million-row join for
+# a few thousand ratings would dominate the query.
+SCORE = """CASE
+                     WHEN an.skipped THEN 0.0
+                     WHEN k.graded_numeric THEN
+                       CASE WHEN abs(an.value - k.truth) <= k.full_band THEN 1.0
+                            WHEN abs(an.value - k.truth) <= k.half_band THEN 0.5 ELSE 0.0 END
+                     WHEN k.graded_choice THEN CASE WHEN an.choice = k.right_choice THEN 1.0 ELSE 0.0 END
+                   END"""
+IN_RANGE = """CASE WHEN k.graded_numeric AND NOT an.skipped AND an.low IS NOT NULL
+                        THEN an.low <= k.truth AND k.truth <= an.high END"""
+
+# Every answer with its grade (the export's rows).
+GRADED = (f"""
+        graded AS (
+            SELECT an.attempt_id, an.question_id, k.part_id, k.kind, k.truth, k.position, an.value, an.low, an.high,
+                   an.choice, an.notes, an.skipped, an.locked_at, {SCORE} AS score, {IN_RANGE} AS in_range
+            FROM answers an JOIN att USING (attempt_id) {KEY_JOIN}
+        )""", [])
+
+# Notes: each answered note's latest self-rating as its score.
+RATINGS = ("""
+        ratings AS (
+            SELECT n.attempt_id, n.question_id, arg_max(n.rating, (n.rated_at, n.id)) AS rating
+            FROM note_ratings n WHERE n.attempt_id IN (SELECT attempt_id FROM att) GROUP BY ALL
+        ),
+        rated AS (
+            SELECT r.attempt_id, r.question_id, CASE r.rating """ + NOTE_SCORE_SQL + """ END AS note_score
+            FROM ratings r JOIN answers an USING (attempt_id, question_id) WHERE NOT an.skipped
+        )""", [])

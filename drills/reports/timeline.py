@@ -1,0 +1,82 @@
+"""One attempt in detail for the instructor: its events in order with early reveals flagged, the
+instructor's overrides, and the extra time granted (granting is drills.instructor_actions).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Sequence
+
+from drills.loader import LoadedDrill
+from drills.records import Event, EventKind, LockedAnswer, RubricScore
+from drills.reports import source
+from drills.store import AttemptStore
+
+
+@dataclass(frozen=True)
+class TimelineRow:
+    at: float
+    kind: str
+    part_id: str | None
+    what: str
+    early: bool           # flagged: a reveal before its questions were locked or skipped, or a simulation
+                          # opened while questions it answers were still open
+    flag: str = ""        # why it is flagged, in a few words
+
+
+def timeline(loaded: LoadedDrill, events: Sequence[Event], answers: dict[str, LockedAnswer]) -> list[TimelineRow]:
+    """Each event of an attempt in order, flagging reveals that came before their questions' lock-ins and
+    simulations opened while questions they answer were open."""
+    drill = loaded.drill
+    rows = []
+    for e in events:
+        detail = dict(e.detail)
+        early = False
+        flag = ""
+        if e.kind in ("locked", "skipped"):
+            what = str(detail.get("question", ""))
+        elif e.kind == "revealed":
+            section = str(detail.get("section", ""))
+            what = section
+            try:
+                part = drill.part(e.part_id or "")
+            except KeyError:
+                part = None
+            if part is not None:
+                gating = part.followup.questions if section == "followup" and part.followup else part.questions
+                early = any(q.id not in answers or answers[q.id].locked_at > e.at for q in gating)
+                flag = "revealed before lock-in" if early else ""
+        elif e.kind == EventKind.SIM_OPENED:
+            questions = [str(q) for q in detail.get("questions", [])]
+            what = f"{detail.get('page', '')} while open: {', '.join(questions)}"
+            early = bool(questions)
+            flag = "simulation opened before lock-in" if early else ""
+        elif e.kind == "scored":
+            what = f"{detail.get('skill', '')}: {detail.get('level', '')} ({detail.get('scorer', '')})"
+        elif e.kind == "extra_time":
+            what = f"+{float(detail.get('seconds', 0)) / 60:g} min by {detail.get('by', '')}"
+        else:
+            what = json.dumps(detail) if detail else ""
+        rows.append(TimelineRow(e.at, e.kind, e.part_id, what, early, flag))
+    return rows
+
+
+def override_history(history: Sequence[RubricScore]) -> list[RubricScore]:
+    return [row for row in history if row.scorer == "instructor"]
+
+
+
+@dataclass(frozen=True)
+class Grant:
+    granted_at: float
+    granted_by: str
+    minutes: float
+    reason: str
+
+
+def grant_history(store: AttemptStore, attempt_id: int) -> list[Grant]:
+    """The attempt's grants, oldest first."""
+    rows = source.rows(
+        store, "SELECT granted_at, granted_by, seconds, reason FROM time_grants WHERE attempt_id = ? "
+               "ORDER BY granted_at, id", [int(attempt_id)])
+    return [Grant(float(at), str(by), float(seconds) / 60, str(reason or "")) for at, by, seconds, reason in rows]
