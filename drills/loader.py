@@ -96,6 +96,9 @@ class LoadedDrill:
     values: Mapping[str, float]
     source: str
     units: Mapping[str, str] = field(default_factory=dict)
+    variant: int = 0   # which seeded version of the numbers `values` holds (0: as written)
+    # Variants of this drill already computed (drills.variants.in_variant); not part of its identity.
+    variant_cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     def truth(self, question_id: str, sim_values: Mapping[str, float] | None = None) -> float:
         question = self.drill.question(question_id)
@@ -409,6 +412,62 @@ def rule_option_lengths(drill: Drill, values: Mapping[str, float]) -> list[Findi
     return length_findings(option_lengths(drill, measure))
 
 
+def _given_uses(drill: Drill) -> Callable[[str], set[str]]:
+    """A function naming the givens an expression reaches, directly or through derived values."""
+    givens = {g.name for g in drill.givens}
+    derived = {d.name: d.expr for d in drill.derived}
+
+    def uses(expr: str, seen: frozenset[str] = frozenset()) -> set[str]:
+        found: set[str] = set()
+        for name in set(re.findall(r"[A-Za-z_]\w*", expr)) - seen:
+            if name in givens:
+                found.add(name)
+            elif name in derived:
+                found |= uses(derived[name], seen | {name})
+        return found
+    return uses
+
+
+def rule_variants(drill: Drill, written: Mapping[str, float]) -> Iterator[Finding]:
+    """Seeded variants stay sensible: every variant's formulas work, no answer drops below zero, and no
+    answer comes out equal to a given its formula uses while differing from it as written (the board
+    would then show the answer)."""
+    from drills.draws import drawn_givens   # drills.draws reaches drills.scope, which imports this module
+
+    varying = [(i, g) for i, g in enumerate(drill.givens) if g.vary is not None]
+    if drill.variants > 1 and not varying:
+        yield Finding(("variants",), f"{drill.variants} variants, but no given has a 'vary' to draw from")
+        return
+    if varying and drill.variants == 1:
+        yield Finding(("givens", varying[0][0], "vary"), "a given varies but the drill has 'variants: 1'; "
+                                                        "set how many variants attempts draw from")
+        return
+    for i, given in varying:
+        allowed = given.vary.values()
+        if not min(allowed) <= given.value <= max(allowed):
+            yield Finding(("givens", i, "vary"), f"the written value {given.value:g} is outside the values "
+                                                 f"a variant draws ({min(allowed):g} to {max(allowed):g})")
+    answers = [q for _, q in questions(drill) if isinstance(q, NumericQuestion) and q.answer is not None]
+    uses = _given_uses(drill)
+    for variant in range(1, drill.variants):
+        drawn = drawn_givens(drill, variant)
+        values, failures = compute_values(drill.model_copy(update={"givens": tuple(
+            g.model_copy(update={"value": drawn[g.name]}) for g in drill.givens)}))
+        for failure in failures:
+            yield Finding(failure.loc, f"in variant {variant}: {failure.message}")
+        for q in answers:
+            value = values.get(q.id)
+            if value is None:
+                continue
+            if value < 0:
+                yield Finding(("variants",), f"in variant {variant}, {q.id} gives {value:g}, below zero")
+            same = sorted(n for n in uses(q.answer) if math.isclose(values[n], value, rel_tol=1e-9)
+                          and not math.isclose(written[n], written[q.id], rel_tol=1e-9))
+            if same:
+                yield Finding(("variants",), f"in variant {variant}, {q.id} equals the given {same[0]} "
+                                             f"({value:g}), so the board would give it away")
+
+
 def drill_findings(drill: Drill, file_stem: str | None = None) -> tuple[dict[str, float], list[Finding]]:
     """Every rule over a drill whose fields are valid; returns the values its formulas give and the findings."""
     findings: list[Finding] = []
@@ -424,6 +483,8 @@ def drill_findings(drill: Drill, file_stem: str | None = None) -> tuple[dict[str
     findings += rule_placeholders(drill, values)
     findings += typed_figures(drill)
     findings += rule_option_lengths(drill, values)
+    if not formula_findings:
+        findings += rule_variants(drill, values)
     return values, findings
 
 

@@ -44,6 +44,7 @@ class Attempt:
     started_at: float
     extra_s: float
     finished_at: float | None
+    variant: int = 0   # which seeded version of the drill's numbers the attempt drew (0: as written)
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,35 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+class Vary(_Frozen):
+    """The values a given may take in a drawn variant: a range walked in steps, or a list of choices."""
+
+    low: float | None = Field(default=None, description="Smallest value a variant may draw.")
+    high: float | None = Field(default=None, description="Largest value a variant may draw.")
+    step: float | None = Field(default=None, gt=0, description="Drawn values are low + k * step, up to high.")
+    choices: tuple[float, ...] = Field(default=(), description="Or: the values a variant may draw from.")
+
+    @model_validator(mode="after")
+    def _one_form(self) -> Vary:
+        ranged = (self.low, self.high, self.step)
+        if self.choices:
+            if any(x is not None for x in ranged):
+                raise ValueError("give either 'choices' or 'low', 'high' and 'step', not both")
+            return self
+        if any(x is None for x in ranged):
+            raise ValueError("give 'low', 'high' and 'step' (or a list of 'choices')")
+        if self.low >= self.high:
+            raise ValueError("'low' must be below 'high'")
+        return self
+
+    def values(self) -> tuple[float, ...]:
+        """Every value a variant may draw, smallest first."""
+        if self.choices:
+            return tuple(sorted(set(self.choices)))
+        count = int(round((self.high - self.low) / self.step + 1e-9))
+        return tuple(round(self.low + k * self.step, 10) for k in range(count + 1))
+
+
 class Given(_Frozen):
     """A number the scenario states, written once and referred to by name everywhere else."""
 
@@ -39,6 +68,8 @@ class Given(_Frozen):
     value: float = Field(description="The number itself, in `unit`.")
     unit: str = Field(description="Unit shown beside the number, e.g. 'jobs/s'.")
     note: str = Field(default="", description="Where the number comes from in the scenario.")
+    vary: Vary | None = Field(default=None, description="Values a seeded variant may draw instead of `value` "
+                                                        "(the drill's `variants` must be above 1).")
 
 
 class Derived(_Frozen):
@@ -204,6 +235,9 @@ class Drill(_Frozen):
                                       description="The time box of a single-break attempt (the board and one break).")
     covers: tuple[str, ...] = Field(default=(), description="Topics the drill practises.")
     givens: tuple[Given, ...] = Field(description="Every number the scenario states.")
+    variants: int = Field(default=1, ge=1, le=64,
+                          description="How many versions of the numbers attempts draw from: variant 0 is the "
+                                      "written values, the others draw each varying given from its `vary`.")
     derived: tuple[Derived, ...] = Field(default=(), description="Helper quantities computed from givens.")
     parts: tuple[Part, ...] = Field(min_length=1, description="The drill's steps in order.")
     rubric: tuple[Skill, ...] = Field(min_length=1, description="Self-scoring rubric.")

@@ -177,6 +177,11 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         created_at DOUBLE NOT NULL
     );
     """),
+    # Which seeded version of the drill's numbers an attempt drew; attempts from before variants
+    # existed saw the numbers as written, which is variant 0.
+    (6, """
+    ALTER TABLE attempts ADD COLUMN variant INTEGER NOT NULL DEFAULT 0;
+    """),
 )
 
 
@@ -184,7 +189,8 @@ _ANSWER_COLUMNS = "attempt_id, question_id, part_id, kind, value, low, high, cho
 _ATTEMPT_SELECT = """
     SELECT a.id, a.token, a.candidate_id, c.handle, c.cohort, a.drill_id, a.seed, a.time_box_s, a.started_at,
            COALESCE((SELECT SUM(g.seconds) FROM time_grants g WHERE g.attempt_id = a.id), 0),
-           (SELECT MIN(e.happened_at) FROM attempt_events e WHERE e.attempt_id = a.id AND e.kind = 'finished')
+           (SELECT MIN(e.happened_at) FROM attempt_events e WHERE e.attempt_id = a.id AND e.kind = 'finished'),
+           a.variant
     FROM attempts a JOIN candidates c ON c.id = a.candidate_id
 """
 
@@ -355,16 +361,16 @@ class StoreCore:
         return Candidate(*row)
 
     def start_attempt(self, drill_id: str, handle: str, cohort: str, time_box_s: float,
-                      *, seed: int | None = None) -> Attempt:
+                      *, seed: int | None = None, variant: int = 0) -> Attempt:
         candidate = self.ensure_candidate(handle, cohort)
         token = secrets.token_urlsafe(18)
         seed = seed if seed is not None else secrets.randbelow(2**31)
         now = self.clock()
         with self._transaction() as cur:
             row = cur.execute(
-                "INSERT INTO attempts (token, candidate_id, drill_id, seed, time_box_s, started_at) "
-                "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-                [token, candidate.id, drill_id, seed, time_box_s, now],
+                "INSERT INTO attempts (token, candidate_id, drill_id, seed, time_box_s, started_at, variant) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                [token, candidate.id, drill_id, seed, time_box_s, now, variant],
             ).fetchone()
             cur.execute("INSERT INTO attempt_events (attempt_id, happened_at, kind, detail) VALUES (?, ?, 'started', '{}')",
                         [row[0], now])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from drills.variants import label as variant_label
 from ui import keys
 from ui.attempt_view import AttemptView
 from ui.context import get_store, require_attempt
@@ -57,7 +58,9 @@ def step_label(step: str) -> str:
     return f"{number}. {titles[step]}" + (" ✓" if done and (part.questions or part.reveal) else "")
 
 
-st.caption(drill.title)
+st.caption(drill.title + ("" if loaded.variant == 0 else
+                          f" · {variant_label(loaded.variant)}: this retake draws its own numbers, so work them "
+                          "out afresh"))
 st.selectbox("Part", steps, format_func=step_label, key=keys.PART_SELECT)
 st.title(titles[current])
 if attempt.finished_at is not None:

@@ -4,11 +4,14 @@ Thin page: checks come from drills.answers, writes go through the attempt store.
 """
 from __future__ import annotations
 
+import secrets
+
 import streamlit as st
 
 from drills import answers as checks
 from drills.scope import estimated_minutes, scoped_id, scopes
 from drills.timebox import clock_for, format_duration
+from drills.variants import variant_for
 from ui import keys
 from ui.context import get_catalogue, get_store, now, remember_attempt
 from ui.frame import require_frame
@@ -50,7 +53,9 @@ def start(drill_id: str, time_box_min: float) -> None:
         identity_problem.error(str(problem), icon="⚠️")
         st.error(f"{problem} (see “Who are you?” at the top)", icon="⚠️")
         return
-    attempt = store.start_attempt(drill_id, clean_handle, clean_cohort, time_box_min * 60)
+    seed = secrets.randbelow(2**31)   # orders the options, and picks a variant the candidate has not had
+    variant = variant_for(store, catalogue.drills[drill_id].drill, clean_handle, seed)
+    attempt = store.start_attempt(drill_id, clean_handle, clean_cohort, time_box_min * 60, seed=seed, variant=variant)
     code = store.issue_resume_code(clean_handle)   # the first attempt under a handle gets its code
     if code:
         st.session_state[keys.NEW_RESUME_CODE] = code

@@ -14,6 +14,7 @@ from drills.disclosure import SIMULATION_SEED, disclosed
 from drills.loader import LoadedDrill
 from drills.schema import NumericQuestion
 from drills.store import Attempt, AttemptStore, LockedAnswer
+from drills.variants import in_variant
 
 
 @st.cache_data(show_spinner="Running the simulations this drill embeds…")
@@ -37,6 +38,7 @@ class AttemptView:
 
     @classmethod
     def load(cls, store: AttemptStore, attempt: Attempt, loaded: LoadedDrill) -> AttemptView:
+        loaded = in_variant(loaded, attempt.variant)   # the numbers this attempt drew
         sim_questions = tuple(
             (q.id, q.sim) for q in loaded.drill.all_questions() if isinstance(q, NumericQuestion) and q.sim
         )

@@ -13,6 +13,7 @@ from drills.loader import Catalogue, LoadedDrill, content_dir, load_catalogue
 from drills.schema import Drill
 from drills.scope import ScopedDrills
 from drills.store import MIGRATIONS, Attempt, StoreCore, database_path, open_store
+from drills.variants import in_variant
 from ui import keys
 from ui.faults import StoreFault, diagnose
 
@@ -95,7 +96,7 @@ def current_attempt() -> tuple[Attempt, LoadedDrill] | None:
         return None
     if st.query_params.get(keys.ATTEMPT_TOKEN) != token:
         st.query_params[keys.ATTEMPT_TOKEN] = token
-    return attempt, loaded
+    return attempt, in_variant(loaded, attempt.variant)
 
 
 def require_attempt(title: str, explanation: str) -> tuple[Attempt, LoadedDrill]:

@@ -1,0 +1,144 @@
+"""Seeded variants (issue 12): each retake draws its own numbers, and every view follows them.
+
+The content checks draw every variant of every shipped drill (and the variants of 200 sampled seeds);
+the store and page checks follow one retake from the catalogue to its graded results.
+"""
+from __future__ import annotations
+
+import math
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from drills import scoring
+from drills.loader import check_file, load_catalogue
+from drills.schema import NumericQuestion
+from drills.scope import ScopedDrills
+from drills.store import AttemptStore
+from drills.variants import changed_givens, drawn_givens, in_variant, pick_variant, variant_for, variant_values
+from tests.test_pages import _go, _lock_question, _start, _texts
+
+CATALOGUE = load_catalogue()
+VARYING = [loaded for loaded in CATALOGUE.drills.values() if loaded.drill.variants > 1]
+
+
+def test_the_shipped_drills_vary():
+    assert {loaded.drill.id for loaded in VARYING} >= {"one_tenant", "hot_tenant"}
+
+
+@pytest.mark.parametrize("loaded", VARYING, ids=lambda loaded: loaded.drill.id)
+def test_every_variant_and_200_sampled_seeds_stay_sensible(loaded):
+    drill, written = loaded.drill, loaded.values
+    units = dict(loaded.units) | {q.id: q.unit for q in drill.all_questions() if isinstance(q, NumericQuestion)}
+    rng = random.Random(12)
+    sampled = {pick_variant(drill, rng.randrange(2**31), had=[0]) for _ in range(200)}
+    assert sampled == set(range(1, drill.variants)), "retakes reach every drawn variant"
+    distinct = set()
+    for variant in sorted(sampled):
+        values, failures = variant_values(drill, variant)
+        assert not failures, f"variant {variant}: {failures}"
+        distinct.add(tuple(sorted(drawn_givens(drill, variant).items())))
+        for q in drill.all_questions():
+            if not (isinstance(q, NumericQuestion) and q.answer):
+                continue
+            truth = values[q.id]
+            assert math.isfinite(truth) and truth >= 0, f"variant {variant}: {q.id} = {truth}"
+            # Every quantity the answer is built from and shares its unit keeps its side of the answer, so
+            # prose such as "more than the fleet can run" stays true in every variant.
+            for name in set(re.findall(r"[A-Za-z_]\w*", q.answer)) & set(values):
+                if units.get(name) != units[q.id] or math.isclose(written[q.id], written[name]):
+                    continue
+                assert (written[q.id] > written[name]) == (truth > values[name]), (
+                    f"variant {variant}: {q.id} and {name} swap order ({truth:g} vs {values[name]:g})")
+    distinct.add(tuple(sorted(drawn_givens(drill, 0).items())))
+    assert len(distinct) == drill.variants, "no variant repeats another's numbers or the written ones"
+
+
+def test_a_variant_changes_the_numbers_and_everything_computed_from_them():
+    loaded = CATALOGUE.drills["hot_tenant"]
+    variant = next(v for v in range(1, loaded.drill.variants)
+                   if drawn_givens(loaded.drill, v)["hot_rate"] != loaded.values["hot_rate"])
+    other = in_variant(loaded, variant)
+    assert other.variant == variant and in_variant(loaded, variant) is other, "computed once, then reused"
+    assert changed_givens(other)["hot_rate"] == (loaded.values["hot_rate"], other.values["hot_rate"])
+    # b_deficit is written as hot_rate - partition_capacity: the truth follows the drawn rate.
+    assert other.values["b_deficit"] == pytest.approx(other.values["hot_rate"] - other.values["partition_capacity"])
+    assert other.values["b_deficit"] != loaded.values["b_deficit"]
+    template = "{hot_rate:.0f} units/s"
+    assert other.text(template) != loaded.text(template)
+    assert in_variant(other, 0) is loaded, "back to the written numbers"
+
+
+def test_scoped_drills_draw_the_same_numbers_as_their_drill():
+    full = CATALOGUE.drills["one_tenant"]
+    scoped = ScopedDrills(CATALOGUE.drills)["one_tenant~essentials"]
+    for variant in (1, 5):
+        assert in_variant(scoped, variant).values["tenants"] == in_variant(full, variant).values["tenants"]
+    assert in_variant(scoped, 3).drill.id == "one_tenant~essentials"
+
+
+def test_first_attempt_is_as_written_and_retakes_draw_unused_variants(tmp_path):
+    drill = CATALOGUE.drills["one_tenant"].drill
+    store = AttemptStore(tmp_path / "v.duckdb")
+    seen = []
+    for seed in range(drill.variants):
+        variant = variant_for(store, drill, "ada", seed)
+        seen.append(variant)
+        store.start_attempt("one_tenant" if seed % 2 else "one_tenant~break2", "ada", "", 2700,
+                            seed=seed, variant=variant)
+    assert seen[0] == 0
+    assert sorted(seen) == list(range(drill.variants)), "no repeat until every variant has been had"
+    assert variant_for(store, drill, "bob", 7) == 0, "another candidate starts as written"
+    assert [a.variant for a in store.attempts(handle="ada")] == seen, "the store keeps each attempt's variant"
+
+
+def test_a_drill_without_vary_never_varies():
+    loaded, errors = check_file(Path("drills/content/_template.yaml"))
+    assert loaded is not None, errors
+    assert pick_variant(loaded.drill, 5, had=[0, 1, 2]) == 0
+    assert in_variant(loaded, 4) is loaded
+
+
+def test_vary_rules_are_reported_by_the_check(tmp_path):
+    text = open("drills/content/hot_tenant.yaml", encoding="utf-8").read()
+    broken = tmp_path / "hot_tenant.yaml"
+    # A rate that reaches three partitions' capacity divides by zero in one formula.
+    broken.write_text(text.replace("vary: {choices: [225, 250, 275]}", "vary: {choices: [250, 300]}"))
+    _, errors = check_file(broken)
+    assert any("division by zero" in e.message and "in variant" in e.message for e in errors), errors
+    no_count = tmp_path / "x" / "hot_tenant.yaml"
+    no_count.parent.mkdir()
+    no_count.write_text(text.replace("\nvariants: 8\n", "\n"))
+    _, errors = check_file(no_count)
+    assert any("variants: 1" in e.message for e in errors), errors
+
+
+# -- a retake through the pages -------------------------------------------------------------------
+def _retake(app_test, db_path):
+    """Start one_tenant twice under one handle; returns the second run and its attempt."""
+    _start(app_test, handle="rita")
+    at = _start(app_test, handle="rita")
+    store = AttemptStore(db_path)
+    attempts = store.attempts(handle="rita")
+    assert [a.variant for a in attempts][0] == 0 and attempts[1].variant != 0
+    return at, store, attempts[1]
+
+
+def test_a_retake_shows_its_own_numbers_and_grades_against_them(app_test, db_path):
+    at, store, attempt = _retake(app_test, db_path)
+    written = CATALOGUE.drills["one_tenant"]
+    mine = in_variant(written, attempt.variant)
+    assert f"variant {attempt.variant}" in _texts(at)
+    questions = written.drill.part("break1").questions
+    question = next(q for q in questions
+                    if isinstance(q, NumericQuestion) and q.answer and mine.values[q.id] != written.values[q.id])
+    _go(at, "break1")
+    for earlier in questions[:questions.index(question)]:   # the page asks them in order
+        _lock_question(at, earlier, mine.values.get(earlier.id))
+    _lock_question(at, question, float(f"{mine.values[question.id]:.6g}"))
+    answer = store.answers(attempt.id)[question.id]
+    graded = scoring.grade_numeric(answer.value, mine.values[question.id], question.tolerance)
+    assert graded == 1.0, "the variant's truth is the one a right answer meets"
+    assert scoring.grade_numeric(answer.value, written.values[question.id], question.tolerance) < 1.0
