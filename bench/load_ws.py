@@ -1,0 +1,282 @@
+"""A load generator that speaks Streamlit's websocket protocol: candidates without a browser.
+
+Each session does on /_stcore/stream what the browser's frontend does: it sends BackMsg reruns with widget states
+and reads the ForwardMsg deltas of every script run, so the server does a browser's work for a fraction of the CPU.
+"""
+from __future__ import annotations
+
+import asyncio
+import re
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.Element_pb2 import Element
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+DRILL_TITLE = "One Tenant Takes Everyone Down"
+LOCKINS = 5
+GUESS = re.compile(r"^Best guess")
+CONFIRMATION = "🔒 Your guess:"          # ui/lockin.py draws a locked numeric answer so
+STREAM_PATH = "/_stcore/stream"
+MAIN = 0                                 # delta_path[0]: 0 is the page body, 1 the sidebar
+EARLY_FOR_RERUN = ForwardMsg.FINISHED_EARLY_FOR_RERUN
+FRAGMENT_RUN = ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
+
+# Given a session's attempt token, the question ids the store holds answers for (None: not checked).
+StoredAnswers = Callable[[str], Awaitable[set[str]]]
+
+
+class ProtocolError(RuntimeError):
+    """The page did not offer what a candidate needed (a widget, a confirmation), with what it showed instead."""
+
+
+class Page:
+    """The elements one script run has drawn, by delta path; sorted paths are the order on the page."""
+
+    def __init__(self) -> None:
+        self.elements: dict[tuple[int, ...], Element] = {}
+
+    def apply(self, msg: ForwardMsg) -> Element | None:
+        path = tuple(msg.metadata.delta_path)
+        kind = msg.delta.WhichOneof("type")
+        if kind == "add_block":   # a block drawn again at a path starts empty
+            for old in [p for p in self.elements if p[:len(path)] == path]:
+                del self.elements[old]
+            return None
+        if kind == "new_element":
+            self.elements[path] = msg.delta.new_element
+            return msg.delta.new_element
+        return None
+
+    def of_kind(self, kind: str, *, area: int = MAIN) -> list:
+        """The `kind` protos (e.g. "button", "text_input", "markdown") in one area, in page order."""
+        return [getattr(e, kind) for p, e in sorted(self.elements.items())
+                if p[0] == area and e.WhichOneof("type") == kind]
+
+    def widget(self, kind: str, label: str | re.Pattern, *, area: int = MAIN):
+        """The first `kind` widget whose label is `label` (a string matches exactly, a pattern searches)."""
+        for proto in self.of_kind(kind, area=area):
+            if (label.search(proto.label) if isinstance(label, re.Pattern) else proto.label == label):
+                return proto
+        seen = [proto.label for proto in self.of_kind(kind, area=area)]
+        raise ProtocolError(f"no {kind} labelled {getattr(label, 'pattern', label)!r} on the page "
+                            f"(saw {seen[:6]}){self.problems()}")
+
+    def count_markdown(self, prefix: str) -> int:
+        return sum(1 for md in self.of_kind("markdown") if md.body.startswith(prefix))
+
+    def problems(self) -> str:
+        """Errors and warnings the page shows, as a suffix for a failure message."""
+        shown = [a.body for a in self.of_kind("alert")] + [f"{x.type}: {x.message}" for x in self.of_kind("exception")]
+        return f"; the page says: {' | '.join(s[:160] for s in shown)}" if shown else ""
+
+
+def click(button) -> WidgetState:
+    """A button press as the frontend sends it: a trigger that is true for one run."""
+    return WidgetState(id=button.id, trigger_value=True)
+
+
+def text(text_input, value: str) -> WidgetState:
+    return WidgetState(id=text_input.id, string_value=value)
+
+
+def submit_form(page: Page, form_id: str, values: dict[str, str]) -> list[WidgetState]:
+    """A form submitted as the frontend does it: every text input of the form (typed or empty) and the submit trigger.
+
+    `values` maps a text input's id to what was typed into it.
+    """
+    inputs = [w for w in page.of_kind("text_input") if w.form_id == form_id]
+    submitters = [b for b in page.of_kind("button") if b.form_id == form_id and b.is_form_submitter]
+    if not submitters:
+        raise ProtocolError(f"form {form_id!r} has no submit button{page.problems()}")
+    return [text(w, values.get(w.id, "")) for w in inputs] + [click(submitters[0])]
+
+
+class StreamlitSession:
+    """One browser tab's side of the protocol: the page and query string it is on, and what the last run drew.
+
+    Widget states are sent only for widgets the candidate touches; for the others the server keeps the values
+    of the previous run, as it does when a frontend reports them unchanged. Cached-message hashes are never
+    offered, so every element arrives in full. The sidebar clock asks for an auto-rerun after the time box's
+    remaining minutes; sessions here end long before, so those reruns are not sent.
+    """
+
+    def __init__(self, websocket, url: str) -> None:
+        self.websocket, self.url = websocket, url
+        self.page_script_hash = ""
+        self.query_string = ""
+        self.page = Page()
+        self.runs = 0
+
+    @classmethod
+    async def open(cls, url: str, *, cookie: str | None = None, open_timeout: float = 30) -> StreamlitSession:
+        """Connect to `url`'s stream; `cookie` (name=value) is sent as a browser sends nginx's sticky cookie."""
+        from websockets.asyncio.client import connect
+
+        stream = re.sub(r"^http", "ws", url.rstrip("/")) + STREAM_PATH
+        headers = {"Cookie": cookie} if cookie else {}
+        websocket = await connect(stream, subprotocols=["streamlit"], additional_headers=headers,
+                                  max_size=None, open_timeout=open_timeout)
+        return cls(websocket, url)
+
+    async def close(self) -> None:
+        await self.websocket.close()
+
+    async def rerun(self, widgets: Iterable[WidgetState] = (), *, timeout: float = 60,
+                    until: Callable[[Page], bool] | None = None) -> float | None:
+        """Ask for a rerun with `widgets` and read until the script run (and any reruns it asked for) finishes.
+
+        Returns the time.monotonic() at which `until(page)` first held, checked as markdown arrives (None if it
+        never did); self.page is then what the final run drew.
+        """
+        msg = BackMsg()
+        state = msg.rerun_script
+        state.query_string = self.query_string
+        state.page_script_hash = self.page_script_hash
+        state.widget_states.widgets.extend(widgets)
+        state.context_info.url = f"{self.url.rstrip('/')}/{'?' + self.query_string if self.query_string else ''}"
+        state.context_info.timezone = "UTC"
+        state.context_info.locale = "en-GB"
+        await self.websocket.send(msg.SerializeToString())
+        seen_at = None
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError(f"the script run did not finish in {timeout:.0f} s")
+            forward = ForwardMsg()
+            forward.ParseFromString(await asyncio.wait_for(self.websocket.recv(), remaining))
+            kind = forward.WhichOneof("type")
+            if kind == "delta":
+                element = self.page.apply(forward)
+                if (until is not None and seen_at is None and element is not None
+                        and element.WhichOneof("type") == "markdown" and until(self.page)):
+                    seen_at = time.monotonic()
+            elif kind == "new_session":   # every script run starts with one: the page is drawn afresh
+                self.page = Page()
+                self.runs += 1
+                if forward.new_session.page_script_hash:
+                    self.page_script_hash = forward.new_session.page_script_hash
+            elif kind == "navigation":
+                self.page_script_hash = forward.navigation.page_script_hash
+            elif kind == "page_info_changed":
+                self.query_string = forward.page_info_changed.query_string
+            elif kind == "page_not_found":
+                raise ProtocolError(f"page not found: {forward.page_not_found.page_name!r}")
+            elif kind == "script_finished" and forward.script_finished not in (EARLY_FOR_RERUN, FRAGMENT_RUN):
+                return seen_at
+
+    def query(self, name: str) -> str | None:
+        found = re.search(rf"(?:^|&){re.escape(name)}=([^&]+)", self.query_string)
+        return found.group(1) if found else None
+
+
+@dataclass
+class SessionResult:
+    started: bool = False
+    acknowledged: int = 0                   # lock-ins whose "🔒 Your guess" the page showed
+    stored: int = 0                         # lock-ins whose answer row the store held right after
+    latencies_s: list[float] = field(default_factory=list)
+    token: str | None = None
+    error: str = ""
+
+
+async def start_attempt(session: StreamlitSession, handle: str, *, timeout: float) -> str:
+    """The catalogue, then the handle typed and the drill's start button pressed; returns the attempt token."""
+    await session.rerun(timeout=timeout)
+    handle_box = session.page.widget("text_input", "Your handle")
+    start = session.page.widget("button", f"Start the clock: {DRILL_TITLE}")
+    await session.rerun([text(handle_box, handle), click(start)], timeout=timeout)
+    token = session.query("attempt")
+    if token is None:
+        raise ProtocolError(f"starting did not open an attempt{session.page.problems()}")
+    return token
+
+
+async def lock_in(session: StreamlitSession, value: str, *, timeout: float) -> tuple[str, float]:
+    """Type `value` into the first open "Best guess" and submit its form (Enter); returns the question id and the
+    seconds until the page showed one more confirmation."""
+    before = session.page.count_markdown(CONFIRMATION)
+    box = session.page.widget("text_input", GUESS)
+    question_id = box.form_id.removeprefix("lock::")
+    sent = time.monotonic()
+    seen_at = await session.rerun(submit_form(session.page, box.form_id, {box.id: value}), timeout=timeout,
+                                  until=lambda page: page.count_markdown(CONFIRMATION) > before)
+    if seen_at is None or session.page.count_markdown(CONFIRMATION) <= before:
+        raise ProtocolError(f"lock-in of {question_id} was not confirmed on the page{session.page.problems()}")
+    return question_id, seen_at - sent
+
+
+async def run_session(url: str, n: int, deadline: float, stored: StoredAnswers | None = None,
+                      *, lockins: int = LOCKINS) -> SessionResult:
+    """One candidate: open the catalogue, start the drill, go on to the board, lock in `lockins` numbers."""
+    result = SessionResult()
+    left = lambda: max(1.0, deadline - time.monotonic())   # noqa: E731 (all steps share one deadline)
+    session = None
+    try:
+        # nginx's sticky cookie, as a browser gets it on its first request: one session stays on one process.
+        session = await StreamlitSession.open(url, cookie=f"fl_backend=ws-{n}-{secrets.token_hex(6)}",
+                                              open_timeout=left())
+        result.token = await start_attempt(session, f"load-{n}", timeout=left())
+        result.started = True
+        await session.rerun([click(session.page.widget("button", "Next →"))], timeout=left())
+        for i in range(lockins):
+            question_id, latency = await lock_in(session, f"{10 + i}", timeout=left())
+            result.latencies_s.append(latency)
+            result.acknowledged += 1
+            if stored is not None:
+                if question_id not in await asyncio.wait_for(stored(result.token), left()):
+                    raise ProtocolError(f"the page confirmed {question_id} but the store has no answer for it")
+                result.stored += 1
+    except Exception as problem:   # a timeout or a lost connection is a failed session, reported, not raised
+        result.error = f"{type(problem).__name__}: {(str(problem).splitlines() or [''])[0][:200]}"
+    finally:
+        if session is not None:
+            await session.close()
+    return result
+
+
+async def drive(url: str, sessions: int, budget_s: float, stagger_s: float,
+                stored: StoredAnswers | None = None, *, lockins: int = LOCKINS) -> list[SessionResult]:
+    """`sessions` candidates arriving `stagger_s` apart, all within one budget of `budget_s` seconds."""
+    deadline = time.monotonic() + budget_s
+
+    async def later(n: int) -> SessionResult:
+        await asyncio.sleep(n * stagger_s)   # a class arrives over a few seconds, not in one instant
+        return await run_session(url, n, deadline, stored, lockins=lockins)
+
+    return list(await asyncio.gather(*(later(n) for n in range(sessions))))
+
+
+class StoreAnswers:
+    """The answers the store holds for an attempt token, read in a worker thread so sessions keep running."""
+
+    def __init__(self, database: str) -> None:
+        from drills.store import open_store
+
+        self._store = open_store(database)
+        self._attempt_ids: dict[str, int] = {}
+
+    def _read(self, token: str) -> set[str]:
+        if token not in self._attempt_ids:
+            attempt = self._store.attempt_by_token(token)
+            if attempt is None:
+                return set()
+            self._attempt_ids[token] = attempt.id
+        return set(self._store.answers(self._attempt_ids[token]))
+
+    async def __call__(self, token: str) -> set[str]:
+        return await asyncio.to_thread(self._read, token)
+
+    def close(self) -> None:
+        self._store.close()
+
+    def __enter__(self) -> StoreAnswers:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
