@@ -1,7 +1,9 @@
-"""Load test on loopback: real browser sessions start a drill and lock in five answers, against 1 or 3 processes.
+"""Load test on loopback: sessions start a drill and lock in five answers, against 1 or 3 processes.
 
-`python -m bench.bench_load` prints success rate, lock-in latency and server CPU per session;
-`python -m bench.bench_load idle --compare-with REV` measures what idle candidates cost the server.
+`python -m bench.bench_load` drives the sessions over Streamlit's websocket protocol (bench/load_ws.py) and prints
+success rate, lock-in latency and CPU per session of the servers and of the load generator; `--driver browser`
+drives Chromium contexts instead. `python -m bench.bench_load idle --compare-with REV` measures what idle
+candidates cost the server (Chromium: the browser-side clock needs a browser to tick).
 """
 from __future__ import annotations
 
@@ -13,9 +15,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench import load_ws
+from bench.load_ws import CONFIRMATION, DRILL_TITLE, GUESS, LOCKINS, SessionResult, StoreAnswers, StoredAnswers
 from bench.stack import ROOT, Stack
 from bench.timing import summarise
 
@@ -23,9 +26,6 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--disable-quic", "--disable-renderer-backgrounding",
                  "--disable-background-timer-throttling", "--disable-backgrounding-occluded-windows"]
-DRILL_TITLE = "One Tenant Takes Everyone Down"
-LOCKINS = 5
-GUESS = re.compile(r"^Best guess")
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
@@ -40,19 +40,10 @@ def cpu_of(pids: list[int]) -> float:
     return sum(process_cpu_s(pid) for pid in pids)
 
 
-def _children_cpu_s() -> float:
-    """CPU seconds of this process's finished children (the load generator's browser), from os.times()."""
+def generator_cpu_s() -> float:
+    """CPU seconds of the load generator: this process (all threads) and its finished children (a browser)."""
     times = os.times()
-    return times.children_user + times.children_system
-
-
-@dataclass
-class SessionResult:
-    started: bool = False
-    confirmed: int = 0                      # lock-ins whose "Your guess" appeared on the page
-    latencies_s: list[float] = field(default_factory=list)
-    token: str | None = None
-    error: str = ""
+    return times.user + times.system + times.children_user + times.children_system
 
 
 async def _wait_idle(page, timeout_ms: float) -> None:
@@ -72,8 +63,9 @@ async def _start(page, url: str, handle: str, timeout_ms: float) -> str:
     return re.search(r"attempt=([^&]+)", page.url).group(1)
 
 
-async def run_session(browser, url: str, n: int, deadline: float) -> SessionResult:
-    """One candidate: open the catalogue, start the drill, lock in five numbers on the board part."""
+async def run_browser_session(browser, url: str, n: int, deadline: float,
+                              stored: StoredAnswers | None = None) -> SessionResult:
+    """One candidate in a Chromium context: open the catalogue, start the drill, lock in five numbers on the board."""
     result = SessionResult()
     context = await browser.new_context(viewport={"width": 1300, "height": 900})
     page = await context.new_page()
@@ -86,18 +78,21 @@ async def run_session(browser, url: str, n: int, deadline: float) -> SessionResu
         await page.get_by_role("button", name="Next →").click(timeout=timeout_ms())
         await page.get_by_label(GUESS).first.wait_for(timeout=timeout_ms())
         await _wait_idle(page, timeout_ms())
-        confirmations = page.get_by_text("Your guess:")
         for i in range(LOCKINS):
             box = page.get_by_label(GUESS).first
             await box.fill(f"{10 + i}")
             clicked = time.monotonic()
             await box.press("Enter")
             await page.wait_for_function(
-                "n => [...document.querySelectorAll('p')].filter(p => p.innerText.startsWith('🔒 Your guess:')).length >= n",
-                arg=i + 1, timeout=timeout_ms())
+                "([n, text]) => [...document.querySelectorAll('p')].filter(p => p.innerText.startsWith(text)).length >= n",
+                arg=[i + 1, CONFIRMATION], timeout=timeout_ms())
             result.latencies_s.append(time.monotonic() - clicked)
-            result.confirmed = await confirmations.count()
+            result.acknowledged += 1
             await _wait_idle(page, timeout_ms())
+            if stored is not None:
+                if len(await stored(result.token)) < i + 1:
+                    raise RuntimeError(f"the page confirmed lock-in {i + 1} but the store holds fewer answers")
+                result.stored += 1
     except Exception as problem:   # a timeout or a lost page is a failed session, reported, not raised
         result.error = f"{type(problem).__name__}: {str(problem).splitlines()[0][:120]}"
     finally:
@@ -105,7 +100,8 @@ async def run_session(browser, url: str, n: int, deadline: float) -> SessionResu
     return result
 
 
-async def drive(url: str, sessions: int, budget_s: float, stagger_s: float) -> list[SessionResult]:
+async def drive_browser(url: str, sessions: int, budget_s: float, stagger_s: float,
+                        stored: StoredAnswers | None = None) -> list[SessionResult]:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
@@ -114,7 +110,7 @@ async def drive(url: str, sessions: int, budget_s: float, stagger_s: float) -> l
 
         async def later(n: int) -> SessionResult:
             await asyncio.sleep(n * stagger_s)   # a class arrives over a few seconds, not in one instant
-            return await run_session(browser, url, n, deadline)
+            return await run_browser_session(browser, url, n, deadline, stored)
 
         try:
             return await asyncio.gather(*(later(n) for n in range(sessions)))
@@ -133,36 +129,46 @@ def committed_lockins(database: str, tokens: list[str]) -> int:
         store.close()
 
 
-def load_row(processes: int, sessions: int, budget_s: float, stagger_s: float) -> dict[str, object]:
+DRIVERS = {"ws": load_ws.drive, "browser": drive_browser}
+GENERATOR = {"ws": "Streamlit websocket protocol, no browser", "browser": "Chromium contexts"}
+
+
+def load_row(processes: int, sessions: int, budget_s: float, stagger_s: float, driver: str = "ws") -> dict[str, object]:
+    drive = DRIVERS[driver]
     with Stack(processes) as stack:
         for app_url in stack.app_urls:   # a first visit imports every page: not what a class waits for
             asyncio.run(drive(app_url, 1, 120, 0))
-        before, client_before = cpu_of(stack.app_pids), _children_cpu_s()
-        began = time.monotonic()
-        results = asyncio.run(drive(stack.url, sessions, budget_s, stagger_s))
-        wall = time.monotonic() - began
-        cpu = cpu_of(stack.app_pids) - before
-        client = _children_cpu_s() - client_before   # Chromium and its driver, reaped when the browser closed
+        with StoreAnswers(stack.database) as stored:
+            before, generator_before = cpu_of(stack.app_pids), generator_cpu_s()
+            began = time.monotonic()
+            results = asyncio.run(drive(stack.url, sessions, budget_s, stagger_s, stored))
+            wall = time.monotonic() - began
+            cpu = cpu_of(stack.app_pids) - before
+            generator = generator_cpu_s() - generator_before   # a browser's CPU counts once it is reaped, at close
+        load = os.getloadavg()
         tokens = [r.token for r in results if r.token]
         committed = committed_lockins(stack.database, tokens)
     latencies = [s for r in results for s in r.latencies_s]
-    ok = sum(1 for r in results if r.confirmed >= LOCKINS and not r.error)
-    confirmed = sum(len(r.latencies_s) for r in results)
+    ok = sum(1 for r in results if r.acknowledged >= LOCKINS and r.stored >= LOCKINS and not r.error)
     figures = summarise(latencies) if latencies else {"median": float("nan"), "p95": float("nan")}
     errors = sorted({r.error for r in results if r.error})
-    return {"processes": processes, "sessions": sessions, "ok": ok, "confirmed": confirmed, "committed": committed,
-            "p50": figures["median"], "p95": figures["p95"], "cpu_per_session": cpu / sessions,
-            "client_per_session": client / sessions, "wall": wall,
-            "errors": errors}
+    return {"processes": processes, "sessions": sessions, "ok": ok,
+            "acknowledged": sum(r.acknowledged for r in results), "stored": sum(r.stored for r in results),
+            "committed": committed, "p50": figures["median"], "p95": figures["p95"],
+            "cpu_per_session": cpu / sessions, "generator_per_session": generator / sessions,
+            "generator_share": generator / wall, "wall": wall, "load": load, "errors": errors}
 
 
 def print_load(rows: list[dict[str, object]]) -> None:
-    print(f"{'procs':>5} {'sessions':>8} {'success':>8} {'confirmed/committed':>20} {'p50 s':>7} {'p95 s':>7} "
-          f"{'server CPU s/session':>20} {'browser CPU s/session':>21} {'wall s':>7}")
+    """The table: acknowledged = the page said locked, stored = the store held it right then, committed = rows after."""
+    print(f"{'procs':>5} {'sessions':>8} {'success':>8} {'acked/stored/committed':>22} {'p50 s':>7} {'p95 s':>7} "
+          f"{'server CPU s/session':>20} {'generator CPU s/session':>23} {'wall s':>7}  load avg 1/5/15 min")
     for row in rows:
-        print(f"{row['processes']:>5} {row['sessions']:>8} {row['ok'] / row['sessions']:>8.0%} "
-              f"{row['confirmed']:>10}/{row['committed']:<9} {row['p50']:>7.2f} {row['p95']:>7.2f} "
-              f"{row['cpu_per_session']:>20.2f} {row['client_per_session']:>21.2f} {row['wall']:>7.1f}")
+        counts = f"{row['acknowledged']}/{row['stored']}/{row['committed']}"
+        print(f"{row['processes']:>5} {row['sessions']:>8} {row['ok'] / row['sessions']:>8.0%} {counts:>22} "
+              f"{row['p50']:>7.2f} {row['p95']:>7.2f} {row['cpu_per_session']:>20.2f} "
+              f"{row['generator_per_session']:>13.2f} ({row['generator_share']:>4.0%}) {row['wall']:>7.1f}  "
+              + " ".join(f"{x:.2f}" for x in row["load"]))
         for error in row["errors"][:3]:
             print(f"      failure: {error}")
     by_key = {(r["processes"], r["sessions"]): r for r in rows}
@@ -170,6 +176,7 @@ def print_load(rows: list[dict[str, object]]) -> None:
         one, three = by_key.get((1, sessions)), by_key.get((3, sessions))
         if one and three and three["p95"] == three["p95"] and three["p95"] > 0:
             print(f"{sessions} sessions: p95 with 1 process / with 3 processes = {one['p95'] / three['p95']:.2f}x")
+    print("generator CPU: the load generator's own CPU per session (in brackets: share of one core over the run)")
 
 
 # -- idle candidates ----------------------------------------------------------------
@@ -219,6 +226,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--processes", type=int, nargs="+", default=[1, 3], help="app process counts (load)")
     parser.add_argument("--budget", type=float, default=300, help="seconds each load run may take before it stops")
     parser.add_argument("--stagger", type=float, default=0.5, help="seconds between session arrivals")
+    parser.add_argument("--driver", choices=sorted(DRIVERS), default="ws",
+                        help="load: ws speaks Streamlit's websocket protocol (default); browser drives Chromium")
     parser.add_argument("--seconds", type=float, default=20, help="idle: how long the sessions sit idle")
     parser.add_argument("--compare-with", default=None,
                         help="idle: also measure the app as of this git revision (e.g. the commit before the browser clock)")
@@ -243,10 +252,10 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for sessions in args.sessions:
         for processes in args.processes:
-            row = load_row(processes, sessions, args.budget, args.stagger)
+            row = load_row(processes, sessions, args.budget, args.stagger, args.driver)
             rows.append(row)
             print(f"  done: {processes} process(es), {sessions} sessions in {row['wall']:.0f} s", file=sys.stderr, flush=True)
-    print(f"Start + {LOCKINS} lock-ins per session on loopback (Chromium contexts, embedded PostgreSQL, nginx)")
+    print(f"Start + {LOCKINS} lock-ins per session on loopback ({GENERATOR[args.driver]}; embedded PostgreSQL, nginx)")
     print_load(rows)
     return 0
 
