@@ -18,6 +18,7 @@ from drills.disclosure import SIMULATION_SEED
 from drills.loader import LoadedDrill, load_catalogue
 from drills.schema import ChoiceQuestion, NotesQuestion, NumericQuestion
 from drills.store import DB_ENV, AnswerEntry, AttemptStore, RevealEntry, database_path, open_store
+from drills.variants import in_variant, variant_for
 
 DAY_S = 86_400.0
 DEMO_INSTRUCTOR = "demo instructor"
@@ -129,7 +130,10 @@ def run_attempt(store: AttemptStore, clock: SimulatedClock, rng: random.Random, 
                 handle: str, cohort: str, persona: Persona, sim_truths: Mapping[str, float] | None = None) -> int:
     sim_truths = sim_truths or {}
     drill = loaded.drill
-    attempt = store.start_attempt(drill.id, handle, cohort, drill.time_box_min * 60, seed=rng.randrange(2**31))
+    seed = rng.randrange(2**31)
+    variant = variant_for(store, drill, handle, seed)   # a retake draws its own numbers, as in the app
+    attempt = store.start_attempt(drill.id, handle, cohort, drill.time_box_min * 60, seed=seed, variant=variant)
+    loaded = in_variant(loaded, variant)
     writer = AttemptWriter(store, clock, attempt.id)
     quits_after = len(drill.parts) if rng.random() < 0.88 else rng.randrange(1, len(drill.parts))
     for index, part in enumerate(drill.parts):

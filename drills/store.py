@@ -182,6 +182,11 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
     (6, """
     ALTER TABLE attempts ADD COLUMN variant INTEGER NOT NULL DEFAULT 0;
     """),
+    # Derived: a grading key holds one set of rows per variant, and answers join the rows of their
+    # attempt's variant.
+    (7, """
+    ALTER TABLE grading_keys ADD COLUMN variant INTEGER NOT NULL DEFAULT 0;
+    """),
 )
 
 

@@ -21,6 +21,7 @@ from drills.reports.source import Filters
 from drills.reports.timeline import timeline
 from drills.schema import ChoiceQuestion, NotesQuestion, NumericQuestion
 from drills.store import AttemptStore
+from drills.variants import in_variant
 from tests.clock import FakeClock
 
 LOADED = load_catalogue().drills["one_tenant"]
@@ -61,7 +62,8 @@ def test_sql_grading_matches_scoring_for_every_demo_attempt(demo_store):
     summary = aggregates.attempt_summary(demo_store, KEY, ALL)
     assert len(summary) >= 8
     for row in summary.itertuples():
-        results = scoring.grade_attempt(LOADED, demo_store.answers(row.attempt_id), sim_values=SIM_TRUTHS,
+        results = scoring.grade_attempt(in_variant(LOADED, row.variant), demo_store.answers(row.attempt_id),
+                                        sim_values=SIM_TRUTHS,
                                         note_ratings=demo_store.note_ratings(row.attempt_id))
         totals, calib = scoring.totals(results), scoring.calibration(results)
         assert row.earned == pytest.approx(totals.earned)

@@ -210,8 +210,10 @@ def test_opening_a_simulation_with_its_questions_open_is_flagged(app_test, db_pa
 def demo_store(tmp_path_factory):
     store = AttemptStore(tmp_path_factory.mktemp("demo") / "demo.duckdb")
     for loaded in CATALOGUE.drills.values():
-        populate(store, loaded, candidates=8, cohorts=("north",), seed=5, now=NOW,
-                 sim_truths=reference_sim_truths(loaded, SIMULATION_SEED))
+        truths = reference_sim_truths(loaded, SIMULATION_SEED)
+        populate(store, loaded, candidates=8, cohorts=("north",), seed=5, now=NOW, sim_truths=truths)
+        # The same first handles again: their retakes draw seeded variants.
+        populate(store, loaded, candidates=3, cohorts=("north",), seed=6, now=NOW, sim_truths=truths)
     return store
 
 
@@ -229,6 +231,8 @@ def test_board_export_and_results_agree_for_every_demo_attempt(demo_store, drill
     sim_ids = [q.id for q in loaded.drill.all_questions() if isinstance(q, NumericQuestion) and q.sim]
     attempts = demo_store.attempts(drill_id=drill_id)
     assert attempts
+    assert any(a.variant != 0 for a in attempts), "the demo's retakes draw seeded variants"
+    exported_truths = export.set_index(["attempt_id", "question_id"])["truth"]
     for attempt in attempts:
         view = AttemptView.load(demo_store, attempt, loaded)
         results = view.results()
@@ -236,6 +240,9 @@ def test_board_export_and_results_agree_for_every_demo_attempt(demo_store, drill
         assert summary.loc[attempt.id, "earned"] == pytest.approx(earned), f"board vs results, #{attempt.id}"
         assert exported.get(attempt.id, 0.0) == pytest.approx(earned), f"export vs results, #{attempt.id}"
         truths = {r.question_id: r.truth for r in results}
+        for qid, truth in truths.items():   # each answer is graded against its own variant's numbers
+            if isinstance(truth, float) and (attempt.id, qid) in exported_truths.index:
+                assert exported_truths.loc[(attempt.id, qid)] == pytest.approx(truth), f"#{attempt.id} {qid}"
         keyed = dict(zip(board.key.question_ids, board.key.truths))
         for qid in sim_ids:
             assert keyed[qid] == pytest.approx(truths[qid]), f"{qid}: board and results grade one run"

@@ -22,6 +22,7 @@ from drills.reports.timeline import grant_history, override_history, timeline
 from drills.schema import LEVELS, NumericQuestion
 from drills.store import AttemptStore
 from drills.timebox import clock_for, format_duration, format_utc
+from drills.variants import label as variant_label
 from ui import instructor_figures as figures
 from ui import keys
 from ui.attempt_view import AttemptView, simulation_truths
@@ -165,7 +166,8 @@ def render_counts(board: Board) -> aggregates.Counts:
 def render_leaderboard(board: Board, table: pd.DataFrame) -> None:
     shown = pd.DataFrame({
         "Candidate": table["handle"], "Cohort": table["cohort"], "Attempts": table["attempts"],
-        "Finished": table["finished"], "Score %": table["score_pct"].round(1),
+        "Finished": table["finished"], "Numbers": [variant_label(int(v)) for v in table["variant"]],
+        "Score %": table["score_pct"].round(1),
         "Calibration %": _percent(table["hit_rate"]),
         "Strong": table["strong"], "Overrides": table["overridden"],
         "Time used (min)": table["used_min"].round(1), "Time box (min)": table["limit_min"].round(1),
@@ -173,6 +175,8 @@ def render_leaderboard(board: Board, table: pd.DataFrame) -> None:
     })
     st.dataframe(shown, hide_index=True, width="stretch", column_config={
         "Cohort": st.column_config.TextColumn(help="The cohort code the candidate gave"),
+        "Numbers": st.column_config.TextColumn(help="Which numbers the best attempt drew: as written, or a seeded "
+                                                    "variant (retakes draw numbers the candidate has not had)"),
         "Score %": st.column_config.ProgressColumn(min_value=0, max_value=100, format="%.0f%%"),
         "Strong": st.column_config.NumberColumn(help=f"Strong skills of {len(board.key.skill_ids)} on the best attempt"),
         "Calibration %": st.column_config.NumberColumn(help="How often the 80% ranges held (80 is honest); "
@@ -219,7 +223,8 @@ def render_questions(board: Board) -> None:
                     width="stretch", key="questions_fig")
     st.caption("Boxes span the middle half of the cohort's guesses, whiskers 5% to 95%; dots are a sample of "
                "guesses (green within tolerance). Questions are ranked by the median miss, worst first. "
-               "Simulation-graded questions are compared with one reference run of the simulation.")
+               "Simulation-graded questions are compared with one reference run of the simulation. Each guess is "
+               "measured against its own attempt's numbers; the Truth column shows the numbers as written.")
     st.dataframe(board.figure("question_table", lambda: pd.DataFrame({
         "Question": [shorts[q] for q in errors["question_id"]],
         "Truth": [_rounded(t, getattr(questions[q], "decimals", 2))
@@ -275,8 +280,9 @@ def render_attempt(board: Board, table: pd.DataFrame) -> None:
     attempts = board.report("attempt_summary")
     mine = attempts[attempts["candidate_id"] == candidate_id].sort_values("started_at")
     options = list(mine["attempt_id"])
-    described = {a: f"#{a} · started {_utc(s)} UTC · {'finished' if pd.notna(f) else 'open'} · {p:.0f}%"
-                 for a, s, f, p in zip(mine["attempt_id"], mine["started_at"], mine["finished_at"], mine["score_pct"])}
+    described = {a: f"#{a} · started {_utc(s)} UTC · {variant_label(int(v))} · {'finished' if pd.notna(f) else 'open'} "
+                    f"· {p:.0f}%" for a, s, v, f, p in zip(mine["attempt_id"], mine["started_at"], mine["variant"],
+                                                           mine["finished_at"], mine["score_pct"])}
     picker = attempt_key(candidate_id) if candidate_id is not None else ATTEMPT_KEY
     if st.session_state.get(picker) not in described:
         st.session_state.pop(picker, None)

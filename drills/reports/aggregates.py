@@ -89,7 +89,7 @@ def attempt_summary(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.
     refresh_tallies(store, key)
     head, params = with_ctes(filters.sql(), _TIMING)
     sql = head + """
-        SELECT att.attempt_id, att.candidate_id, att.handle, att.cohort, att.started_at, f.finished_at,
+        SELECT att.attempt_id, att.candidate_id, att.handle, att.cohort, att.variant, att.started_at, f.finished_at,
                COALESCE(t.earned, 0) AS earned, 100.0 * COALESCE(t.earned, 0) / ? AS score_pct,
                COALESCE(t.answered, 0) AS answered, COALESCE(t.strong, 0) AS strong,
                COALESCE(t.overridden, 0) AS overridden,
@@ -104,7 +104,7 @@ def attempt_summary(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.
 
 def leaderboard_from(summary: pd.DataFrame) -> pd.DataFrame:
     """One row per candidate from attempt_summary: their best attempt (ties: the latest), calibration over all."""
-    columns = ["candidate_id", "handle", "cohort", "attempts", "finished", "attempt_id", "score_pct", "strong",
+    columns = ["candidate_id", "handle", "cohort", "attempts", "finished", "attempt_id", "variant", "score_pct", "strong",
                "overridden", "used_min", "limit_min", "ranges", "hits", "hit_rate"]
     if summary.empty:
         return pd.DataFrame(columns=columns)
@@ -113,7 +113,7 @@ def leaderboard_from(summary: pd.DataFrame) -> pd.DataFrame:
     per = summary.groupby("candidate_id").agg(attempts=("attempt_id", "size"),
                                               finished=("finished_at", "count"),
                                               ranges=("ranges", "sum"), hits=("hits", "sum"))
-    out = best[["handle", "cohort", "attempt_id", "score_pct", "strong", "overridden"]].join(per)
+    out = best[["handle", "cohort", "attempt_id", "variant", "score_pct", "strong", "overridden"]].join(per)
     out["used_min"] = best["used_s"] / 60
     out["limit_min"] = best["limit_s"] / 60
     out["hit_rate"] = (out["hits"] / out["ranges"]).where(out["ranges"] > 0)
@@ -158,7 +158,7 @@ def skill_shares(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.Dat
 # Per graded numeric question, in one pass: skips and guesses side by side (FILTER), error quantiles
 # over the guesses; truths of zero are kept out of the ratios.
 _QUESTION_STATS = f"""
-        SELECT an.question_id, ANY_VALUE(k.truth) AS truth, ANY_VALUE(k.position) AS position,
+        SELECT an.question_id, ANY_VALUE(k.written_truth) AS truth, ANY_VALUE(k.position) AS position,
                COUNT(*) FILTER (WHERE NOT an.skipped) AS guesses, COUNT(*) FILTER (WHERE an.skipped) AS skipped,
                AVG(CASE WHEN abs(an.value - k.truth) <= k.full_band THEN 1.0 ELSE 0.0 END)
                    FILTER (WHERE NOT an.skipped) AS in_tolerance,
@@ -190,7 +190,7 @@ def question_sample(store: AttemptStore, key: DrillKey, filters: Filters, attemp
     """Every numeric guess from a stable pseudo-random pick of `attempts` attempts, to draw as points."""
     head, params = with_ctes(filters.sql(), key_ctes(store, key))
     sql = head + f""",
-        picked AS (SELECT attempt_id, handle FROM att ORDER BY hash(attempt_id), attempt_id LIMIT ?)
+        picked AS (SELECT attempt_id, handle, variant FROM att ORDER BY hash(attempt_id), attempt_id LIMIT ?)
         SELECT an.question_id, p.handle, 100 * an.value / k.truth AS pct,
                CASE WHEN abs(an.value - k.truth) <= k.full_band THEN 1.0
                     WHEN abs(an.value - k.truth) <= k.half_band THEN 0.5 ELSE 0.0 END AS score

@@ -15,7 +15,7 @@ from drills.store import AttemptStore
 def export_answers(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
     head, params = with_ctes(filters.sql(), key_ctes(store, key), RATINGS, GRADED)
     sql = head + """
-        SELECT att.attempt_id, att.handle, att.cohort, g.part_id, g.question_id, g.kind, g.value, g.low, g.high,
+        SELECT att.attempt_id, att.handle, att.cohort, att.variant, g.part_id, g.question_id, g.kind, g.value, g.low, g.high,
                g.choice, g.notes, g.skipped, to_timestamp(g.locked_at) AS locked_at, g.truth,
                COALESCE(g.score, r.note_score) AS score, g.in_range
         FROM graded g JOIN att USING (attempt_id)

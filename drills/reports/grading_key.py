@@ -14,6 +14,7 @@ from drills.loader import LoadedDrill
 from drills.reports import source
 from drills.schema import ChoiceQuestion, NumericQuestion
 from drills.store import AttemptStore
+from drills.variants import WRITTEN, in_variant, varies
 
 NOTE_SCORE_SQL = " ".join(f"WHEN '{k}' THEN {v}" for k, v in scoring.NOTE_SCORES.items())
 _EPS = 1e-9  # the same slack scoring.grade_numeric allows at the tolerance edge
@@ -35,22 +36,19 @@ class DrillKey:
     skill_ids: tuple[str, ...]
     skill_names: tuple[str, ...]
     part_titles: tuple[tuple[str, str, float], ...]   # (part id, title, suggested minutes)
+    # Seeded variants 1, 2, …: per variant, each question's (truth, band) in question order. `truths` and
+    # `bands` above are variant 0, the numbers as written.
+    variant_grades: tuple[tuple[tuple[float | None, float | None], ...], ...] = ()
 
     @classmethod
     def from_loaded(cls, loaded: LoadedDrill, sim_truths: Mapping[str, float] | None = None) -> DrillKey:
         """`sim_truths`: one reference run of each simulation-backed question (left ungraded without it)."""
+        loaded = in_variant(loaded, WRITTEN)
         drill = loaded.drill
         parts = scoring._part_of(drill)  # noqa: SLF001 - the one place that maps questions to parts
         qids, pids, kinds, truths, bands, rights, pairs = [], [], [], [], [], [], []
-        for q in drill.all_questions():
-            truth = band = right = None
-            if isinstance(q, NumericQuestion):
-                known = loaded.values.get(q.id) if q.sim is None else (sim_truths or {}).get(q.id)
-                if known is not None:
-                    truth = float(known)
-                    band = scoring.tolerance_band(truth, q.tolerance)
-            elif isinstance(q, ChoiceQuestion):
-                right = q.answer
+        for q, (truth, band) in zip(drill.all_questions(), _grades(loaded, sim_truths)):
+            right = q.answer if isinstance(q, ChoiceQuestion) else None
             qids.append(q.id)
             pids.append(parts[q.id])
             kinds.append(q.kind)
@@ -58,39 +56,42 @@ class DrillKey:
             bands.append(band)
             rights.append(right)
             pairs.extend((q.id, s) for s in q.skills)
+        variant_grades = tuple(_grades(in_variant(loaded, v), sim_truths) for v in range(1, drill.variants)
+                               if varies(drill))
         return cls(drill.id, tuple(qids), tuple(pids), tuple(kinds), tuple(truths), tuple(bands), tuple(rights),
                    tuple(pairs), tuple(s.id for s in drill.rubric), tuple(s.name for s in drill.rubric),
-                   tuple((p.id, p.title, p.minutes) for p in drill.parts))
+                   tuple((p.id, p.title, p.minutes) for p in drill.parts), variant_grades)
 
     @property
     def fingerprint(self) -> str:
         """Names the whole key: the same drill content and reference truths give the same id."""
         whole = (self.drill_id, self.question_ids, self.part_ids, self.kinds, self.truths, self.bands,
-                 self.right_choices, self.skill_pairs)
+                 self.right_choices, self.skill_pairs, self.variant_grades)
         return hashlib.sha256(repr(whole).encode()).hexdigest()[:24]
 
     @property
     def possible(self) -> int:
         return len(self.question_ids)
 
-    def sql(self) -> tuple[str, list]:
-        """CTEs `qkey` and `qskill` as parameterised VALUES lists (the reports read the stored key instead).
+    def rows(self) -> list[tuple]:
+        """The grading_keys rows: (question, part, kind, truth, band, right choice, position, variant)."""
+        out = []
+        for variant, grades in enumerate(((*zip(self.truths, self.bands),), *self.variant_grades)):
+            out.extend((qid, pid, kind, truth, band, right, position, variant) for position, (qid, pid, kind, right, (
+                truth, band)) in enumerate(zip(self.question_ids, self.part_ids, self.kinds, self.right_choices,
+                                               grades), start=1))
+        return out
 
-        VALUES rather than unnested arrays: the planner then knows the key is small and builds its
-        hash tables on the key and the attempts, never on a million answers.
-        """
-        rows = list(zip(self.question_ids, self.part_ids, self.kinds, self.truths, self.bands, self.right_choices,
-                        range(1, len(self.question_ids) + 1))) or [("", "", "", None, None, None, 0)]
-        pairs = list(self.skill_pairs) or [("", "")]
-        text = f"""
-        qkey AS (
-            SELECT * FROM (VALUES {", ".join(["(?, ?, ?, ?::DOUBLE, ?::DOUBLE, ?::VARCHAR, ?::BIGINT)"] * len(rows))})
-                AS v(question_id, part_id, kind, truth, band, right_choice, position)
-        ),
-        qskill AS (
-            SELECT * FROM (VALUES {", ".join(["(?, ?)"] * len(pairs))}) AS v(question_id, skill_id)
-        )"""
-        return text, [x for row in rows for x in row] + [x for pair in pairs for x in pair]
+
+def _grades(loaded: LoadedDrill, sim_truths: Mapping[str, float] | None) -> list[tuple[float | None, float | None]]:
+    """Each question's (truth, band) in `loaded`'s numbers; None for choice, notes and unknown simulations."""
+    out = []
+    for q in loaded.drill.all_questions():
+        known = None
+        if isinstance(q, NumericQuestion):
+            known = loaded.values.get(q.id) if q.sim is None else (sim_truths or {}).get(q.id)
+        out.append((None, None) if known is None else (float(known), scoring.tolerance_band(float(known), q.tolerance)))
+    return out
 
 
 _known_keys: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # store -> key ids already stored
@@ -102,14 +103,13 @@ def ensure_key(store: AttemptStore, key: DrillKey) -> None:
     with _key_lock:
         if key.fingerprint in _known_keys.get(store, ()):
             return
-    rows = list(zip(key.question_ids, key.part_ids, key.kinds, key.truths, key.bands, key.right_choices,
-                    range(1, len(key.question_ids) + 1)))
+    rows = key.rows()
     writes = []
     absent = " WHERE NOT EXISTS (SELECT 1 FROM {table} WHERE key_id = ?)"
     if rows:
         writes.append((
             "INSERT INTO grading_keys SELECT ?, * FROM (VALUES "
-            + ", ".join(["(?, ?, ?, ?::DOUBLE, ?::DOUBLE, ?::VARCHAR, ?::BIGINT)"] * len(rows)) + ") AS v"
+            + ", ".join(["(?, ?, ?, ?::DOUBLE, ?::DOUBLE, ?::VARCHAR, ?::BIGINT, ?::INTEGER)"] * len(rows)) + ") AS v"
             + absent.format(table="grading_keys"),
             [key.fingerprint, *[x for row in rows for x in row], key.fingerprint]))
     if key.skill_pairs:
@@ -140,7 +140,8 @@ def stored_key_ctes(key: DrillKey) -> tuple[str, list]:
     """
     return (f"""
         qkey AS (
-            SELECT question_id, part_id, kind, truth, band, right_choice, position,
+            SELECT question_id, part_id, kind, truth, band, right_choice, position, variant,
+                   first_value(truth) OVER (PARTITION BY question_id ORDER BY variant) AS written_truth,
                    kind = 'numeric' AND truth IS NOT NULL AS graded_numeric, kind = 'choice' AS graded_choice,
                    band * (1 + {_EPS}) AS full_band, 2 * band * (1 + {_EPS}) AS half_band
             FROM grading_keys WHERE key_id = ?
@@ -150,8 +151,9 @@ def stored_key_ctes(key: DrillKey) -> tuple[str, list]:
 
 
 # -- answers joined to the key --------------------------------------------------------------
-# Every query that grades answers (alias `an`) joins the key (alias `k`) with this clause.
-KEY_JOIN = "JOIN qkey k USING (question_id)"
+# Every query that grades answers (alias `an`) joins the key (alias `k`) with this clause; the
+# attempts joined before it carry the attempt's `variant`, so each answer meets its own variant's truth.
+KEY_JOIN = "JOIN qkey k USING (question_id, variant)"
 
 # An answer's grade from the key's precomputed columns: the same tests as scoring.grade_numeric and
 # grade_choice, with no string comparison left in the per-row work. Notes stay NULL here: they are

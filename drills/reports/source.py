@@ -29,7 +29,7 @@ class Filters:
                 params.append(value)
         text = f"""
         att AS (
-            SELECT a.id AS attempt_id, a.candidate_id, c.handle, c.cohort, a.time_box_s, a.started_at
+            SELECT a.id AS attempt_id, a.candidate_id, c.handle, c.cohort, a.time_box_s, a.started_at, a.variant
             FROM attempts a JOIN candidates c ON c.id = a.candidate_id
             WHERE {' AND '.join(clauses)}
         )"""

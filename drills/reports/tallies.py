@@ -23,8 +23,8 @@ def _tally_insert(key: DrillKey, todo: list[int]) -> tuple[str, list]:
     chosen = ("""
         att AS (SELECT unnest(?::BIGINT[]) AS attempt_id),
         mine AS (
-            SELECT * FROM answers
-            WHERE attempt_id BETWEEN ? AND ? AND attempt_id IN (SELECT attempt_id FROM att)
+            SELECT an.*, a.variant FROM answers an JOIN attempts a ON a.id = an.attempt_id
+            WHERE an.attempt_id BETWEEN ? AND ? AND an.attempt_id IN (SELECT attempt_id FROM att)
         )""", [todo, min(todo), max(todo)])
     head, params = source.with_ctes(chosen, stored_key_ctes(key), source.LEVELS)
     # As grading_key.RATINGS, but joined to this refresh's own answers instead of the whole table.
