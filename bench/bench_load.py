@@ -64,7 +64,7 @@ async def _start(page, url: str, handle: str, timeout_ms: float) -> str:
 
 
 async def run_browser_session(browser, url: str, n: int, deadline: float,
-                              stored: StoredAnswers | None = None) -> SessionResult:
+                              stored: StoredAnswers | None = None, think_s: float = 0.0) -> SessionResult:
     """One candidate in a Chromium context: open the catalogue, start the drill, lock in five numbers on the board."""
     result = SessionResult()
     context = await browser.new_context(viewport={"width": 1300, "height": 900})
@@ -79,6 +79,7 @@ async def run_browser_session(browser, url: str, n: int, deadline: float,
         await page.get_by_label(GUESS).first.wait_for(timeout=timeout_ms())
         await _wait_idle(page, timeout_ms())
         for i in range(LOCKINS):
+            await asyncio.sleep(think_s)
             box = page.get_by_label(GUESS).first
             await box.fill(f"{10 + i}")
             clicked = time.monotonic()
@@ -101,7 +102,7 @@ async def run_browser_session(browser, url: str, n: int, deadline: float,
 
 
 async def drive_browser(url: str, sessions: int, budget_s: float, stagger_s: float,
-                        stored: StoredAnswers | None = None) -> list[SessionResult]:
+                        stored: StoredAnswers | None = None, *, think_s: float = 0.0) -> list[SessionResult]:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
@@ -110,7 +111,7 @@ async def drive_browser(url: str, sessions: int, budget_s: float, stagger_s: flo
 
         async def later(n: int) -> SessionResult:
             await asyncio.sleep(n * stagger_s)   # a class arrives over a few seconds, not in one instant
-            return await run_browser_session(browser, url, n, deadline, stored)
+            return await run_browser_session(browser, url, n, deadline, stored, think_s)
 
         try:
             return await asyncio.gather(*(later(n) for n in range(sessions)))
@@ -133,7 +134,8 @@ DRIVERS = {"ws": load_ws.drive, "browser": drive_browser}
 GENERATOR = {"ws": "Streamlit websocket protocol, no browser", "browser": "Chromium contexts"}
 
 
-def load_row(processes: int, sessions: int, budget_s: float, stagger_s: float, driver: str = "ws") -> dict[str, object]:
+def load_row(processes: int, sessions: int, budget_s: float, stagger_s: float, driver: str = "ws",
+             think_s: float = 0.0) -> dict[str, object]:
     drive = DRIVERS[driver]
     with Stack(processes) as stack:
         for app_url in stack.app_urls:   # a first visit imports every page: not what a class waits for
@@ -141,7 +143,7 @@ def load_row(processes: int, sessions: int, budget_s: float, stagger_s: float, d
         with StoreAnswers(stack.database) as stored:
             before, generator_before = cpu_of(stack.app_pids), generator_cpu_s()
             began = time.monotonic()
-            results = asyncio.run(drive(stack.url, sessions, budget_s, stagger_s, stored))
+            results = asyncio.run(drive(stack.url, sessions, budget_s, stagger_s, stored, think_s=think_s))
             wall = time.monotonic() - began
             cpu = cpu_of(stack.app_pids) - before
             generator = generator_cpu_s() - generator_before   # a browser's CPU counts once it is reaped, at close
@@ -226,6 +228,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--processes", type=int, nargs="+", default=[1, 3], help="app process counts (load)")
     parser.add_argument("--budget", type=float, default=300, help="seconds each load run may take before it stops")
     parser.add_argument("--stagger", type=float, default=0.5, help="seconds between session arrivals")
+    parser.add_argument("--think", type=float, default=0.0,
+                        help="seconds a candidate spends on a question before locking it in (default 0: back to back)")
     parser.add_argument("--driver", choices=sorted(DRIVERS), default="ws",
                         help="load: ws speaks Streamlit's websocket protocol (default); browser drives Chromium")
     parser.add_argument("--seconds", type=float, default=20, help="idle: how long the sessions sit idle")
@@ -252,10 +256,12 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for sessions in args.sessions:
         for processes in args.processes:
-            row = load_row(processes, sessions, args.budget, args.stagger, args.driver)
+            row = load_row(processes, sessions, args.budget, args.stagger, args.driver, args.think)
             rows.append(row)
             print(f"  done: {processes} process(es), {sessions} sessions in {row['wall']:.0f} s", file=sys.stderr, flush=True)
-    print(f"Start + {LOCKINS} lock-ins per session on loopback ({GENERATOR[args.driver]}; embedded PostgreSQL, nginx)")
+    pace = f"{args.think:g} s on each question first" if args.think else "back to back"
+    print(f"Start + {LOCKINS} lock-ins per session, {pace}, sessions {args.stagger:g} s apart, on loopback "
+          f"({GENERATOR[args.driver]}; embedded PostgreSQL, nginx)")
     print_load(rows)
     return 0
 

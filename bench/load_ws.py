@@ -212,8 +212,11 @@ async def lock_in(session: StreamlitSession, value: str, *, timeout: float) -> t
 
 
 async def run_session(url: str, n: int, deadline: float, stored: StoredAnswers | None = None,
-                      *, lockins: int = LOCKINS) -> SessionResult:
-    """One candidate: open the catalogue, start the drill, go on to the board, lock in `lockins` numbers."""
+                      *, lockins: int = LOCKINS, think_s: float = 0.0) -> SessionResult:
+    """One candidate: open the catalogue, start the drill, go on to the board, lock in `lockins` numbers.
+
+    `think_s` is the pause before each lock-in (reading the question, typing); 0 locks in back to back.
+    """
     result = SessionResult()
     left = lambda: max(1.0, deadline - time.monotonic())   # noqa: E731 (all steps share one deadline)
     session = None
@@ -225,6 +228,7 @@ async def run_session(url: str, n: int, deadline: float, stored: StoredAnswers |
         result.started = True
         await session.rerun([click(session.page.widget("button", "Next →"))], timeout=left())
         for i in range(lockins):
+            await asyncio.sleep(think_s)
             question_id, latency = await lock_in(session, f"{10 + i}", timeout=left())
             result.latencies_s.append(latency)
             result.acknowledged += 1
@@ -241,13 +245,14 @@ async def run_session(url: str, n: int, deadline: float, stored: StoredAnswers |
 
 
 async def drive(url: str, sessions: int, budget_s: float, stagger_s: float,
-                stored: StoredAnswers | None = None, *, lockins: int = LOCKINS) -> list[SessionResult]:
+                stored: StoredAnswers | None = None, *, lockins: int = LOCKINS,
+                think_s: float = 0.0) -> list[SessionResult]:
     """`sessions` candidates arriving `stagger_s` apart, all within one budget of `budget_s` seconds."""
     deadline = time.monotonic() + budget_s
 
     async def later(n: int) -> SessionResult:
         await asyncio.sleep(n * stagger_s)   # a class arrives over a few seconds, not in one instant
-        return await run_session(url, n, deadline, stored, lockins=lockins)
+        return await run_session(url, n, deadline, stored, lockins=lockins, think_s=think_s)
 
     return list(await asyncio.gather(*(later(n) for n in range(sessions))))
 
