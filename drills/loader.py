@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 import yaml
-from pydantic import ValidationError, model_validator
+from pydantic import ValidationError
 
 from drills.formulas import FormulaError, evaluate, placeholders, render
 from drills.schema import ChoiceQuestion, Drill, NotesQuestion, NumericQuestion, Part
@@ -489,28 +489,16 @@ def drill_findings(drill: Drill, file_stem: str | None = None) -> tuple[dict[str
 
 
 # -- loading ---------------------------------------------------------------------------------
-class _DrillFieldsOnly(Drill):
-    """The schema without its cross-reference validator, so the loader's rules can list every such problem."""
-
-    @model_validator(mode="after")
-    def _references(self) -> _DrillFieldsOnly:
-        return self
-
-
 def _plain(message: str) -> str:
     return message.removeprefix("Value error, ")
 
 
 def _validate(data: dict) -> tuple[Drill | None, list[Finding]]:
-    """The drill (or None) and the schema's findings. When only the cross-reference validator objects,
-    the drill is validated without it and the loader's rules say, one by one, what it objected to."""
+    """The drill (or None) and the schema's findings on its fields."""
     try:
         return Drill.model_validate(data), []
     except ValidationError as exc:
-        findings = [Finding(tuple(e["loc"]), _plain(e["msg"])) for e in exc.errors()]
-    if any(f.loc for f in findings):
-        return None, findings
-    return _DrillFieldsOnly.model_validate(data), findings
+        return None, [Finding(tuple(e["loc"]), _plain(e["msg"])) for e in exc.errors()]
 
 
 def _parse(source: str) -> tuple[yaml.Node | None, object]:
@@ -557,8 +545,6 @@ def check_file(path: Path) -> tuple[LoadedDrill | None, tuple[ContentError, ...]
     if drill is None:
         return None, tuple(place(f) for f in schema_findings)
     values, findings = drill_findings(drill, path.stem.lstrip("_"))
-    if schema_findings and not findings:
-        findings = schema_findings  # a cross-reference the loader's rules do not know yet: still refused
     if findings:
         errors = sorted((place(f) for f in findings), key=lambda e: e.line or 0)
         return None, tuple(errors)

@@ -224,7 +224,9 @@ class Verdict(_Frozen):
 
 
 class Drill(_Frozen):
-    """One drill file."""
+    """One drill file. Its fields are checked here; how they refer to each other (unique names and ids,
+    known skills, pacing, formulas, placeholders) is checked by the rules in drills.loader, which report
+    every problem of a file at once."""
 
     id: Name = Field(description="Unique across drills; must match the file name.")
     title: str = Field(min_length=1, description="Catalogue title.")
@@ -243,37 +245,6 @@ class Drill(_Frozen):
     rubric: tuple[Skill, ...] = Field(min_length=1, description="Self-scoring rubric.")
     level_names: LevelNames = Field(default_factory=LevelNames, description="Names shown for strong / ok / weak.")
     verdict: Verdict = Field(description="Verdict rules over the rubric.")
-
-    @model_validator(mode="after")
-    def _references(self) -> Drill:
-        names = [g.name for g in self.givens] + [d.name for d in self.derived]
-        dup = {n for n in names if names.count(n) > 1}
-        if dup:
-            raise ValueError(f"names defined twice: {sorted(dup)}")
-        part_ids = [p.id for p in self.parts]
-        if len(set(part_ids)) != len(part_ids):
-            raise ValueError("part ids must be unique")
-        q_ids = [q.id for q in self.all_questions()]
-        dup_q = {q for q in q_ids if q_ids.count(q) > 1}
-        if dup_q:
-            raise ValueError(f"question ids used twice: {sorted(dup_q)}")
-        clash = set(q_ids) & set(names)
-        if clash:
-            raise ValueError(f"question ids clash with givens/derived: {sorted(clash)}")
-        skill_ids = {s.id for s in self.rubric}
-        for q in self.all_questions():
-            unknown = set(q.skills) - skill_ids
-            if unknown:
-                raise ValueError(f"question {q.id!r} names unknown skills {sorted(unknown)}")
-        unknown_watch = set(self.verdict.watch_skills) - skill_ids
-        if unknown_watch:
-            raise ValueError(f"verdict watches unknown skills {sorted(unknown_watch)}")
-        if self.verdict.strong_needed > len(self.rubric):
-            raise ValueError("verdict.strong_needed is more than the number of skills")
-        pacing = sum(p.minutes for p in self.parts)
-        if pacing > self.time_box_min + 1e-9:
-            raise ValueError(f"parts' minutes add up to {pacing:g}, more than the {self.time_box_min:g}-minute time box")
-        return self
 
     def all_questions(self) -> list[NumericQuestion | ChoiceQuestion | NotesQuestion]:
         out: list = []
