@@ -116,7 +116,7 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
     CREATE INDEX idx_scores_attempt ON rubric_scores (attempt_id);
     """),
     # Derived, never a record: per attempt and grading key, what the instructor board sums from a
-    # million answers. drills.cohort.refresh_tallies rebuilds the rows of attempts that gained
+    # million answers. drills.reports.tallies.refresh_tallies rebuilds the rows of attempts that gained
     # answers, scores or ratings since its last run (those tables are append-only; tally_marks says
     # where it stopped). No primary key: a refresh deletes and re-inserts rows in one transaction.
     (2, """

@@ -69,8 +69,8 @@ class ReportCopy:
 
     The data version is the text of pg_current_snapshot(): equal texts see exactly the same committed
     transactions, so one cheap query per report call tells whether a write (from any process) landed.
-    A new copy forgets the tally marks, so drills.cohort recounts every tally on its next refresh (row
-    positions may shift between copies: a row can commit after one with a higher id was copied). The
+    A new copy forgets the tally marks, so drills.reports.tallies recounts every tally on its next refresh
+    (row positions may shift between copies: a row can commit after one with a higher id was copied). The
     old tallies stay until then, so a report that races a pull reads counts a moment old (as it would
     on the DuckDB store), never none. Grading keys stay too: they come from drill content.
     """

@@ -1,6 +1,7 @@
 """Instructors: the cohort scoreboard behind the instructor passphrase.
 
-Thin page: the gate is ui.instructor_access, the board is ui.instructor; reports come from drills.cohort.
+Thin page: the gate is ui.instructor_access, the board is ui.instructor; reports come from drills.reports,
+actions (overrides, extra time) from drills.instructor_actions.
 """
 from __future__ import annotations
 

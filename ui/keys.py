@@ -21,7 +21,7 @@ HOT_TENANT_RACE = "hot_tenant::race"     # last threaded owner race
 HOT_TENANT_TAB = "tab"                   # hot-tenant page's open tab, bound to ?tab= so a link can open one
 PLATFORM_SCENARIO = "platform_scenario"  # scenario picker on the platform simulation page
 PLATFORM_PREFIX = "platform::"           # that page's switches and sliders, per scenario
-EXTRA_MINUTES = "extra::minutes"         # instructor board: extra minutes typed (text, checked by drills.grants)
+EXTRA_MINUTES = "extra::minutes"         # instructor board: extra minutes as typed (drills.instructor_actions checks them)
 EXTRA_REASON = "extra::reason"           # instructor board: why the extra time was granted
 INSTRUCTOR_VIEW = "instructor::view"     # instructor board: which section (tab) is open
 PG_LAB_EXPERIMENT = "experiment"         # PostgreSQL lab's picker, and its ?experiment= query parameter
