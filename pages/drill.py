@@ -76,7 +76,7 @@ if current == SCORE_STEP:
     if open_questions and attempt.finished_at is None:
         st.warning(f"{open_questions} of {len(drill.all_questions())} questions are still open; finishing now "
                    "counts them as unanswered.", icon="⚠️")
-        confirmed = st.checkbox("Finish anyway", key="finish_anyway")
+        confirmed = st.checkbox("Finish anyway", key=keys.FINISH_ANYWAY)
     if attempt.finished_at is None and st.button("Finish and see results", type="primary", disabled=not confirmed):
         store.finish(attempt.id)
         st.switch_page("pages/results.py", query_params={keys.ATTEMPT_TOKEN: attempt.token})

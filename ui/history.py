@@ -71,9 +71,9 @@ def sign_in(store) -> str | None:
                 "personal resume code shown when you first started a drill with it.")
     with st.form("history_sign_in", enter_to_submit=True):
         cols = st.columns(2)
-        handle = cols[0].text_input("Your handle", max_chars=checks.MAX_HANDLE, key="history::handle")
+        handle = cols[0].text_input("Your handle", max_chars=checks.MAX_HANDLE, key=keys.HISTORY_HANDLE_INPUT)
         code = cols[1].text_input("Resume code", max_chars=20, placeholder="e.g. K7QM-3XHD", type="password",
-                                  key="history::code")
+                                  key=keys.HISTORY_CODE_INPUT)
         opened = st.form_submit_button("Open my history", type="primary")
     if opened:
         try:
@@ -176,7 +176,7 @@ def render_history() -> None:
         st.info("No attempts under this handle yet. Start one from the catalogue.")
         st.page_link("pages/home.py", label="Go to the catalogue", icon="🏠")
         return
-    st.dataframe(history_table(lines), hide_index=True, width="stretch", key="history_table")
+    st.dataframe(history_table(lines), hide_index=True, width="stretch", key=keys.HISTORY_TABLE)
     st.markdown("##### Resume or review")
     for number, line in enumerate(reversed(lines), start=1):
         target = "pages/results.py" if line.finished else "pages/drill.py"
@@ -186,12 +186,12 @@ def render_history() -> None:
                      icon="📊" if line.finished else "▶️", query_params={keys.ATTEMPT_TOKEN: line.attempt.token})
     st.markdown("##### Score over time")
     if any(line.finished for line in lines):
-        st.plotly_chart(score_figure(lines), width="stretch", key="history_scores")
+        st.plotly_chart(score_figure(lines), width="stretch", key=keys.HISTORY_SCORES_CHART)
     else:
         st.caption("Finish an attempt to start the score line.")
     st.markdown("##### Calibration over time")
     if any(line.ranges for line in lines):
-        st.plotly_chart(calibration_figure(lines), width="stretch", key="history_calibration")
+        st.plotly_chart(calibration_figure(lines), width="stretch", key=keys.HISTORY_CALIBRATION_CHART)
     else:
         st.caption("Give an 80% range with your numbers to see how often your ranges hold.")
     st.markdown("##### Skills over time")
@@ -199,4 +199,4 @@ def render_history() -> None:
     if figure is None:
         st.caption("Score yourself against the rubric at the end of an attempt to see your skills here.")
     else:
-        st.plotly_chart(figure, width="stretch", key="history_skills")
+        st.plotly_chart(figure, width="stretch", key=keys.HISTORY_SKILLS_CHART)

@@ -56,3 +56,29 @@ def guess_stale_key(name: str) -> str:
 def platform_key(scenario: str, name: str) -> str:
     """Per-scenario widget key, so picking a scenario starts from that scenario's settings."""
     return f"{PLATFORM_PREFIX}{scenario}::{name}"
+
+
+# ---- catalogue, drill page, history ------------------------------------------------------------
+
+FINISH_ANYWAY = "finish_anyway"                    # drill page: "Finish anyway" ticked with questions still open
+HISTORY_HANDLE_INPUT = "history::handle"           # history sign-in form: the handle typed
+HISTORY_CODE_INPUT = "history::code"               # history sign-in form: the resume code typed
+HISTORY_TABLE = "history_table"                    # history: the table of every attempt under the handle
+HISTORY_SCORES_CHART = "history_scores"            # history: score per attempt over time
+HISTORY_CALIBRATION_CHART = "history_calibration"  # history: how often the 80% ranges held
+HISTORY_SKILLS_CHART = "history_skills"            # history: rubric level per skill over time
+
+
+def start_button(drill_id: str) -> str:
+    """The catalogue's "Start the clock" button of one drill."""
+    return f"start_button::{drill_id}"
+
+
+def scope_pick(drill_id: str) -> str:
+    """The catalogue's picker of a shorter practice (essentials or one break) of one drill."""
+    return f"scope_pick::{drill_id}"
+
+
+def start_scope(drill_id: str) -> str:
+    """The catalogue's "Start this practice" button of one drill's shorter practice."""
+    return f"start_scope::{drill_id}"
