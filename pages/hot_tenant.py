@@ -41,21 +41,21 @@ def restart_lab() -> None:
 
 
 def on_write() -> None:
-    report = lab().write_burst(int(st.session_state["ht_burst"]))
+    report = lab().write_burst(int(st.session_state[keys.HOT_TENANT_BURST]))
     note("success", f"Burst of {report.attempted}: {report.accepted} new events under routing version "
                     f"{lab().version.version}.")
 
 
 def on_change_buckets() -> None:
     before = lab().version
-    after = lab().change_buckets(int(st.session_state["ht_buckets"]))
+    after = lab().change_buckets(int(st.session_state[keys.HOT_TENANT_BUCKETS]))
     note("info", f"Published routing version {after.version} with {after.buckets} buckets. Version "
                  f"{before.version} ({before.buckets} buckets) stays readable; its events keep their place.")
 
 
 def on_retry() -> None:
-    keep = st.session_state["ht_retry_route"] == "original"
-    count = min(int(st.session_state["ht_retry_n"]), len(lab().sent))
+    keep = st.session_state[keys.HOT_TENANT_RETRY_ROUTE] == "original"
+    count = min(int(st.session_state[keys.HOT_TENANT_RETRY_N]), len(lab().sent))
     if count < 1:
         note("warning", "Write a burst first: there is nothing to retry yet.")
         return
@@ -72,7 +72,8 @@ def on_read(next_page: bool) -> None:
     if next_page and keys.HOT_TENANT_READ in st.session_state:
         cursor = st.session_state[keys.HOT_TENANT_READ][0].next_cursor
     st.session_state[keys.HOT_TENANT_READ] = lab().read_latest(
-        int(st.session_state["ht_limit"]), cursor, max_concurrent=int(st.session_state["ht_cap"]))
+        int(st.session_state[keys.HOT_TENANT_PAGE_SIZE]), cursor,
+        max_concurrent=int(st.session_state[keys.HOT_TENANT_READ_CAP]))
 
 
 def on_acquire(owner: str, takeover: bool) -> None:
@@ -80,7 +81,7 @@ def on_acquire(owner: str, takeover: bool) -> None:
 
 
 def on_append(owner: str) -> None:
-    lab().append(owner, int(st.session_state["ht_batch"]))
+    lab().append(owner, int(st.session_state[keys.HOT_TENANT_BATCH]))
 
 
 def on_race() -> None:
@@ -100,15 +101,15 @@ def render_lab() -> None:
     st.subheader("1 · Write, re-route, retry")
     cols = st.columns(3)
     with cols[0].container(border=True):
-        st.number_input("Events in a burst", 1, MAX_BURST, 40, key="ht_burst")
+        st.number_input("Events in a burst", 1, MAX_BURST, 40, key=keys.HOT_TENANT_BURST)
         st.button("Write burst", on_click=on_write, type="primary", width="stretch")
     with cols[1].container(border=True):
-        st.number_input("New bucket count", 1, 64, 8 if version.buckets != 8 else 16, key="ht_buckets")
+        st.number_input("New bucket count", 1, 64, 8 if version.buckets != 8 else 16, key=keys.HOT_TENANT_BUCKETS)
         st.button(f"Publish routing version {version.version + 1}", on_click=on_change_buckets,
                   width="stretch")
     with cols[2].container(border=True):
-        st.number_input("Retry the oldest", 1, MAX_BURST, 20, key="ht_retry_n")
-        st.radio("Route retries by", ["original", "current"], horizontal=True, key="ht_retry_route",
+        st.number_input("Retry the oldest", 1, MAX_BURST, 20, key=keys.HOT_TENANT_RETRY_N)
+        st.radio("Route retries by", ["original", "current"], horizontal=True, key=keys.HOT_TENANT_RETRY_ROUTE,
                  format_func=lambda v: "their first version" if v == "original" else "today's version")
         st.button("Retry", on_click=on_retry, width="stretch")
 
@@ -122,8 +123,8 @@ def render_lab() -> None:
 
     st.subheader("2 · Read the newest events")
     cols = st.columns([1, 1, 1, 1])
-    cols[0].number_input("Page size", 1, 50, 10, key="ht_limit")
-    cols[1].slider("Concurrent bucket reads", 1, 8, 4, key="ht_cap")
+    cols[0].number_input("Page size", 1, 50, 10, key=keys.HOT_TENANT_PAGE_SIZE)
+    cols[1].slider("Concurrent bucket reads", 1, 8, 4, key=keys.HOT_TENANT_READ_CAP)
     cols[2].button("Read the newest page", on_click=on_read, args=(False,), width="stretch")
     last = st.session_state.get(keys.HOT_TENANT_READ)
     cols[3].button("Next page", on_click=on_read, args=(True,), width="stretch",
@@ -150,17 +151,17 @@ def render_lab() -> None:
     st.subheader("3 · One ordered stream, two owners")
     st.markdown("A strictly ordered stream cannot be spread over buckets. One owner holds a lease with an "
                 "epoch; every append carries the epoch and is refused if a newer owner has taken over.")
-    st.columns([1, 3])[0].number_input("Events per append", 1, 25, 5, key="ht_batch")
+    st.columns([1, 3])[0].number_input("Events per append", 1, 25, 5, key=keys.HOT_TENANT_BATCH)
     owner_cols = st.columns(len(OWNERS))
     for col, owner in zip(owner_cols, OWNERS):
         with col.container(border=True):
             st.markdown(f"**Owner {owner}**")
             b = st.columns(3)
-            b[0].button("Acquire", key=f"ht_acq_{owner}", on_click=on_acquire, args=(owner, False),
+            b[0].button("Acquire", key=keys.hot_tenant_acquire(owner), on_click=on_acquire, args=(owner, False),
                         width="stretch")
-            b[1].button("Take over", key=f"ht_take_{owner}", on_click=on_acquire, args=(owner, True),
+            b[1].button("Take over", key=keys.hot_tenant_take_over(owner), on_click=on_acquire, args=(owner, True),
                         width="stretch")
-            b[2].button("Append", key=f"ht_app_{owner}", on_click=on_append, args=(owner,),
+            b[2].button("Append", key=keys.hot_tenant_append(owner), on_click=on_append, args=(owner,),
                         width="stretch", type="primary")
     if play.owner_log:
         latest_attempt = play.owner_log[-1]
@@ -185,7 +186,7 @@ def render_lab() -> None:
                     f"{len(events)} events, sequence {'has no gaps' if gap_free else 'HAS GAPS'}, "
                     f"every event after the takeover is B's.")
         st.plotly_chart(charts.stream_figure(events, title=f"Threaded race on {tenant}"), width="stretch",
-                        key="race_chart")
+                        key=keys.HOT_TENANT_RACE_CHART)
     with st.expander("The same race on PostgreSQL, with no turnstile: row locks and the epoch fence alone"):
         render_owner_race_beside_duckdb()
 
@@ -254,7 +255,7 @@ def render_sim() -> None:
     m[3].metric("Replay drained after", "never" if drain is None else f"{drain:,.1f} s",
                 help=f"Within the {out['horizon_s']:,.0f} s simulated. The ideal floor is pending ÷ spare capacity.")
     st.plotly_chart(charts.partition_load_figure(result), width="stretch")
-    guess.animate(charts.backlog_frames(result), animate_now=just_played, chart_key="ht_backlog")
+    guess.animate(charts.backlog_frames(result), animate_now=just_played, chart_key=keys.HOT_TENANT_BACKLOG_CHART)
     floor = out["replay_drain_floor_s"]
     if floor is None:
         st.warning("The tenant alone offers more than the whole fleet can serve: no spreading can drain a replay.")

@@ -18,10 +18,19 @@ HOT_TENANT_LAB = "hot_tenant::lab"       # the reader's private hot-tenant lab (
 HOT_TENANT_NOTE = "hot_tenant::note"     # outcome of the reader's last lab action
 HOT_TENANT_READ = "hot_tenant::read"     # last latest-N read: (bounded page, naive page)
 HOT_TENANT_RACE = "hot_tenant::race"     # last threaded owner race
+HOT_TENANT_BURST = "ht_burst"            # hot-tenant lab: events in the next burst
+HOT_TENANT_BUCKETS = "ht_buckets"        # hot-tenant lab: bucket count of the next routing version
+HOT_TENANT_RETRY_N = "ht_retry_n"        # hot-tenant lab: how many of the oldest events to retry
+HOT_TENANT_RETRY_ROUTE = "ht_retry_route"  # hot-tenant lab: route retries by first or current version
+HOT_TENANT_PAGE_SIZE = "ht_limit"        # hot-tenant lab: events per latest-N page
+HOT_TENANT_READ_CAP = "ht_cap"           # hot-tenant lab: bucket reads allowed at once
+HOT_TENANT_BATCH = "ht_batch"            # hot-tenant lab: events per owner append
+HOT_TENANT_RACE_CHART = "race_chart"     # hot-tenant lab: the stream after the threaded owner race
+HOT_TENANT_BACKLOG_CHART = "ht_backlog"  # hot-tenant simulation: the replayed backlog chart
 HOT_TENANT_TAB = "tab"                   # hot-tenant page's open tab, bound to ?tab= so a link can open one
 PLATFORM_SCENARIO = "platform_scenario"  # scenario picker on the platform simulation page
 PLATFORM_PREFIX = "platform::"           # that page's switches and sliders, per scenario
-EXTRA_MINUTES = "extra::minutes"         # instructor board: extra minutes as typed (drills.instructor_actions checks them)
+EXTRA_MINUTES = "extra::minutes"         # instructor board: extra minutes as typed (drills.instructor_actions checks)
 EXTRA_REASON = "extra::reason"           # instructor board: why the extra time was granted
 INSTRUCTOR_VIEW = "instructor::view"     # instructor board: which section (tab) is open
 PG_LAB_EXPERIMENT = "experiment"         # PostgreSQL lab's picker, and its ?experiment= query parameter
@@ -82,3 +91,18 @@ def scope_pick(drill_id: str) -> str:
 def start_scope(drill_id: str) -> str:
     """The catalogue's "Start this practice" button of one drill's shorter practice."""
     return f"start_scope::{drill_id}"
+
+
+def hot_tenant_acquire(owner: str) -> str:
+    """The hot-tenant lab's "Acquire" button of one stream owner."""
+    return f"ht_acq_{owner}"
+
+
+def hot_tenant_take_over(owner: str) -> str:
+    """The hot-tenant lab's "Take over" button of one stream owner."""
+    return f"ht_take_{owner}"
+
+
+def hot_tenant_append(owner: str) -> str:
+    """The hot-tenant lab's "Append" button of one stream owner."""
+    return f"ht_app_{owner}"
