@@ -178,7 +178,7 @@ def test_the_right_passphrase_opens_the_board(app_test, demo_db, configured):
 def test_the_cohort_filter_narrows_the_counts(app_test, demo_db, configured):
     at = _signed_in(app_test)
     everyone = int(_metrics(at)["Candidates"])
-    at.selectbox(key=board_ui.COHORT_KEY).set_value("north").run()
+    at.selectbox(key=keys.INSTRUCTOR_COHORT).set_value("north").run()
     assert not at.exception
     assert 0 < int(_metrics(at)["Candidates"]) < everyone
     assert set(_frame_with(at, "Calibration %")["Cohort"]) == {"north"}
@@ -193,7 +193,7 @@ def test_an_empty_store_says_how_to_fill_a_demo(app_test, db_path, configured):
 
 # -- overrides and extra time --------------------------------------------------------------------
 def _selected_attempt(at, db_path):
-    attempt_id = at.selectbox(key=board_ui.attempt_key(at.selectbox(key=board_ui.CANDIDATE_KEY).value)).value
+    attempt_id = at.selectbox(key=keys.instructor_attempt(at.selectbox(key=keys.INSTRUCTOR_CANDIDATE).value)).value
     store = AttemptStore(db_path)
     try:
         return store.attempt_by_id(int(attempt_id))
@@ -265,8 +265,8 @@ def test_extra_time_changes_the_candidates_time_left(app_test, demo_db, configur
     fresh = store.start_attempt("one_tenant", "zed", "north", 45 * 60)
     store.close()
     at = _signed_in(app_test, tab="Attempt")
-    at.selectbox(key=board_ui.CANDIDATE_KEY).set_value(fresh.candidate_id).run()
-    assert at.selectbox(key=board_ui.attempt_key(fresh.candidate_id)).value == fresh.id
+    at.selectbox(key=keys.INSTRUCTOR_CANDIDATE).set_value(fresh.candidate_id).run()
+    assert at.selectbox(key=keys.instructor_attempt(fresh.candidate_id)).value == fresh.id
     assert _metrics(at)["Time box"] == "45:00"
     at.text_input(key="extra::minutes").input("15")
     at.text_input(key="extra::reason").input("fire alarm")
@@ -302,7 +302,7 @@ def test_bad_extra_time_gets_a_message_and_stores_nothing(app_test, demo_db, con
     fresh = store.start_attempt("one_tenant", "zed", "north", 45 * 60)
     store.close()
     at = _signed_in(app_test, tab="Attempt")
-    at.selectbox(key=board_ui.CANDIDATE_KEY).set_value(fresh.candidate_id).run()
+    at.selectbox(key=keys.INSTRUCTOR_CANDIDATE).set_value(fresh.candidate_id).run()
     at.text_input(key="extra::minutes").input(minutes)
     _button(at, "Grant extra time").click()
     at.run()
@@ -321,8 +321,8 @@ def test_a_finished_attempt_gets_no_extra_time(app_test, demo_db, configured):
     store.finish(done.id)
     store.close()
     at = _signed_in(app_test, tab="Attempt")
-    at.selectbox(key=board_ui.CANDIDATE_KEY).set_value(done.candidate_id).run()
-    assert at.selectbox(key=board_ui.attempt_key(done.candidate_id)).value == done.id
+    at.selectbox(key=keys.INSTRUCTOR_CANDIDATE).set_value(done.candidate_id).run()
+    assert at.selectbox(key=keys.instructor_attempt(done.candidate_id)).value == done.id
     at.text_input(key="extra::minutes").input("15")
     _button(at, "Grant extra time").click()
     at.run()
@@ -337,10 +337,10 @@ def test_a_cohort_code_with_html_is_shown_as_plain_text(app_test, demo_db, confi
     store.start_attempt("one_tenant", "mallory", HOSTILE_COHORT, 45 * 60)
     store.close()
     at = _signed_in(app_test)
-    assert HOSTILE_COHORT in at.selectbox(key=board_ui.COHORT_KEY).options
+    assert HOSTILE_COHORT in at.selectbox(key=keys.INSTRUCTOR_COHORT).options
     assert HOSTILE_COHORT in set(_frame_with(at, "Calibration %")["Cohort"])
     assert not any("<script" in text or "<b>" in text for text in _texts(at))
-    at.selectbox(key=board_ui.COHORT_KEY).set_value(HOSTILE_COHORT).run()
+    at.selectbox(key=keys.INSTRUCTOR_COHORT).set_value(HOSTILE_COHORT).run()
     assert not at.exception
     assert _metrics(at)["Candidates"] == "1"
     assert not any("<script" in text or "<b>" in text for text in _texts(at))

@@ -31,18 +31,7 @@ from ui.results import guess_figure, results_table, show_results_table
 
 ALL_COHORTS = "\u0000all"   # a sentinel no cohort code can equal (codes are letters, digits, - and _)
 HEATMAP_ROWS = 60
-DRILL_KEY = "instructor::drill"
-COHORT_KEY = "instructor::cohort"
-DATES_KEY = "instructor::dates"
-CANDIDATE_KEY = "instructor::candidate"
-ATTEMPT_KEY = "instructor::attempt"
-FLASH_KEY = "instructor::flash"
 DEMO_COMMAND = "FAULTLINES_DB=data/faultlines.duckdb python -m drills.demo --candidates 40"
-
-
-def attempt_key(candidate_id: int) -> str:
-    """One attempt picker per candidate: a picker kept across candidates kept showing the old label."""
-    return f"{ATTEMPT_KEY}::{int(candidate_id)}"
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -126,22 +115,21 @@ def choose_filters(store: AttemptStore) -> tuple[LoadedDrill, Filters] | None:
     active = [d for d in aggregates.drills_by_activity(store) if d in catalogue.drills]
     drill_ids = active + [d for d in catalogue.drills if d not in active]
     cols = st.columns([3, 1, 2])
-    drill_id = cols[0].selectbox("Drill", drill_ids, key=DRILL_KEY,
+    drill_id = cols[0].selectbox("Drill", drill_ids, key=keys.INSTRUCTOR_DRILL,
                                  format_func=lambda d: catalogue.drills[d].drill.title)
     codes = aggregates.cohorts(store, drill_id)
     options = [ALL_COHORTS] + codes
-    if st.session_state.get(COHORT_KEY) not in options:
-        st.session_state.pop(COHORT_KEY, None)
-    chosen = cols[1].selectbox("Cohort", options, key=COHORT_KEY,
+    if st.session_state.get(keys.INSTRUCTOR_COHORT) not in options:
+        st.session_state.pop(keys.INSTRUCTOR_COHORT, None)
+    chosen = cols[1].selectbox("Cohort", options, key=keys.INSTRUCTOR_COHORT,
                                format_func=lambda c: "All cohorts" if c == ALL_COHORTS else (c or "(no cohort)"))
     bounds = aggregates.date_bounds(store, drill_id)
     since = until = None
     if bounds is not None:
         first = dt.datetime.fromtimestamp(bounds[0], dt.timezone.utc).date()
         last = dt.datetime.fromtimestamp(bounds[1], dt.timezone.utc).date()
-        # Keyed by the bounds, so a new day of attempts widens the default range instead of hiding them.
         picked = cols[2].date_input("Attempts started between (UTC)", value=(first, last),
-                                    key=f"{DATES_KEY}::{drill_id}::{first}::{last}")
+                                    key=keys.instructor_dates(drill_id, first, last))
         picked = tuple(picked) if isinstance(picked, (tuple, list)) else (picked,)
         if picked:
             end = picked[1] if len(picked) > 1 else picked[0]
@@ -194,7 +182,7 @@ def render_skills(board: Board, table: pd.DataFrame) -> None:
         return
     order = list(zip(top["handle"], top["cohort"]))
     st.plotly_chart(board.figure("heatmap", lambda: figures.skills_heatmap(levels, board.key, order), tuple(order)),
-                    width="stretch", key="heatmap")
+                    width="stretch", key=keys.INSTRUCTOR_HEATMAP)
     caption = (f"Each candidate's latest attempt. {figures.OVERRIDE_MARK} marks an instructor override "
                "(hover for the comment).")
     if len(table) > HEATMAP_ROWS:
@@ -220,7 +208,7 @@ def render_questions(board: Board) -> None:
     prompts = {q: board.loaded.text(question.prompt) for q, question in questions.items()}
     shorts = {q: figures.short_prompt(p) for q, p in prompts.items()}
     st.plotly_chart(board.figure("questions", lambda: figures.question_figure(errors, sample, shorts)),
-                    width="stretch", key="questions_fig")
+                    width="stretch", key=keys.INSTRUCTOR_QUESTIONS_CHART)
     st.caption("Boxes span the middle half of the cohort's guesses, whiskers 5% to 95%; dots are a sample of "
                "guesses (green within tolerance). Questions are ranked by the median miss, worst first. "
                "Simulation-graded questions are compared with one reference run of the simulation. Each guess is "
@@ -249,7 +237,7 @@ def render_time(board: Board) -> None:
     if not spent["attempts"].any():
         st.info("No time recorded yet: time per part starts when a candidate opens a part.")
         return
-    st.plotly_chart(board.figure("time", lambda: figures.time_figure(spent)), width="stretch", key="time_fig")
+    st.plotly_chart(board.figure("time", lambda: figures.time_figure(spent)), width="stretch", key=keys.TIME_CHART)
     st.caption("Bars are the cohort's median minutes per part (whiskers: middle half) beside the drill's pacing.")
 
 
@@ -260,9 +248,9 @@ def render_calibration(board: Board, table: pd.DataFrame) -> None:
         return
     cols = st.columns(2)
     cols[0].plotly_chart(board.figure("calib_skill", lambda: figures.calibration_figure(by_skill)), width="stretch",
-                         key="calib_skill")
+                         key=keys.INSTRUCTOR_CALIBRATION_SKILL_CHART)
     cols[1].plotly_chart(board.figure("calib_people", lambda: figures.calibration_histogram(table)),
-                         width="stretch", key="calib_people")
+                         width="stretch", key=keys.INSTRUCTOR_CALIBRATION_PEOPLE_CHART)
     total_r, total_h = int(by_skill["ranges"].sum()), int(by_skill["hits"].sum())
     st.caption("Stated 80% ranges against how often they held. Below 80% means ranges too narrow "
                "(overconfident); well above means too wide. Per candidate, see the leaderboard's Calibration %. "
@@ -273,17 +261,17 @@ def render_attempt(board: Board, table: pd.DataFrame) -> None:
     candidates = list(table["candidate_id"])
     labels = dict(zip(table["candidate_id"], (figures.candidate_label(h, c)
                                               for h, c in zip(table["handle"], table["cohort"]))))
-    if st.session_state.get(CANDIDATE_KEY) not in labels:
-        st.session_state.pop(CANDIDATE_KEY, None)
+    if st.session_state.get(keys.INSTRUCTOR_CANDIDATE) not in labels:
+        st.session_state.pop(keys.INSTRUCTOR_CANDIDATE, None)
     cols = st.columns(2)
-    candidate_id = cols[0].selectbox("Candidate", candidates, key=CANDIDATE_KEY, format_func=labels.get)
+    candidate_id = cols[0].selectbox("Candidate", candidates, key=keys.INSTRUCTOR_CANDIDATE, format_func=labels.get)
     attempts = board.report("attempt_summary")
     mine = attempts[attempts["candidate_id"] == candidate_id].sort_values("started_at")
     options = list(mine["attempt_id"])
     described = {a: f"#{a} · started {_utc(s)} UTC · {variant_label(int(v))} · {'finished' if pd.notna(f) else 'open'} "
                     f"· {p:.0f}%" for a, s, v, f, p in zip(mine["attempt_id"], mine["started_at"], mine["variant"],
                                                            mine["finished_at"], mine["score_pct"])}
-    picker = attempt_key(candidate_id) if candidate_id is not None else ATTEMPT_KEY
+    picker = keys.instructor_attempt(candidate_id) if candidate_id is not None else keys.INSTRUCTOR_ATTEMPT
     if st.session_state.get(picker) not in described:
         st.session_state.pop(picker, None)
     attempt_id = cols[1].selectbox("Attempt", options, key=picker, format_func=described.get,
@@ -318,13 +306,13 @@ def render_attempt(board: Board, table: pd.DataFrame) -> None:
         "Since start": [format_duration(r.at - attempt.started_at) for r in rows],
         "Event": [r.kind for r in rows], "Part": [r.part_id or "" for r in rows], "Detail": [r.what for r in rows],
         "Flag": [f"⚠ {r.flag}" if r.early else "" for r in rows],
-    }), hide_index=True, width="stretch", key="timeline_table")
+    }), hide_index=True, width="stretch", key=keys.INSTRUCTOR_TIMELINE)
 
     st.markdown("##### Answers against the truth")
     figure = guess_figure(view, results)
     if figure is not None:
-        st.plotly_chart(figure, width="stretch", key="attempt_guess_fig")
-    show_results_table(results_table(view, results), key="attempt_results_table", answer_label="Their answer")
+        st.plotly_chart(figure, width="stretch", key=keys.INSTRUCTOR_GUESS_CHART)
+    show_results_table(results_table(view, results), key=keys.INSTRUCTOR_RESULTS_TABLE, answer_label="Their answer")
 
     render_rubric(board, view)
     render_extra_time(board, view)
@@ -340,15 +328,16 @@ def render_rubric(board: Board, view: AttemptView) -> None:
         "Level that counts": drill.level_label(levels[s.id].level) if s.id in levels else "not scored",
         "Scored by": (f"{levels[s.id].scorer}: {levels[s.id].scorer_name}" if s.id in levels else ""),
         "Comment": levels[s.id].reason if s.id in levels else "",
-    } for s in drill.rubric]), hide_index=True, width="stretch", key="rubric_now")
+    } for s in drill.rubric]), hide_index=True, width="stretch", key=keys.INSTRUCTOR_RUBRIC_TABLE)
     with st.form("override", clear_on_submit=False):
         st.markdown("**Override a skill's score** (appended; the latest instructor score wins; the candidate sees it "
                     "with your comment)")
         cols = st.columns([2, 2])
         skill_id = cols[0].selectbox("Skill", [s.id for s in drill.rubric], format_func=lambda s: drill.skill(s).name,
-                                     key="override::skill")
-        level = cols[1].radio("Level", LEVELS, format_func=drill.level_label, horizontal=True, key="override::level")
-        comment = st.text_area("Comment (required, shown to the candidate)", key="override::comment", height=90)
+                                     key=keys.OVERRIDE_SKILL)
+        level = cols[1].radio("Level", LEVELS, format_func=drill.level_label, horizontal=True,
+                              key=keys.OVERRIDE_LEVEL)
+        comment = st.text_area("Comment (required, shown to the candidate)", key=keys.OVERRIDE_COMMENT, height=90)
         submitted = st.form_submit_button("Save override", type="primary")
     if submitted:
         try:
@@ -356,11 +345,11 @@ def render_rubric(board: Board, view: AttemptView) -> None:
         except InputError as problem:
             st.error(str(problem), icon="⚠️")
         else:
-            st.session_state[FLASH_KEY] = f"Override saved for {drill.skill(skill_id).name}."
+            st.session_state[keys.INSTRUCTOR_FLASH] = f"Override saved for {drill.skill(skill_id).name}."
             st.rerun()
     overrides = override_history(history)
     skill_ids = {s.id for s in drill.rubric}
-    _history_table("Override history", "No instructor overrides on this attempt.", "override_history", {
+    _history_table("Override history", "No instructor overrides on this attempt.", keys.OVERRIDE_HISTORY, {
         "When (UTC)": [_utc(r.scored_at) for r in overrides],
         "Skill": [drill.skill(r.skill_id).name if r.skill_id in skill_ids else r.skill_id for r in overrides],
         "Level": [drill.level_label(r.level) for r in overrides],
@@ -396,10 +385,10 @@ def render_extra_time(board: Board, view: AttemptView) -> None:
         except InputError as problem:
             st.error(str(problem), icon="⚠️")
         else:
-            st.session_state[FLASH_KEY] = f"Granted {added:g} extra minutes."
+            st.session_state[keys.INSTRUCTOR_FLASH] = f"Granted {added:g} extra minutes."
             st.rerun()
     history = grant_history(board.store, attempt.id)
-    _history_table("Time grant history", "No extra time granted on this attempt.", "grant_history", {
+    _history_table("Time grant history", "No extra time granted on this attempt.", keys.GRANT_HISTORY, {
         "When (UTC)": [_utc(g.granted_at) for g in history],
         "Who": [g.granted_by for g in history],
         "Minutes": [g.minutes for g in history],
@@ -420,12 +409,13 @@ def render_exports(board: Board) -> None:
             next(cols).download_button(
                 f"{what.capitalize()} ({label})",
                 lambda export=export, encode=encode: encode(export(store, key, filters)),
-                file_name=f"{stem}_{what}.{suffix}", mime=mime, key=f"dl_{what}_{suffix}", on_click="ignore")
+                file_name=f"{stem}_{what}.{suffix}", mime=mime, key=keys.instructor_download(what, suffix),
+                on_click="ignore")
 
 
 def render_board(instructor: str) -> None:
     store = get_store()
-    message = st.session_state.pop(FLASH_KEY, None)
+    message = st.session_state.pop(keys.INSTRUCTOR_FLASH, None)
     if message:
         st.success(message, icon="✅")
     chosen = choose_filters(store)

@@ -11,9 +11,6 @@ from drills.answers import InputError
 from drills.instructor_actions import instructor_name_entry
 from ui import keys
 
-NAME_KEY = "instructor::name"
-FAILURES_KEY = "instructor::failures"
-
 
 def _secret_hash() -> object:
     try:
@@ -53,8 +50,8 @@ def sign_in() -> str | None:
     if encoded is None:
         _explain_setup()
         return None
-    if keys.INSTRUCTOR_OK in st.session_state and st.session_state.get(NAME_KEY):
-        return st.session_state[NAME_KEY]
+    if keys.INSTRUCTOR_OK in st.session_state and st.session_state.get(keys.INSTRUCTOR_NAME):
+        return st.session_state[keys.INSTRUCTOR_NAME]
 
     st.info("This page is for instructors. Sign in with the instructor passphrase.", icon="🔒")
     with st.form("instructor_sign_in", enter_to_submit=True):
@@ -70,14 +67,14 @@ def sign_in() -> str | None:
         return None
     if access.verify(passphrase or "", encoded):
         st.session_state[keys.INSTRUCTOR_OK] = access.fingerprint(encoded)
-        st.session_state[NAME_KEY] = clean_name
-        st.session_state[FAILURES_KEY] = 0
+        st.session_state[keys.INSTRUCTOR_NAME] = clean_name
+        st.session_state[keys.INSTRUCTOR_FAILURES] = 0
         access.FAILURES.succeed()
         st.rerun()
-    failures = st.session_state.get(FAILURES_KEY, 0)
+    failures = st.session_state.get(keys.INSTRUCTOR_FAILURES, 0)
     # The wait comes from the process-wide count, so a reload or a new browser session does not reset it.
     access.wait_after_failure()
-    st.session_state[FAILURES_KEY] = failures + 1
+    st.session_state[keys.INSTRUCTOR_FAILURES] = failures + 1
     st.error(f"That passphrase is not right (wrong try {failures + 1} in this session; each one waits longer).",
              icon="⛔")
     return None
@@ -85,10 +82,10 @@ def sign_in() -> str | None:
 
 def _forget_sign_in() -> None:
     st.session_state.pop(keys.INSTRUCTOR_OK, None)
-    st.session_state.pop(NAME_KEY, None)
+    st.session_state.pop(keys.INSTRUCTOR_NAME, None)
 
 
 def sign_out_button() -> None:
-    if st.button("Sign out", key="instructor_sign_out"):
+    if st.button("Sign out", key=keys.INSTRUCTOR_SIGN_OUT):
         _forget_sign_in()
         st.rerun()

@@ -4,6 +4,8 @@ Widgets build per-item keys with the helpers below rather than ad-hoc f-strings.
 """
 from __future__ import annotations
 
+import datetime as dt
+
 ATTEMPT_TOKEN = "attempt"                # also the ?attempt= query parameter
 PART = "part"                            # ?part= query parameter: where the candidate is
 PART_SELECT = "part_select"              # the drill page's part picker widget
@@ -106,3 +108,45 @@ def hot_tenant_take_over(owner: str) -> str:
 def hot_tenant_append(owner: str) -> str:
     """The hot-tenant lab's "Append" button of one stream owner."""
     return f"ht_app_{owner}"
+
+
+# ---- instructor board --------------------------------------------------------------------------
+
+INSTRUCTOR_NAME = "instructor::name"                      # the signed-in instructor's name, stamped on overrides
+INSTRUCTOR_FAILURES = "instructor::failures"              # wrong passphrases this session, counted in the error
+INSTRUCTOR_SIGN_OUT = "instructor_sign_out"               # the instructor's "Sign out" button
+INSTRUCTOR_DRILL = "instructor::drill"                    # board filter: which drill
+INSTRUCTOR_COHORT = "instructor::cohort"                  # board filter: which cohort (or all)
+INSTRUCTOR_DATES_PREFIX = "instructor::dates"             # board filter: start-date range, per drill and bounds
+INSTRUCTOR_CANDIDATE = "instructor::candidate"            # attempt view: the candidate picked
+INSTRUCTOR_ATTEMPT = "instructor::attempt"                # attempt view: the attempt picker before a candidate is
+INSTRUCTOR_FLASH = "instructor::flash"                    # an override or grant confirmation shown once (toast)
+INSTRUCTOR_HEATMAP = "heatmap"                            # skills tab: level per candidate and skill
+INSTRUCTOR_QUESTIONS_CHART = "questions_fig"              # questions tab: the cohort's guesses against the truth
+TIME_CHART = "time_fig"                                   # minutes per part against pacing (results page and board)
+INSTRUCTOR_CALIBRATION_SKILL_CHART = "calib_skill"        # calibration tab: how often 80% ranges held, per skill
+INSTRUCTOR_CALIBRATION_PEOPLE_CHART = "calib_people"      # calibration tab: the spread of hit rates over people
+INSTRUCTOR_TIMELINE = "timeline_table"                    # attempt view: the attempt's events in order
+INSTRUCTOR_GUESS_CHART = "attempt_guess_fig"              # attempt view: the candidate's answers against the truth
+INSTRUCTOR_RESULTS_TABLE = "attempt_results_table"        # attempt view: the candidate's graded answers
+INSTRUCTOR_RUBRIC_TABLE = "rubric_now"                    # attempt view: the rubric level that counts per skill
+OVERRIDE_SKILL = "override::skill"                        # override form: the skill rescored
+OVERRIDE_LEVEL = "override::level"                        # override form: the level given
+OVERRIDE_COMMENT = "override::comment"                    # override form: the comment shown to the candidate
+OVERRIDE_HISTORY = "override_history"                     # attempt view: every instructor override so far
+GRANT_HISTORY = "grant_history"                           # attempt view: every extra-time grant so far
+
+
+def instructor_dates(drill_id: str, first: dt.date, last: dt.date) -> str:
+    """Keyed by the bounds, so a new day of attempts widens the default range instead of hiding them."""
+    return f"{INSTRUCTOR_DATES_PREFIX}::{drill_id}::{first}::{last}"
+
+
+def instructor_attempt(candidate_id: int) -> str:
+    """One attempt picker per candidate: a picker kept across candidates kept showing the old label."""
+    return f"{INSTRUCTOR_ATTEMPT}::{int(candidate_id)}"
+
+
+def instructor_download(what: str, suffix: str) -> str:
+    """The exports tab's download button of one export (answers, attempts) in one format (csv, parquet)."""
+    return f"dl_{what}_{suffix}"
