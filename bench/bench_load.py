@@ -135,9 +135,9 @@ GENERATOR = {"ws": "Streamlit websocket protocol, no browser", "browser": "Chrom
 
 
 def load_row(processes: int, sessions: int, budget_s: float, stagger_s: float, driver: str = "ws",
-             think_s: float = 0.0) -> dict[str, object]:
+             think_s: float = 0.0, root: Path = ROOT) -> dict[str, object]:
     drive = DRIVERS[driver]
-    with Stack(processes) as stack:
+    with Stack(processes, root=root) as stack:
         for app_url in stack.app_urls:   # a first visit imports every page: not what a class waits for
             asyncio.run(drive(app_url, 1, 120, 0))
         with StoreAnswers(stack.database) as stored:
@@ -220,6 +220,13 @@ def tree_at(revision: str, into: Path) -> Path:
     return into
 
 
+def revision_name(revision: str) -> str:
+    """`revision` with its short commit hash, so a printed table says which code it measured."""
+    commit = subprocess.run(["git", "rev-parse", "--short", revision], cwd=ROOT, check=True, capture_output=True,
+                            text=True).stdout.strip()
+    return revision if revision == commit else f"{revision} ({commit})"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.bench_load", description=__doc__.splitlines()[0])
     parser.add_argument("mode", nargs="?", choices=("load", "idle"), default="load")
@@ -232,12 +239,17 @@ def main(argv: list[str] | None = None) -> int:
                         help="seconds a candidate spends on a question before locking it in (default 0: back to back)")
     parser.add_argument("--driver", choices=sorted(DRIVERS), default="ws",
                         help="load: ws speaks Streamlit's websocket protocol (default); browser drives Chromium")
+    parser.add_argument("--at", default=None, metavar="REV",
+                        help="load: serve the app as of this git revision (git archive), so edits made in the working "
+                             "tree while the benchmark runs cannot change the app under measurement")
     parser.add_argument("--seconds", type=float, default=20, help="idle: how long the sessions sit idle")
     parser.add_argument("--compare-with", default=None,
                         help="idle: also measure the app as of this git revision (e.g. the commit before the browser clock)")
     args = parser.parse_args(argv)
     if any(not 1 <= n <= 60 for n in args.sessions):
         parser.error("--sessions must be between 1 and 60 (a bounded test on one machine)")
+    if args.think < 0:
+        parser.error("--think must not be negative")
     if args.mode == "idle":
         sessions = args.sessions[0]
         rows = [("this tree", ROOT)]
@@ -254,13 +266,17 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  ratio before/after: {figures[0] / figures[1]:.1f}x")
         return 0
     rows = []
-    for sessions in args.sessions:
-        for processes in args.processes:
-            row = load_row(processes, sessions, args.budget, args.stagger, args.driver, args.think)
-            rows.append(row)
-            print(f"  done: {processes} process(es), {sessions} sessions in {row['wall']:.0f} s", file=sys.stderr, flush=True)
+    with tempfile.TemporaryDirectory(prefix="faultlines-at-") as snapshot:
+        root = tree_at(args.at, Path(snapshot)) if args.at else ROOT
+        for sessions in args.sessions:
+            for processes in args.processes:
+                row = load_row(processes, sessions, args.budget, args.stagger, args.driver, args.think, root)
+                rows.append(row)
+                print(f"  done: {processes} process(es), {sessions} sessions in {row['wall']:.0f} s",
+                      file=sys.stderr, flush=True)
     pace = f"{args.think:g} s on each question first" if args.think else "back to back"
-    print(f"Start + {LOCKINS} lock-ins per session, {pace}, sessions {args.stagger:g} s apart, on loopback "
+    app = f"the app as of {revision_name(args.at)}" if args.at else "the working tree's app"
+    print(f"Start + {LOCKINS} lock-ins per session, {pace}, sessions {args.stagger:g} s apart, {app}, on loopback "
           f"({GENERATOR[args.driver]}; embedded PostgreSQL, nginx)")
     print_load(rows)
     return 0
