@@ -187,6 +187,27 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
     (7, """
     ALTER TABLE grading_keys ADD COLUMN variant INTEGER NOT NULL DEFAULT 0;
     """),
+    # Spaced review, append-only: one row per review of a (handle, base drill, question) item, holding the
+    # FSRS card as it stands after that review; the latest row per item is its state. A row written by a
+    # finished attempt names it, once per question, so scheduling an attempt twice adds nothing.
+    (8, """
+    CREATE TABLE review_log (
+        id BIGINT PRIMARY KEY DEFAULT nextval('seq_ids'),
+        handle VARCHAR NOT NULL,
+        drill_id VARCHAR NOT NULL,
+        question_id VARCHAR NOT NULL,
+        attempt_id BIGINT,
+        variant INTEGER NOT NULL,
+        guess DOUBLE,
+        rating INTEGER NOT NULL CHECK (rating BETWEEN 1 AND 4),
+        reason VARCHAR NOT NULL DEFAULT '',
+        card VARCHAR NOT NULL,
+        due_at DOUBLE NOT NULL,
+        reviewed_at DOUBLE NOT NULL,
+        UNIQUE (attempt_id, question_id)
+    );
+    CREATE INDEX idx_review_item ON review_log (handle, drill_id, question_id);
+    """),
 )
 
 
@@ -304,6 +325,56 @@ def duckdb_transaction(cur: duckdb.DuckDBPyConnection):
         cur.execute("ROLLBACK")
         raise
     cur.execute("COMMIT")
+
+
+@dataclass(frozen=True)
+class ReviewEntry:
+    """One question a finished attempt puts up for review, and how the attempt went on it (an FSRS rating)."""
+
+    drill_id: str            # the base drill: a break or essentials attempt reviews the full drill's item
+    question_id: str
+    variant: int             # the numbers the attempt showed
+    rating: int              # fsrs.Rating: 1 again, 2 hard, 3 good, 4 easy
+    guess: float | None = None
+    reason: str = ""
+    at: float | None = None  # when the attempt answered it (None: now)
+
+
+@dataclass(frozen=True)
+class ReviewState:
+    """One review item as its latest row leaves it: the FSRS card, when it is due, how often it was reviewed."""
+
+    id: int
+    handle: str
+    drill_id: str
+    question_id: str
+    attempt_id: int | None   # the attempt that wrote this row; None for a review answered on the review page
+    variant: int
+    guess: float | None
+    rating: int
+    reason: str
+    card: str                # fsrs.Card as JSON
+    due_at: float
+    reviewed_at: float
+    reviews: int
+
+
+_REVIEW_COLUMNS = "handle, drill_id, question_id, attempt_id, variant, guess, rating, reason, card, due_at, reviewed_at"
+_REVIEW_SELECT = """
+    SELECT r.id, r.handle, r.drill_id, r.question_id, r.attempt_id, r.variant, r.guess, r.rating, r.reason, r.card,
+           r.due_at, r.reviewed_at,
+           (SELECT COUNT(*) FROM review_log n
+            WHERE n.handle = r.handle AND n.drill_id = r.drill_id AND n.question_id = r.question_id)
+    FROM review_log r
+    WHERE r.handle = ? AND r.id = (SELECT MAX(l.id) FROM review_log l
+                                   WHERE l.handle = r.handle AND l.drill_id = r.drill_id AND l.question_id = r.question_id)
+"""
+_LATEST_CARD = ("SELECT id, card FROM review_log WHERE handle = ? AND drill_id = ? AND question_id = ? "
+                "ORDER BY id DESC LIMIT 1")
+
+# The scheduler, passed in by drills.review so the store needs no FSRS: (card JSON or None for a new item,
+# rating, when) -> (the card JSON after that review, when it is due next).
+Advance = Callable[[str | None, int, float], tuple[str, float]]
 
 
 class StoreCore:
@@ -623,6 +694,70 @@ class StoreCore:
             if cur.execute(_FINISHED_SQL, [attempt_id]).fetchone() is None:
                 cur.execute("INSERT INTO attempt_events (attempt_id, happened_at, kind, detail) VALUES (?, ?, 'finished', '{}')",
                             [attempt_id, self.clock()])
+
+    # -- spaced review -----------------------------------------------------------------
+    def schedule_reviews(self, attempt_id: int, handle: str, entries: Iterable[ReviewEntry], advance: Advance) -> int:
+        """Put a finished attempt's review items on `handle`'s schedule, the attempt counting as one review of each.
+
+        An item the attempt already scheduled is left alone, so finishing twice or a reload adds nothing.
+        Returns how many rows were added.
+        """
+        entries = list(entries)
+        if not entries:
+            return 0
+        now = self.clock()
+        added = 0
+        with self._transaction() as cur:
+            self._hold_attempt(cur, attempt_id)
+            done = {row[0] for row in cur.execute("SELECT question_id FROM review_log WHERE attempt_id = ?",
+                                                  [attempt_id]).fetchall()}
+            for entry in entries:
+                if entry.question_id in done:
+                    continue
+                done.add(entry.question_id)
+                at = now if entry.at is None else entry.at
+                latest = cur.execute(_LATEST_CARD, [handle, entry.drill_id, entry.question_id]).fetchone()
+                card, due_at = advance(latest[1] if latest else None, entry.rating, at)
+                cur.execute(f"INSERT INTO review_log ({_REVIEW_COLUMNS}) VALUES ({', '.join(['?'] * 11)})",
+                            [handle, entry.drill_id, entry.question_id, attempt_id, entry.variant, entry.guess,
+                             entry.rating, entry.reason, card, due_at, at])
+                added += 1
+        return added
+
+    def record_review(self, handle: str, drill_id: str, question_id: str, *, based_on: int, variant: int,
+                      guess: float | None, rating: int, advance: Advance) -> ReviewState | None:
+        """Append one review answered on the review page; the card moves on from the item's latest row.
+
+        `based_on` is the id of the row the candidate was shown: if the item has moved on since (another tab
+        reviewed it first), nothing is stored and None comes back.
+        """
+        now = self.clock()
+        with self._transaction() as cur:
+            # Row ids come from the one sequence attempts use, so no attempt shares this lock key.
+            self._hold_attempt(cur, based_on)
+            latest = cur.execute(_LATEST_CARD, [handle, drill_id, question_id]).fetchone()
+            if latest is None or latest[0] != based_on:
+                return None
+            card, due_at = advance(latest[1], rating, now)
+            new_id = cur.execute(
+                f"INSERT INTO review_log ({_REVIEW_COLUMNS}) VALUES ({', '.join(['?'] * 11)}) RETURNING id",
+                [handle, drill_id, question_id, None, variant, guess, rating, "", card, due_at, now]).fetchone()[0]
+        return next(s for s in self.review_items(handle) if s.id == new_id)
+
+    def review_items(self, handle: str) -> list[ReviewState]:
+        """Every item on `handle`'s review schedule as its latest row leaves it, soonest due first."""
+        rows = self._all(_REVIEW_SELECT + " ORDER BY r.due_at, r.id", [handle])
+        return [ReviewState(*row) for row in rows]
+
+    def due_reviews(self, handle: str, at: float | None = None) -> list[ReviewState]:
+        """The items due by `at` (default: now), longest overdue first."""
+        at = self.clock() if at is None else at
+        rows = self._all(_REVIEW_SELECT + " AND r.due_at <= ? ORDER BY r.due_at, r.id", [handle, at])
+        return [ReviewState(*row) for row in rows]
+
+    def count_due(self, handle: str, at: float | None = None) -> int:
+        at = self.clock() if at is None else at
+        return int(self._one(f"SELECT COUNT(*) FROM ({_REVIEW_SELECT} AND r.due_at <= ?) due", [handle, at])[0])
 
 
 class AttemptStore(StoreCore):

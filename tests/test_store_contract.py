@@ -21,8 +21,9 @@ from drills.reports.grading_key import DrillKey
 from drills.reports.source import Filters
 from drills.reports.timeline import grant_history
 from drills.schema import NumericQuestion
-from drills.store import (MIGRATIONS, AnswerEntry, AttemptFinished, AttemptStore, RevealEntry, is_postgres_target,
-                          open_store)
+from drills.review import next_card
+from drills.store import (MIGRATIONS, AnswerEntry, AttemptFinished, AttemptStore, RevealEntry, ReviewEntry,
+                          is_postgres_target, open_store)
 from tests.clock import FakeClock
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -433,3 +434,58 @@ def test_a_resume_code_is_issued_once_per_handle_and_checked_loosely(opened):
     second = store.start_attempt("one_tenant~break2", "ada", "", 2700)
     store.start_attempt("one_tenant", "bea", "north", 2700)
     assert [a.id for a in store.attempts(handle="ada")] == [first.id, second.id]
+
+
+def _reviews(clock):
+    """What an attempt of ada's puts up for review: one question missed (Again) 30 s ago, one skipped (Hard)."""
+    return [ReviewEntry("one_tenant", "job_duration", 2, 1, 320.0, "missed", clock.t - 30),
+            ReviewEntry("one_tenant", "utilisation", 2, 2, None, "skipped")]
+
+
+def test_an_attempts_review_items_are_scheduled_once_and_fall_due_by_the_clock(opened):
+    clock = FakeClock()
+    store = opened(clock)
+    attempt = _attempt(store)
+    store.finish(attempt.id)
+    entries = _reviews(clock)
+    assert store.schedule_reviews(attempt.id, "ada", entries, next_card) == 2
+    assert store.schedule_reviews(attempt.id, "ada", entries, next_card) == 0, "finishing twice adds nothing"
+    assert opened(clock).schedule_reviews(attempt.id, "ada", entries, next_card) == 0, "nor does a reopened store"
+    items = store.review_items("ada")
+    assert [(i.question_id, i.rating, i.reviews, i.attempt_id, i.variant) for i in items] == [
+        ("job_duration", 1, 1, attempt.id, 2), ("utilisation", 2, 1, attempt.id, 2)]
+    missed, skipped = items
+    assert (missed.reviewed_at, missed.due_at, missed.guess) == (clock.t - 30, clock.t + 30, 320.0)
+    assert (skipped.reviewed_at, skipped.due_at, skipped.guess, skipped.reason) == (clock.t, clock.t + 330, None,
+                                                                                     "skipped")
+    assert store.count_due("ada") == 0 and store.due_reviews("ada") == []
+    clock.t += 30
+    assert [i.question_id for i in store.due_reviews("ada")] == ["job_duration"] and store.count_due("ada") == 1
+    assert store.count_due("ada", at=clock.t + 300) == 2
+    assert store.review_items("bea") == [] and store.count_due("bea") == 0, "a schedule is per handle"
+
+    again = store.start_attempt("one_tenant~break1", "ada", "", 2700)
+    store.schedule_reviews(again.id, "ada", entries[:1], next_card)
+    [latest] = [i for i in store.review_items("ada") if i.question_id == "job_duration"]
+    assert (latest.reviews, latest.attempt_id) == (2, again.id), "a later attempt reviews the same item again"
+
+
+def test_a_review_appends_a_row_and_a_stale_one_stores_nothing(opened):
+    clock = FakeClock()
+    store = opened(clock)
+    attempt = _attempt(store)
+    store.schedule_reviews(attempt.id, "ada", _reviews(clock)[:1], next_card)
+    [shown] = store.review_items("ada")
+    clock.t += 120
+    after = store.record_review("ada", "one_tenant", "job_duration", based_on=shown.id, variant=5, guess=32.0,
+                                rating=3, advance=next_card)
+    assert after is not None and after.id != shown.id
+    assert (after.reviews, after.variant, after.guess, after.rating, after.attempt_id) == (2, 5, 32.0, 3, None)
+    assert (after.reviewed_at, after.due_at) == (clock.t, clock.t + 600)
+    assert store.review_items("ada") == [after] and store.count_due("ada") == 0
+    stale = store.record_review("ada", "one_tenant", "job_duration", based_on=shown.id, variant=7, guess=1.0,
+                                rating=1, advance=next_card)
+    assert stale is None, "another tab reviewed it first"
+    assert store.review_items("ada") == [after]
+    assert store.record_review("ada", "one_tenant", "no_such_question", based_on=after.id, variant=0, guess=1.0,
+                               rating=1, advance=next_card) is None

@@ -1,0 +1,146 @@
+"""Spaced review: which questions a finished attempt puts up for review, how a review answer is rated, and
+the FSRS card each review leaves behind (the `fsrs` package schedules; the store keeps one row per review).
+
+Only numeric questions graded by a formula come back: their truths follow the drawn givens, so each review
+can ask with fresh numbers. Simulation-graded questions have one reference result and are not reviewed.
+"""
+from __future__ import annotations
+
+import random
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+from fsrs import Card, Rating, Scheduler
+
+from drills.draws import WRITTEN, base_id, varies
+from drills.loader import LoadedDrill, _given_uses
+from drills.schema import NumericQuestion
+from drills.scoring import QuestionResult, grade_numeric
+from drills.store import ReviewEntry, ReviewState
+from drills.variants import in_variant
+
+MAX_PER_WEAK_SKILL = 3   # a weak skill brings back at most this many of its questions, so a session stays short
+# One due time per answer (no fuzz), so a reload, a second process or a test sees the same schedule. The
+# learning steps are FSRS's defaults: a miss returns a minute after it was answered, a first hit ten later.
+SCHEDULER = Scheduler(enable_fuzzing=False, learning_steps=(timedelta(minutes=1), timedelta(minutes=10)))
+ACCURACY_RATING = {1.0: Rating.Good, 0.5: Rating.Hard, 0.0: Rating.Again}
+RATING_WORDS = {Rating.Again: "again", Rating.Hard: "hard", Rating.Good: "good", Rating.Easy: "easy"}
+
+
+def reviewable(question) -> bool:
+    """A numeric question whose truth is a formula over the givens (so a variant changes it)."""
+    return isinstance(question, NumericQuestion) and question.answer is not None and question.sim is None
+
+
+def rating(guess: float, truth: float, question: NumericQuestion) -> Rating:
+    """In tolerance: Good; within twice the tolerance: Hard; further off: Again."""
+    return ACCURACY_RATING[grade_numeric(guess, truth, question.tolerance)]
+
+
+def _attempt_rating(result: QuestionResult | None, question: NumericQuestion) -> Rating:
+    """How the attempt went on a question: skipped or never answered counts as Again."""
+    answer = result.answer if result is not None else None
+    if answer is None or answer.skipped:
+        return Rating.Again
+    return rating(answer.value, result.truth, question)
+
+
+def items_after(loaded: LoadedDrill, results: Sequence[QuestionResult], weak_skills: Collection[str],
+                variant: int) -> list[ReviewEntry]:
+    """What a finished attempt puts up for review, in the drill's order.
+
+    Each reviewable question answered outside its tolerance or skipped; then, for each skill scored weak,
+    up to MAX_PER_WEAK_SKILL of that skill's reviewable questions not already in (essential ones first).
+    Questions the attempt never reached are not missed ones: they come back only through a weak skill.
+    """
+    drill = loaded.drill
+    by_id: Mapping[str, QuestionResult] = {r.question_id: r for r in results}
+    questions = [q for q in drill.all_questions() if reviewable(q)]
+    base = base_id(drill.id)
+    chosen: dict[str, ReviewEntry] = {}
+    for q in questions:
+        result = by_id.get(q.id)
+        if result is None or result.answer is None:
+            continue
+        rated = _attempt_rating(result, q)
+        if result.answer.skipped or rated != Rating.Good:
+            chosen[q.id] = ReviewEntry(base, q.id, variant, int(rated), None if result.answer.skipped
+                                       else result.answer.value, "skipped" if result.answer.skipped else "missed",
+                                       result.answer.locked_at)
+    for skill in drill.rubric:
+        if skill.id not in weak_skills:
+            continue
+        extra = sorted((q for q in questions if skill.id in q.skills and q.id not in chosen),
+                       key=lambda q: not q.essential)[:MAX_PER_WEAK_SKILL]
+        for q in extra:
+            result = by_id.get(q.id)
+            answer = result.answer if result is not None else None
+            guess = answer.value if answer is not None and not answer.skipped else None
+            chosen[q.id] = ReviewEntry(base, q.id, variant, int(_attempt_rating(result, q)), guess,
+                                       f"weak skill: {skill.name}", answer.locked_at if answer else None)
+    order = {q.id: n for n, q in enumerate(questions)}
+    return sorted(chosen.values(), key=lambda e: order[e.question_id])
+
+
+def _utc(unix_seconds: float) -> datetime:
+    return datetime.fromtimestamp(unix_seconds, timezone.utc)
+
+
+def next_card(card_json: str | None, rated: int, at: float) -> tuple[str, float]:
+    """The FSRS card after a review rated `rated` at `at` (a new card when `card_json` is None), and its due time."""
+    card = Card.from_json(card_json) if card_json else Card(card_id=int(at * 1000), due=_utc(at))
+    card, _log = SCHEDULER.review_card(card, Rating(rated), review_datetime=_utc(at))
+    return card.to_json(), card.due.timestamp()
+
+
+def fresh_variant(loaded: LoadedDrill, question: NumericQuestion, last_variant: int, salt: str) -> int:
+    """The variant a review asks in: one whose numbers for this question differ from the variant last seen,
+    else any other variant (a drill with one variant asks as written).
+
+    `salt` names the review (the item and its latest row), so reruns of one page ask the same numbers.
+    """
+    if not varies(loaded.drill):
+        return WRITTEN
+    others = [v for v in range(loaded.drill.variants) if v != last_variant]
+    used = sorted(_given_uses(loaded.drill)(question.answer or ""))
+    seen = [in_variant(loaded, last_variant).values[name] for name in used]
+    differ = [v for v in others if [in_variant(loaded, v).values[name] for name in used] != seen]
+    pool = differ or others
+    return pool[random.Random(salt).randrange(len(pool))]
+
+
+def salt(item: ReviewState) -> str:
+    """What seeds the variant of an item's next review: the item and the row it was last left at."""
+    return f"{item.drill_id}#{item.question_id}#{item.id}"
+
+
+@dataclass(frozen=True)
+class GivenShown:
+    """A number a review question needs, as the variant draws it."""
+
+    name: str
+    value: float
+    unit: str
+    note: str
+
+
+def givens_for(loaded: LoadedDrill, question: NumericQuestion) -> list[GivenShown]:
+    """The givens the question's answer formula reaches (through derived values too), in the drill's order:
+    a prompt read alone may not state every number the answer needs."""
+    used = _given_uses(loaded.drill)(question.answer or "")
+    return [GivenShown(g.name, loaded.values[g.name], g.unit, g.note) for g in loaded.drill.givens if g.name in used]
+
+
+def wait_words(seconds: float) -> str:
+    """How long until an item comes back, the way a person says it: 'now', 'in 10 minutes', 'in 3 days'."""
+    if seconds < 30:
+        return "now"
+    minutes = round(seconds / 60)
+    if minutes < 90:
+        return f"in {minutes} minute{'' if minutes == 1 else 's'}"
+    hours = round(seconds / 3600)
+    if hours < 36:
+        return f"in {hours} hours"
+    days = round(seconds / 86400)
+    return f"in {days} days"
