@@ -99,7 +99,7 @@ def guess_lockin(name: str, label: str, unit: str, *, min_value: float, max_valu
     if locked is not None:
         cols = st.columns([3, 1])
         cols[0].info(f"**{label}**  \nYour locked guess: **{fmt_guess(locked)} {unit}**")
-        if cols[1].button("Guess again", key=f"reguess::{name}"):
+        if cols[1].button("Guess again", key=keys.reguess_button(name)):
             _forget(name)
             st.rerun()
         return locked
@@ -126,7 +126,7 @@ def guess_lockin(name: str, label: str, unit: str, *, min_value: float, max_valu
 
 def play_button(name: str, guess: float | None) -> bool:
     """Play is enabled only once a guess is locked; stays 'played' until the guess is reset."""
-    if st.button("▶ Play", key=f"play::{name}", disabled=guess is None, type="primary"):
+    if st.button("▶ Play", key=keys.play_button(name), disabled=guess is None, type="primary"):
         st.session_state[keys.played_key(name)] = True
     return guess is not None and bool(st.session_state.get(keys.played_key(name)))
 
@@ -141,7 +141,7 @@ def waiting_chart(name: str, *, height: int = 260) -> None:
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False)
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=10, b=10))
-    st.plotly_chart(fig, width="stretch", key=f"waiting::{name}", config={"staticPlot": True})
+    st.plotly_chart(fig, width="stretch", key=keys.waiting_chart(name), config={"staticPlot": True})
 
 
 def animate(frames: Iterable[go.Figure], *, total_s: float = ANIMATION_S, animate_now: bool = True,

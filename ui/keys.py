@@ -150,3 +150,50 @@ def instructor_attempt(candidate_id: int) -> str:
 def instructor_download(what: str, suffix: str) -> str:
     """The exports tab's download button of one export (answers, attempts) in one format (csv, parquet)."""
     return f"dl_{what}_{suffix}"
+
+
+# ---- results, rubric, guesses, PostgreSQL lab --------------------------------------------------
+
+RESULTS_GUESS_CHART = "guess_fig"                         # results page: your numbers against the truth
+RESULTS_TABLE = "results_table"                           # results page: every answer, graded
+PG_LAB_OWNER_RACE_BUTTON = "pg_lab_owner_race_button"     # hot-tenant page: race the owners on both engines
+
+
+def rubric_level(skill_id: str) -> str:
+    """The end-of-drill self-score radio of one rubric skill."""
+    return f"rubric::{skill_id}"
+
+
+def reguess_button(name: str) -> str:
+    """A simulation guess's "Guess again" button."""
+    return f"reguess::{name}"
+
+
+def play_button(name: str) -> str:
+    """A simulation's "Play" button, enabled once its guess is locked."""
+    return f"play::{name}"
+
+
+def waiting_chart(name: str) -> str:
+    """The empty chart a simulation shows until Play is pressed."""
+    return f"waiting::{name}"
+
+
+def pg_lab_slider(experiment: str, name: str) -> str:
+    """One PostgreSQL-lab experiment's slider, so experiments sharing a setting name keep their own values."""
+    return f"pg_lab::{experiment}::{name}"
+
+
+def pg_lab_chart(name: str) -> str:
+    """A PostgreSQL-lab experiment's chart."""
+    return f"pg_lab_chart::{name}"
+
+
+def pg_lab_race_chart(engine: str) -> str:
+    """The owner race's stream chart on one engine (DuckDB or PostgreSQL)."""
+    return f"pg_lab_race::{engine}"
+
+
+def pg_lab_again(experiment: str) -> str:
+    """A PostgreSQL-lab experiment's "Run again with the same settings" button."""
+    return f"pg_lab_again::{experiment}"

@@ -65,12 +65,14 @@ def _dollars(cents: int) -> str:
 
 
 def _sliders(view_id: str, *specs: dict) -> list:
+    """One slider per spec: st.slider's arguments plus ``name``, which keys it within this experiment."""
     cols = st.columns(len(specs))
-    return [col.slider(**{**spec, "key": f"pg_lab::{view_id}::{spec['key']}"}) for col, spec in zip(cols, specs)]
+    return [col.slider(**{k: v for k, v in spec.items() if k != "name"},
+                       key=keys.pg_lab_slider(view_id, spec["name"])) for col, spec in zip(cols, specs)]
 
 
 def _chart(fig: go.Figure, name: str) -> None:
-    st.plotly_chart(fig, width="stretch", key=f"pg_lab_chart::{name}")
+    st.plotly_chart(fig, width="stretch", key=keys.pg_lab_chart(name))
 
 
 # ---- the experiments, one by one --------------------------------------------------------------
@@ -78,10 +80,10 @@ def _chart(fig: go.Figure, name: str) -> None:
 def _cap_controls() -> ex.CapRaceParams:
     workers, window, runs = _sliders(
         "cap_race",
-        dict(label="Concurrent workers", min_value=2, max_value=16, value=10, key="workers"),
-        dict(label="Race window, ms", min_value=0.0, max_value=5.0, value=2.0, step=0.5, key="window",
+        dict(label="Concurrent workers", min_value=2, max_value=16, value=10, name="workers"),
+        dict(label="Race window, ms", min_value=0.0, max_value=5.0, value=2.0, step=0.5, name="window",
              help="Each claim pauses a random 0..window ms after its snapshot, where production's race hides."),
-        dict(label="Runs", min_value=1, max_value=20, value=10, key="runs"))
+        dict(label="Runs", min_value=1, max_value=20, value=10, name="runs"))
     return ex.CapRaceParams(workers=workers, window_ms=float(window), runs=runs)
 
 
@@ -100,9 +102,9 @@ def _show_cap(result: ex.CapRaceResult, guess: float) -> None:
 def _fair_controls() -> ex.FairClaimParams:
     workers, flood = _sliders(
         "fair_claim",
-        dict(label="Concurrent workers", min_value=1, max_value=16, value=10, key="workers"),
+        dict(label="Concurrent workers", min_value=1, max_value=16, value=10, name="workers"),
         dict(label="Flooding tenant's queued jobs", min_value=500, max_value=6_000, value=6_000, step=500,
-             key="flood"))
+             name="flood"))
     return ex.FairClaimParams(workers=workers, flood_jobs=flood)
 
 
@@ -120,9 +122,9 @@ def _show_fair(result: ex.FairClaimResult, guess: float) -> None:
 def _budget_controls() -> ex.BudgetParams:
     jobs, balance, cost = _sliders(
         "budget",
-        dict(label="Jobs at once", min_value=5, max_value=40, value=20, key="jobs"),
-        dict(label="Balance left, $", min_value=1, max_value=30, value=10, key="balance"),
-        dict(label="Cost of a call, $", min_value=0.5, max_value=3.0, value=1.5, step=0.5, key="cost"))
+        dict(label="Jobs at once", min_value=5, max_value=40, value=20, name="jobs"),
+        dict(label="Balance left, $", min_value=1, max_value=30, value=10, name="balance"),
+        dict(label="Cost of a call, $", min_value=0.5, max_value=3.0, value=1.5, step=0.5, name="cost"))
     cents = round(cost * 100)
     return ex.BudgetParams(jobs=jobs, balance_cents=balance * 100, estimate_cents=cents, actual_cents=cents)
 
@@ -140,8 +142,8 @@ def _show_budget(result: ex.BudgetResult, guess: float) -> None:
 def _refund_controls() -> ex.RefundParams:
     jobs, window = _sliders(
         "refunds",
-        dict(label="Failed jobs", min_value=1, max_value=50, value=10, key="jobs"),
-        dict(label="Race window, ms", min_value=0.0, max_value=5.0, value=2.0, step=0.5, key="window",
+        dict(label="Failed jobs", min_value=1, max_value=50, value=10, name="jobs"),
+        dict(label="Race window, ms", min_value=0.0, max_value=5.0, value=2.0, step=0.5, name="window",
              help="The pause between a path looking for an earlier refund and writing its own."))
     return ex.RefundParams(failed_jobs=jobs, window_ms=float(window))
 
@@ -159,7 +161,7 @@ def _snapshot_controls() -> ex.SnapshotParams:
     (churn,) = _sliders(
         "held_snapshot",
         dict(label="Finished jobs churned while the snapshot is held", min_value=1_000, max_value=100_000,
-             value=20_000, step=1_000, key="churn"))
+             value=20_000, step=1_000, name="churn"))
     return ex.SnapshotParams(churn=churn)
 
 
@@ -176,7 +178,7 @@ def _show_snapshot(result: ex.SnapshotResult, guess: float) -> None:
 
 def _owner_controls() -> OwnerRaceParams:
     (after,) = _sliders("owner_race", dict(label="B takes over after A's batch", min_value=1, max_value=10,
-                                           value=3, key="after"))
+                                           value=3, name="after"))
     return OwnerRaceParams(takeover_after=after)
 
 
@@ -195,7 +197,7 @@ def show_owner_race(result: OwnerRaceResult, guess: float | None = None) -> None
                                (right, result.postgres, result.postgres_events)):
         with col:
             st.plotly_chart(stream_figure(list(events), title=f"{audit.engine}: the stream after the race"),
-                            width="stretch", key=f"pg_lab_race::{audit.engine}")
+                            width="stretch", key=keys.pg_lab_race_chart(audit.engine))
             st.markdown(_audit_line(audit))
     st.caption("DuckDB's writers of one stream take turns in a turnstile, so A always gets exactly its "
                "batches before B. PostgreSQL has no turnstile: B's takeover waits for the owner row's lock "
@@ -205,7 +207,7 @@ def show_owner_race(result: OwnerRaceResult, guess: float | None = None) -> None
 
 def _resize_controls() -> ResizeParams:
     (events,) = _sliders("resize_retry", dict(label="Events retried", min_value=20, max_value=2_000, value=200,
-                                              step=20, key="events"))
+                                              step=20, name="events"))
     return ResizeParams(events=events)
 
 
@@ -285,7 +287,7 @@ def render_view(view: LabView) -> None:
         return
     view.show(result, guess)
     guess_verdict(guess, view.truth(result), q.unit, tolerance_rel=q.tolerance_rel)
-    if st.button("Run again with the same settings", key=f"pg_lab_again::{view.id}",
+    if st.button("Run again with the same settings", key=keys.pg_lab_again(view.id),
                  help="Races come out differently each time: run it again to see the spread."):
         st.session_state[keys.PG_LAB_RERUN] = name
         st.rerun()
@@ -318,7 +320,7 @@ def lab_link(experiment_id: str, label: str | None = None) -> None:
 
 def render_owner_race_beside_duckdb() -> None:
     """For the hot-tenant page: one button that races both engines and shows them side by side."""
-    if st.button("Race the owners on DuckDB and on PostgreSQL", key="pg_lab_owner_race_button"):
+    if st.button("Race the owners on DuckDB and on PostgreSQL", key=keys.PG_LAB_OWNER_RACE_BUTTON):
         st.session_state[keys.PG_LAB_OWNER_RACE] = run_view(VIEWS["owner_race"], OwnerRaceParams())
     result = st.session_state.get(keys.PG_LAB_OWNER_RACE)
     if result is not None:

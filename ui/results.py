@@ -248,17 +248,17 @@ def render_results(view: AttemptView) -> None:
         st.info("No numeric guesses locked in yet." if view.finished else
                 "Your guesses appear here against the truth once you have opened their worked answers.")
     else:
-        st.plotly_chart(figure, width="stretch", key="guess_fig")
+        st.plotly_chart(figure, width="stretch", key=keys.RESULTS_GUESS_CHART)
         st.caption("Dots on the dashed line were exact; green is within tolerance, amber within twice it. "
                    "Bars are your 80% ranges.")
     not_drawn = drawable_guesses(results)[1]
     if not_drawn:
         st.caption(f"{not_drawn} guess{'es' if not_drawn != 1 else ''} at or below zero cannot sit on a ratio "
                    "scale; see the table below.")
-    show_results_table(results_table(view, results), key="results_table")
+    show_results_table(results_table(view, results), key=keys.RESULTS_TABLE)
 
     st.subheader("Time per part against the pacing")
-    st.plotly_chart(time_figure(view), width="stretch", key="time_fig")
+    st.plotly_chart(time_figure(view), width="stretch", key=keys.TIME_CHART)
 
     st.subheader("Rubric")
     history = view.store.rubric_history(view.attempt.id)

@@ -37,7 +37,7 @@ def render_self_score(view: AttemptView) -> bool:
                 st.info(f"Your instructor scored this **{drill.level_label(current.level)}**; see your results.")
             mine = own.get(skill.id)
             chosen[skill.id] = st.radio(skill.name, LEVELS, format_func=drill.level_label, horizontal=True,
-                                        index=LEVELS.index(mine) if mine else None, key=f"rubric::{skill.id}",
+                                        index=LEVELS.index(mine) if mine else None, key=keys.rubric_level(skill.id),
                                         label_visibility="collapsed", disabled=view.finished)
         saved = st.form_submit_button("Save my scores", type="primary", disabled=view.finished)
     if saved:
