@@ -7,6 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from sims import concurrency_pool
+from ui import keys
 from ui.guess import plural
 from ui.sim_charts import lanes_frames, pool_in_service_series
 from ui.sim_controls import Question, SimTab, play, settings
@@ -31,10 +32,13 @@ with pool_tab:
         "The top lanes fire every call at once, the way `Promise.all` over a list does. The bottom lanes "
         "go through a pool that lets K calls out at a time. Refused calls get a 429 with Retry-After and "
         "try again after sleeping.",
-        dict(label="Pool size K", min_value=1, max_value=30, value=5, key="cp_pool"),
-        dict(label="Provider serves R at once", min_value=1, max_value=10, value=5, key="cp_limit"),
-        dict(label="Calls in the batch", min_value=5, max_value=40, value=30, step=5, key="cp_calls"),
-        dict(label="Retry-After, seconds", min_value=0.5, max_value=3.0, value=1.0, step=0.5, key="cp_retry"))
+        dict(label="Pool size K", min_value=1, max_value=30, value=5, key=keys.sim_setting(POOL.prefix, "pool")),
+        dict(label="Provider serves R at once", min_value=1, max_value=10, value=5,
+             key=keys.sim_setting(POOL.prefix, "limit")),
+        dict(label="Calls in the batch", min_value=5, max_value=40, value=30, step=5,
+             key=keys.sim_setting(POOL.prefix, "calls")),
+        dict(label="Retry-After, seconds", min_value=0.5, max_value=3.0, value=1.0, step=0.5,
+             key=keys.sim_setting(POOL.prefix, "retry")))
     pool_size, limit, calls, retry_after = chosen.values
     params = concurrency_pool.Params(calls=calls, provider_limit=limit, pool_size=pool_size,
                                      retry_after_s=retry_after)

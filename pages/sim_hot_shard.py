@@ -9,6 +9,7 @@ import math
 import streamlit as st
 
 from sims import hot_shard
+from ui import keys
 from ui.guess import fmt_figure, plural
 from ui.sim_charts import (neighbour_wait_series, shard_load_figure, shard_load_frames, shard_load_series,
                            shuffle_groups, tenant_wait_frames, waiting_by_class_frames, waiting_total_series)
@@ -63,9 +64,9 @@ with celebrity_tab:
         CELEBRITY,
         "One key gets a fixed share of the traffic and keys are placed by a stable hash. Pick the "
         "shard count and the celebrity's share:",
-        dict(label="Shards", min_value=1, max_value=12, value=4, key="hs_celeb_shards"),
+        dict(label="Shards", min_value=1, max_value=12, value=4, key=keys.sim_setting(CELEBRITY.prefix, "shards")),
         dict(label="Celebrity key's share of traffic", min_value=0.0, max_value=0.6, value=0.30, step=0.05,
-             key="hs_celeb_share"), page_tab=(TAB_KEY, TABS[0]))
+             key=keys.sim_setting(CELEBRITY.prefix, "share")), page_tab=(TAB_KEY, TABS[0]))
     shards, share = chosen.values
     params = hot_shard.celebrity(shards=shards, hot_key_share=share)
     fleet_pct = 100.0 * params.arrival_rps / (shards * params.shard_capacity_rps)
@@ -77,10 +78,11 @@ with celebrity_tab:
         floor = hot_shard.hot_key_floor_pct(params)
         st.markdown(celebrity_note(result))
         if shards + 2 <= hot_shard.MAX_SHARDS and st.toggle(f"Add 2 shards ({shards} → {shards + 2})",
-                                                             key="hs_celeb_grow", bind="query-params"):
+                                                             key=keys.sim_setting(CELEBRITY.prefix, "grow"),
+                                                             bind="query-params"):
             grown = cached_run("hot_shard", hot_shard.celebrity(shards=shards + 2, hot_key_share=share),
                                chosen.seed)
-            st.plotly_chart(shard_load_figure(grown), width="stretch", key="hs_celeb_grown_chart")
+            st.plotly_chart(shard_load_figure(grown), width="stretch", key=keys.HOT_SHARD_GROWN_CHART)
             if floor > 0:
                 hot, after = hot_shard.hot_shard_load_pct(result), hot_shard.hot_shard_load_pct(grown)
                 st.markdown(
@@ -98,8 +100,10 @@ with tenants_tab:
         f"{hot_shard.TENANTS:,} tenants are hashed to worker groups that split {hot_shard.SLOTS} slots "
         f"of {hot_shard.JOB_S:.0f}-second jobs. One tenant normally sends "
         f"{hot_shard.NOISY_NORMAL_JOBS_PER_S:g} jobs a second; turn it up and watch its group.",
-        dict(label="Worker groups", min_value=2, max_value=8, value=4, key="hs_ten_groups"),
-        dict(label="Noisy tenant's load (× normal)", min_value=1, max_value=200, value=100, key="hs_ten_mult"),
+        dict(label="Worker groups", min_value=2, max_value=8, value=4,
+             key=keys.sim_setting(TENANTS.prefix, "groups")),
+        dict(label="Noisy tenant's load (× normal)", min_value=1, max_value=200, value=100,
+             key=keys.sim_setting(TENANTS.prefix, "mult")),
         page_tab=(TAB_KEY, TABS[1]))
     groups, multiplier = chosen.values
     params = hot_shard.tenant_groups(groups=groups, multiplier=float(multiplier))
@@ -130,8 +134,10 @@ with shuffle_tab:
         SHUFFLE,
         "Now one tenant's jobs crash whatever worker picks them up. Each tenant is given a few of the "
         "groups, and a job runs on whichever of its groups is healthy.",
-        dict(label="Worker groups", min_value=4, max_value=16, value=8, key="hs_shuf_groups"),
-        dict(label="Groups per tenant", min_value=1, max_value=3, value=2, key="hs_shuf_per"),
+        dict(label="Worker groups", min_value=4, max_value=16, value=8,
+             key=keys.sim_setting(SHUFFLE.prefix, "groups")),
+        dict(label="Groups per tenant", min_value=1, max_value=3, value=2,
+             key=keys.sim_setting(SHUFFLE.prefix, "per")),
         page_tab=(TAB_KEY, TABS[2]))
     groups, per_tenant = chosen.values
     params = hot_shard.shuffle_sharding(groups=groups, per_tenant=per_tenant)

@@ -258,7 +258,7 @@ def main() -> None:
     for i, (build, note) in enumerate(zip(CHARTS, chart_notes(params, out))):
         # the backlog replays in the browser (play, pause, speed, scrub); the others are drawn whole
         figure = playback_figure(backlog_frames(result)) if build is backlog_figure else build(result)
-        st.plotly_chart(figure, width="stretch", key=f"platform-chart-{i}")
+        st.plotly_chart(figure, width="stretch", key=keys.platform_chart(i))
         st.caption(note)
     with st.expander("Every figure from this run"):
         st.json(out)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from sims import retry_storm
+from ui import keys
 from ui.guess import plural
 from ui.sim_charts import calls_per_second_frames, calls_per_second_series
 from ui.sim_controls import Question, SimTab, play, settings
@@ -37,8 +38,10 @@ for tab, (label, (jitter, intro)) in zip(st.tabs(list(TABS), key=TAB_KEY, bind="
                       calls_per_second_series)
         chosen = settings(
             spec, intro,
-            dict(label="Worker processes", min_value=5, max_value=200, value=40, step=5, key=f"rs_{slug}_procs"),
-            dict(label="Calls parked per process", min_value=1, max_value=20, value=9, key=f"rs_{slug}_parked"),
+            dict(label="Worker processes", min_value=5, max_value=200, value=40, step=5,
+                 key=keys.sim_setting(spec.prefix, "procs")),
+            dict(label="Calls parked per process", min_value=1, max_value=20, value=9,
+                 key=keys.sim_setting(spec.prefix, "parked")),
             page_tab=(TAB_KEY, label))
         processes, parked = chosen.values
         params = retry_storm.Params(processes=processes, in_flight_per_process=parked, jitter=jitter)

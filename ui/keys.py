@@ -197,3 +197,66 @@ def pg_lab_race_chart(engine: str) -> str:
 def pg_lab_again(experiment: str) -> str:
     """A PostgreSQL-lab experiment's "Run again with the same settings" button."""
     return f"pg_lab_again::{experiment}"
+
+
+# ---- simulation pages --------------------------------------------------------------------------
+
+HOT_SHARD_GROWN_CHART = "hs_celeb_grown_chart"            # hot-shard celebrity tab: the load after adding shards
+
+
+def sim_setting(prefix: str, name: str) -> str:
+    """A simulation tab's setting (slider, seed, seeds to spread) under the tab's URL prefix.
+
+    The key is also the setting's ?query= parameter, so a shared link restores it.
+    """
+    return f"{prefix}_{name}"
+
+
+def sim_chart(tab_name: str) -> str:
+    """A simulation tab's replayed run."""
+    return f"chart::{tab_name}"
+
+
+def sim_spread_button(tab_name: str) -> str:
+    """A simulation tab's "Run N seeds" button."""
+    return f"spread::{tab_name}"
+
+
+def sim_spread_chart(tab_name: str) -> str:
+    """A simulation tab's spread of the asked figure over seeds."""
+    return f"spread-chart::{tab_name}"
+
+
+def sim_pin_button(tab_name: str) -> str:
+    """A simulation tab's "Pin this run as A" button."""
+    return f"pin::{tab_name}"
+
+
+def sim_unpin_button(tab_name: str) -> str:
+    """A simulation tab's "Unpin A" button."""
+    return f"unpin::{tab_name}"
+
+
+def sim_ab_chart(tab_name: str) -> str:
+    """A simulation tab's pinned run A beside the current run B."""
+    return f"ab-chart::{tab_name}"
+
+
+def sim_events_csv(tab_name: str) -> str:
+    """A simulation tab's events download (CSV)."""
+    return f"csv::{tab_name}"
+
+
+def sim_summary_json(tab_name: str) -> str:
+    """A simulation tab's settings-and-summary download (JSON)."""
+    return f"json::{tab_name}"
+
+
+def sim_embed_chart(preset_id: str) -> str:
+    """The run a drill answer was graded against, embedded under its worked answer."""
+    return f"embed::{preset_id}"
+
+
+def platform_chart(index: int) -> str:
+    """One of the platform simulation page's charts, by position."""
+    return f"platform-chart-{index}"

@@ -78,7 +78,7 @@ def settings(tab: SimTab, intro: str, *sliders: dict, page_tab: tuple[str, str] 
     st.markdown(intro)
     columns = st.columns([3] * len(sliders) + [2])
     values = tuple(column.slider(**spec, bind="query-params") for column, spec in zip(columns, sliders))
-    seed_key = f"{tab.prefix}_seed"
+    seed_key = keys.sim_setting(tab.prefix, "seed")
     seed = int(columns[-1].number_input("Seed", 1, SEED_MAX, 1, 1, key=seed_key, bind="query-params",
                                         help="Runs with the same settings and seed are identical."))
     query = dict([page_tab]) if page_tab else {}
@@ -209,10 +209,10 @@ def spread_figure(values: list[float], guess: float, this_run: float | None, uni
 
 def spread_panel(tab: SimTab, params: object, seed: int, guess: float, this_run: float | None) -> None:
     with st.expander("Spread: how much does one run vary?", icon=":material/casino:"):
-        count = int(st.number_input("Seeds to run", 5, SPREAD_MAX, SPREAD_DEFAULT, 5, key=f"{tab.prefix}_n",
-                                    bind="query-params"))
+        count = int(st.number_input("Seeds to run", 5, SPREAD_MAX, SPREAD_DEFAULT, 5,
+                                    key=keys.sim_setting(tab.prefix, "n"), bind="query-params"))
         wanted = digest(tab.model, params, count)
-        if st.button(f"Run {count} seeds", key=f"spread::{tab.name}"):
+        if st.button(f"Run {count} seeds", key=keys.sim_spread_button(tab.name)):
             st.session_state[keys.SIM_SPREAD_PREFIX + tab.name] = wanted
         if st.session_state.get(keys.SIM_SPREAD_PREFIX + tab.name) != wanted:
             st.caption("Runs seeds 1 to N with these settings and shows where your guess and this seed fall.")
@@ -225,7 +225,7 @@ def spread_panel(tab: SimTab, params: object, seed: int, guess: float, this_run:
             return
         unit = tab.question.unit
         st.plotly_chart(spread_figure(values, guess, this_run, unit, tab.question.label), width="stretch",
-                        key=f"spread-chart::{tab.name}")
+                        key=keys.sim_spread_chart(tab.name))
         inside, where = grade_against_spread(guess, values, unit, tab.question.tolerance_rel)
         (st.success if inside else st.warning)(where)
         st.markdown(spread_words(values, unit))
@@ -277,9 +277,9 @@ def compare_panel(tab: SimTab, params: object, seed: int, result: object) -> Non
     with st.expander("Compare: pin this run as A, change settings, see B beside it", icon=":material/compare:",
                      expanded=pinned is not None):
         left, right = st.columns(2)
-        if left.button("Pin this run as A", key=f"pin::{tab.name}", icon=":material/push_pin:"):
+        if left.button("Pin this run as A", key=keys.sim_pin_button(tab.name), icon=":material/push_pin:"):
             st.session_state[pin_key] = pinned = (params, seed)
-        if pinned is not None and right.button("Unpin A", key=f"unpin::{tab.name}"):
+        if pinned is not None and right.button("Unpin A", key=keys.sim_unpin_button(tab.name)):
             st.session_state.pop(pin_key, None)
             pinned = None
         if pinned is None:
@@ -292,7 +292,7 @@ def compare_panel(tab: SimTab, params: object, seed: int, result: object) -> Non
         module = importlib.import_module(f"sims.{tab.model}")
         result_a = cached_run(tab.model, params_a, seed_a)
         st.plotly_chart(overlay_figure(tab.series(result_a), tab.series(result), "A (pinned)", "B (now)"),
-                        width="stretch", key=f"ab-chart::{tab.name}")
+                        width="stretch", key=keys.sim_ab_chart(tab.name))
         truth_a, truth_b = tab.truth(result_a), tab.truth(result)
         if truth_a is not None and truth_b is not None:
             st.markdown(f"**{tab.question.label}**: A {fmt_figure(truth_a)}, B {fmt_figure(truth_b)} "
@@ -319,9 +319,9 @@ def download_panel(tab: SimTab, params: object, seed: int) -> None:
     stem = f"{tab.name.replace('.', '-')}-seed{seed}"
     left, right = st.columns(2)
     left.download_button("Events (CSV)", events, file_name=f"{stem}-events.csv", mime="text/csv",
-                         key=f"csv::{tab.name}", width="stretch", icon=":material/download:")
+                         key=keys.sim_events_csv(tab.name), width="stretch", icon=":material/download:")
     right.download_button("Settings and summary (JSON)", summary, file_name=f"{stem}-summary.json",
-                          mime="application/json", key=f"json::{tab.name}", width="stretch",
+                          mime="application/json", key=keys.sim_summary_json(tab.name), width="stretch",
                           icon=":material/download:")
 
 
@@ -343,7 +343,7 @@ def play(tab: SimTab, params: object, chosen: Settings) -> object | None:
         share_panel(tab.model, params, seed, query)
         return None
     result = cached_run(tab.model, params, seed)
-    st.plotly_chart(playback_figure(tab.frames(result)), width="stretch", key=f"chart::{tab.name}")
+    st.plotly_chart(playback_figure(tab.frames(result)), width="stretch", key=keys.sim_chart(tab.name))
     truth = tab.truth(result)
     guess_verdict(guess, truth, question.unit, tolerance_rel=question.tolerance_rel)
     share_panel(tab.model, params, seed, query)

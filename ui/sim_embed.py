@@ -62,4 +62,4 @@ def render_sim_embed(preset_id: str, seed: int, *, revealed: bool, locked: bool)
         st.page_link(page, label=f"Explore the {name} simulation", icon="🎲", query_params=query)
         return
     with st.expander(f"🎲 The {name} run this answer was graded against"):
-        st.plotly_chart(_figure(preset_id, seed), width="stretch", key=f"embed::{preset_id}")
+        st.plotly_chart(_figure(preset_id, seed), width="stretch", key=keys.sim_embed_chart(preset_id))
