@@ -40,7 +40,6 @@ def celebrity_note(result: hot_shard.Result) -> str:
             f"hides the one shard that matters: a key cannot be split across shards, so that shard carries "
             f"the celebrity's whole {p.hot_key_share:.0%} of the traffic plus whatever ordinary keys hash next to it.")
 
-TAB_KEY = "tab"
 TABS = ("Celebrity key", "Tenant groups", "Shuffle sharding")
 CELEBRITY = SimTab("hot_shard.celebrity", "hs_celeb", "hot_shard",
                    Question("Load on the busiest shard, as % of one shard's capacity", "%", 1_000.0, 5.0),
@@ -57,7 +56,7 @@ SHUFFLE = SimTab("hot_shard.shuffle", "hs_shuf", "hot_shard",
 st.title("Hot shard")
 st.caption("Hashing spreads keys, not load. Guess first, then watch what one heavy key does to its shard.")
 
-celebrity_tab, tenants_tab, shuffle_tab = st.tabs(TABS, key=TAB_KEY, bind="query-params")
+celebrity_tab, tenants_tab, shuffle_tab = st.tabs(TABS, key=keys.SIM_TAB, bind="query-params")
 
 with celebrity_tab:
     chosen = settings(
@@ -66,7 +65,7 @@ with celebrity_tab:
         "shard count and the celebrity's share:",
         dict(label="Shards", min_value=1, max_value=12, value=4, key=keys.sim_setting(CELEBRITY.prefix, "shards")),
         dict(label="Celebrity key's share of traffic", min_value=0.0, max_value=0.6, value=0.30, step=0.05,
-             key=keys.sim_setting(CELEBRITY.prefix, "share")), page_tab=(TAB_KEY, TABS[0]))
+             key=keys.sim_setting(CELEBRITY.prefix, "share")), page_tab=(keys.SIM_TAB, TABS[0]))
     shards, share = chosen.values
     params = hot_shard.celebrity(shards=shards, hot_key_share=share)
     fleet_pct = 100.0 * params.arrival_rps / (shards * params.shard_capacity_rps)
@@ -104,7 +103,7 @@ with tenants_tab:
              key=keys.sim_setting(TENANTS.prefix, "groups")),
         dict(label="Noisy tenant's load (× normal)", min_value=1, max_value=200, value=100,
              key=keys.sim_setting(TENANTS.prefix, "mult")),
-        page_tab=(TAB_KEY, TABS[1]))
+        page_tab=(keys.SIM_TAB, TABS[1]))
     groups, multiplier = chosen.values
     params = hot_shard.tenant_groups(groups=groups, multiplier=float(multiplier))
     noisy_rate = hot_shard.NOISY_NORMAL_JOBS_PER_S * multiplier
@@ -138,7 +137,7 @@ with shuffle_tab:
              key=keys.sim_setting(SHUFFLE.prefix, "groups")),
         dict(label="Groups per tenant", min_value=1, max_value=3, value=2,
              key=keys.sim_setting(SHUFFLE.prefix, "per")),
-        page_tab=(TAB_KEY, TABS[2]))
+        page_tab=(keys.SIM_TAB, TABS[2]))
     groups, per_tenant = chosen.values
     params = hot_shard.shuffle_sharding(groups=groups, per_tenant=per_tenant)
     result = play(SHUFFLE, params, chosen)

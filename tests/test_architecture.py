@@ -1,4 +1,5 @@
-"""House rules that code review alone would miss: the domain never imports the UI stack."""
+"""House rules that code review alone would miss: the domain never imports the UI stack, and
+every session-state or widget key is named in ui/keys.py."""
 from __future__ import annotations
 
 import ast

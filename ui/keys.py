@@ -1,6 +1,7 @@
-"""Session-state keys, in one place so pages and widgets never disagree on a name.
+"""Session-state and widget keys, in one place so pages and widgets never disagree on a name.
 
-Widgets build per-item keys with the helpers below rather than ad-hoc f-strings.
+Widgets build per-item keys with the helpers below rather than ad-hoc f-strings; tests/test_architecture.py
+fails on a key spelled anywhere else under app.py, pages/ or ui/.
 """
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ HOT_TENANT_BATCH = "ht_batch"            # hot-tenant lab: events per owner appe
 HOT_TENANT_RACE_CHART = "race_chart"     # hot-tenant lab: the stream after the threaded owner race
 HOT_TENANT_BACKLOG_CHART = "ht_backlog"  # hot-tenant simulation: the replayed backlog chart
 HOT_TENANT_TAB = "tab"                   # hot-tenant page's open tab, bound to ?tab= so a link can open one
+SIM_TAB = "tab"                          # a simulation page's open tab, bound to ?tab= the same way
 PLATFORM_SCENARIO = "platform_scenario"  # scenario picker on the platform simulation page
 PLATFORM_PREFIX = "platform::"           # that page's switches and sliders, per scenario
 EXTRA_MINUTES = "extra::minutes"         # instructor board: extra minutes as typed (drills.instructor_actions checks)
