@@ -203,6 +203,8 @@ def texts(drill: Drill) -> Iterator[Text]:
                 yield Text(part, loc + (attr,), getattr(q, attr))
         for o_index, option in enumerate(getattr(q, "options", ())):
             yield Text(part, loc + ("options", o_index, "text"), option.text)
+        for h_index, hint in enumerate(getattr(q, "hints", ())):
+            yield Text(part, loc + ("hints", h_index, "text"), hint.text)
 
 
 # -- the rules -------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ class EventKind(StrEnum):
     FINISHED = "finished"
     SIM_OPENED = "sim_opened"          # a simulation page opened while questions it answers were open
     RESULTS_VIEWED = "results_viewed"  # the results page of an open attempt
+    HINT_OPENED = "hint_opened"        # a graded hint opened before the question was locked in
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,7 @@ class LockedAnswer:
     notes: str | None
     skipped: bool
     locked_at: float
+    hint_cost: float = 0.0   # share of the mark given up to hints opened before this lock-in
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,7 @@ class AnswerEntry:
     notes: str | None = None
     skipped: bool = False
     at: float | None = None
+    hint_cost: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -95,6 +95,14 @@ class _QuestionBase(_Frozen):
                                                        "a short attempt keeps: about 3-5 per break).")
 
 
+class Hint(_Frozen):
+    """A nudge a candidate may open before locking in, at a price: part of the question's mark."""
+
+    text: str = Field(min_length=1, description="The hint (markdown; may name givens and derived values).")
+    cost: float = Field(gt=0, lt=1, description="Fraction of the question's mark given up by opening it before "
+                                                "the lock-in, e.g. 0.25.")
+
+
 class NumericQuestion(_QuestionBase):
     """A number the candidate commits to, with an optional 80% range for calibration."""
 
@@ -104,11 +112,15 @@ class NumericQuestion(_QuestionBase):
     sim: str | None = Field(default=None, description="A sims.presets id; the truth is that simulation's result.")
     tolerance: Tolerance = Field(description="Grading tolerance.")
     decimals: int = Field(default=2, ge=0, le=6, description="Decimals when the truth is shown.")
+    hints: tuple[Hint, ...] = Field(default=(), description="Graded hints, opened one after another before the "
+                                                            "lock-in; each costs its share of the mark.")
 
     @model_validator(mode="after")
     def _one_source(self) -> NumericQuestion:
         if (self.answer is None) == (self.sim is None):
             raise ValueError("give exactly one of 'answer' (an expression) or 'sim' (a preset id)")
+        if sum(h.cost for h in self.hints) >= 1:
+            raise ValueError("the hints' costs add up to the whole mark or more; keep their sum below 1")
         return self
 
 

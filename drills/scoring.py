@@ -80,7 +80,7 @@ def grade_question(loaded: LoadedDrill, question, answer: LockedAnswer | None, *
         if answer.skipped:
             score = 0.0
         elif isinstance(question, NumericQuestion):
-            score = grade_numeric(answer.value, truth, question.tolerance)
+            score = grade_numeric(answer.value, truth, question.tolerance) * (1 - answer.hint_cost)
             rel = relative_error(answer.value, truth)
             if answer.low is not None:
                 in_range = answer.low <= truth <= answer.high

@@ -15,7 +15,7 @@ import secrets
 import threading
 import time
 from contextlib import contextmanager
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -208,10 +208,16 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
     );
     CREATE INDEX idx_review_item ON review_log (handle, drill_id, question_id);
     """),
+    # The share of the mark an answer gave up to graded hints opened before it was locked in: fixed at
+    # the lock-in, so a hint opened afterwards can never change a grade.
+    (9, """
+    ALTER TABLE answers ADD COLUMN hint_cost DOUBLE NOT NULL DEFAULT 0;
+    """),
 )
 
 
-_ANSWER_COLUMNS = "attempt_id, question_id, part_id, kind, value, low, high, choice, notes, skipped, locked_at"
+_ANSWER_COLUMNS = ("attempt_id, question_id, part_id, kind, value, low, high, choice, notes, skipped, locked_at, "
+                   "hint_cost")
 _ATTEMPT_SELECT = """
     SELECT a.id, a.token, a.candidate_id, c.handle, c.cohort, a.drill_id, a.seed, a.time_box_s, a.started_at,
            COALESCE((SELECT SUM(g.seconds) FROM time_grants g WHERE g.attempt_id = a.id), 0),
@@ -493,16 +499,19 @@ class StoreCore:
     def lock_answer(self, attempt_id: int, question_id: str, part_id: str, kind: str, *,
                     value: float | None = None, low: float | None = None, high: float | None = None,
                     choice: str | None = None, notes: str | None = None,
-                    skipped: bool = False) -> tuple[LockedAnswer, bool]:
+                    skipped: bool = False, hint_costs: Sequence[float] = ()) -> tuple[LockedAnswer, bool]:
         """Commit one answer. Returns (the stored answer, whether this call created it).
 
         Locking the same question again returns the first answer unchanged. A finished attempt
-        raises AttemptFinished and stores nothing.
+        raises AttemptFinished and stores nothing. `hint_costs` are the question's hints' prices in
+        order: the answer keeps the sum for the hints opened by now, read in the same transaction.
         """
         now = self.clock()
-        fields = [attempt_id, question_id, part_id, kind, value, low, high, choice, notes, skipped, now]
         with self._transaction() as cur:
             self._guard(cur, attempt_id)
+            opened = self._hints_opened(cur, attempt_id).get(question_id, set()) if hint_costs else set()
+            cost = min(1.0, sum(c for i, c in enumerate(hint_costs) if i in opened))
+            fields = [attempt_id, question_id, part_id, kind, value, low, high, choice, notes, skipped, now, cost]
             created = self._insert_new(cur, "answers", _ANSWER_COLUMNS, fields,
                                        {"attempt_id": attempt_id, "question_id": question_id})
             if created:
@@ -537,9 +546,9 @@ class StoreCore:
             created: set[str] = set()
             for chunk in _chunks(fresh, _BATCH_ROWS):
                 rows = [[attempt_id, e.question_id, e.part_id, e.kind, e.value, e.low, e.high, e.choice, e.notes,
-                         e.skipped, now if e.at is None else e.at] for e in chunk]
+                         e.skipped, now if e.at is None else e.at, e.hint_cost] for e in chunk]
                 created.update(r[0] for r in cur.execute(
-                    f"INSERT INTO answers ({_ANSWER_COLUMNS}) VALUES {_placeholders(len(rows), 11)} "
+                    f"INSERT INTO answers ({_ANSWER_COLUMNS}) VALUES {_placeholders(len(rows), 12)} "
                     "ON CONFLICT DO NOTHING RETURNING question_id", [x for row in rows for x in row]).fetchall())
             events = [[attempt_id, now if e.at is None else e.at, "skipped" if e.skipped else "locked", e.part_id,
                        json.dumps({"question": e.question_id})] for e in fresh if e.question_id in created]
@@ -665,6 +674,39 @@ class StoreCore:
                 "INSERT INTO attempt_events (attempt_id, happened_at, kind, detail) VALUES (?, ?, 'extra_time', ?)",
                 [attempt_id, now, json.dumps({"seconds": seconds, "by": granted_by})],
             )
+
+    # -- graded hints ------------------------------------------------------------------
+    def open_hint(self, attempt_id: int, question_id: str, part_id: str, index: int) -> bool:
+        """Record that hint `index` of a question was opened; True the first time, before its lock-in.
+
+        Opening it again, or after the question is locked, records nothing (and so costs nothing).
+        A finished attempt raises AttemptFinished.
+        """
+        with self._transaction() as cur:
+            self._guard(cur, attempt_id)
+            if index in self._hints_opened(cur, attempt_id).get(question_id, set()):
+                return False
+            if cur.execute("SELECT 1 FROM answers WHERE attempt_id = ? AND question_id = ?",
+                           [attempt_id, question_id]).fetchone() is not None:
+                return False
+            cur.execute("INSERT INTO attempt_events (attempt_id, happened_at, kind, part_id, detail) "
+                        "VALUES (?, ?, ?, ?, ?)", [attempt_id, self.clock(), EventKind.HINT_OPENED.value, part_id,
+                                                   json.dumps({"question": question_id, "hint": index})])
+        return True
+
+    def hints_opened(self, attempt_id: int) -> dict[str, set[int]]:
+        """question id -> the indexes of its hints opened so far."""
+        with self._reading() as cur:
+            return self._hints_opened(cur, attempt_id)
+
+    @staticmethod
+    def _hints_opened(cur, attempt_id: int) -> dict[str, set[int]]:
+        opened: dict[str, set[int]] = {}
+        for (detail,) in cur.execute("SELECT detail FROM attempt_events WHERE attempt_id = ? AND kind = ?",
+                                     [attempt_id, EventKind.HINT_OPENED.value]).fetchall():
+            data = json.loads(detail)
+            opened.setdefault(data["question"], set()).add(int(data["hint"]))
+        return opened
 
     def log_event(self, attempt_id: int, kind: str, part_id: str | None = None,
                   detail: Mapping[str, object] | None = None) -> None:

@@ -35,6 +35,7 @@ class AttemptView:
     note_ratings: Mapping[str, str]
     sim_values: Mapping[str, float]
     disclosed: frozenset[str]           # question ids whose truth this attempt may see now
+    hints: Mapping[str, frozenset[int]]  # question id -> indexes of the graded hints opened
 
     @classmethod
     def load(cls, store: AttemptStore, attempt: Attempt, loaded: LoadedDrill) -> AttemptView:
@@ -44,8 +45,9 @@ class AttemptView:
         )
         sim_values = simulation_truths(loaded.drill.id, SIMULATION_SEED, sim_questions) if sim_questions else {}
         answers, reveals = store.answers(attempt.id), store.reveals(attempt.id)
+        hints = {q: frozenset(opened) for q, opened in store.hints_opened(attempt.id).items()}
         return cls(store, attempt, loaded, answers, reveals, store.note_ratings(attempt.id), sim_values,
-                   disclosed(loaded.drill, answers, reveals, attempt.finished_at is not None))
+                   disclosed(loaded.drill, answers, reveals, attempt.finished_at is not None), hints)
 
     @property
     def finished(self) -> bool:

@@ -21,6 +21,14 @@ NOTE_LABELS = {"full": "Covered it", "partial": "Partly", "missed": "Missed it"}
 SCORE_BADGE = {1.0: "✅ full marks", 0.5: "🟡 half marks", 0.0: "❌ no marks"}
 
 
+def score_badge(accuracy: float, hint_cost: float = 0.0) -> str:
+    """The badge for a numeric grade, with what hints took off it."""
+    badge = SCORE_BADGE[accuracy]
+    if hint_cost and accuracy:
+        badge += f", less {hint_cost:.0%} for hints: {accuracy * (1 - hint_cost):.2g} of 1"
+    return badge
+
+
 FINISHED_ELSEWHERE = ("This attempt has been finished (perhaps in another tab), so nothing more can be "
                       "locked in or scored. Reload to see it read-only.")
 
@@ -40,6 +48,8 @@ def render_question(view: AttemptView, question, part_id: str) -> None:
             if show_truth:
                 _truth(view, question, None)
         elif answer is None:
+            if isinstance(question, NumericQuestion) and question.hints:
+                _hints(view, question, part_id)
             _open_form(view, question, part_id)
         else:
             if st.session_state.get(_submit_key(question)):
@@ -67,7 +77,7 @@ def answer_summary(question, answer: LockedAnswer, text=str, *, compact: bool = 
 
 
 def _submit_key(question) -> str:
-    return f"lock::{question.id}::submit"
+    return keys.lock_field(question.id, "submit")
 
 
 def _tell_lost_race(view: AttemptView, question, stored: LockedAnswer) -> None:
@@ -76,7 +86,30 @@ def _tell_lost_race(view: AttemptView, question, stored: LockedAnswer) -> None:
         f"The locked answer is: {answer_summary(question, stored, view.text)}."), icon="⚠️")
 
 
+def _hints(view: AttemptView, question: NumericQuestion, part_id: str) -> None:
+    """The question's graded hints: opened ones shown, the next one behind a button that names its price."""
+    opened = view.hints.get(question.id, frozenset())
+    for index, hint in enumerate(question.hints):
+        if index in opened:
+            st.info(f"**Hint {index + 1}** (cost {hint.cost:.0%} of this question's mark): {view.text(hint.text)}",
+                    icon="💡")
+            continue
+        spent = sum(question.hints[i].cost for i in opened)
+        if st.button(f"Show hint {index + 1} of {len(question.hints)} — costs {hint.cost:.0%} of this question's "
+                     f"mark" + (f" (on top of {spent:.0%})" if spent else ""),
+                     key=keys.hint_button(question.id, index), icon="💡"):
+            try:
+                view.store.open_hint(view.attempt.id, question.id, part_id, index)
+            except AttemptFinished:
+                st.error(FINISHED_ELSEWHERE, icon="🔒")
+                return
+            st.rerun()
+        break   # one at a time, in order
+
+
 def _commit(view: AttemptView, question, part_id: str, **fields) -> None:
+    if isinstance(question, NumericQuestion) and question.hints:
+        fields["hint_costs"] = tuple(h.cost for h in question.hints)
     try:
         stored, created = view.store.lock_answer(view.attempt.id, question.id, part_id, question.kind, **fields)
     except AttemptFinished:
@@ -91,21 +124,20 @@ def _commit(view: AttemptView, question, part_id: str, **fields) -> None:
 
 
 def _open_form(view: AttemptView, question, part_id: str) -> None:
-    key = f"lock::{question.id}"
-    with st.form(key, border=False, enter_to_submit=True):
+    with st.form(keys.lock_form(question.id), border=False, enter_to_submit=True):
         if isinstance(question, NumericQuestion):
             cols = st.columns([2, 1, 1])
-            guess = cols[0].text_input(f"Best guess ({question.unit})", key=f"{key}::value",
+            guess = cols[0].text_input(f"Best guess ({question.unit})", key=keys.lock_field(question.id, "value"),
                                        placeholder="a number", max_chars=40)
-            low = cols[1].text_input("80% sure it is above…", key=f"{key}::low", placeholder="optional",
+            low = cols[1].text_input("80% sure it is above…", key=keys.lock_field(question.id, "low"), placeholder="optional",
                                      max_chars=40)
-            high = cols[2].text_input("…and below", key=f"{key}::high", placeholder="optional", max_chars=40)
+            high = cols[2].text_input("…and below", key=keys.lock_field(question.id, "high"), placeholder="optional", max_chars=40)
         elif isinstance(question, ChoiceQuestion):
             labels = {o.id: view.text(o.text) for o in option_order(question, view.attempt.seed)}
             choice = st.radio("Your answer", list(labels), format_func=labels.get, index=None,
-                              key=f"{key}::choice", label_visibility="collapsed")
+                              key=keys.lock_field(question.id, "choice"), label_visibility="collapsed")
         else:
-            notes = st.text_area("Your notes", key=f"{key}::notes", max_chars=checks.MAX_NOTES, height=140,
+            notes = st.text_area("Your notes", key=keys.lock_field(question.id, "notes"), max_chars=checks.MAX_NOTES, height=140,
                                  placeholder="A few lines in your own words")
         submitted = st.form_submit_button("🔒 Lock in", type="primary", key=_submit_key(question))
     if not submitted:
@@ -127,6 +159,8 @@ def _locked(view: AttemptView, question, answer: LockedAnswer, *, show_truth: bo
         st.markdown("⏭️ *Skipped — counts as no marks.*")
     elif isinstance(question, NumericQuestion):
         st.markdown(f"🔒 Your guess: **{answer_summary(question, answer)}**")
+        if answer.hint_cost:
+            st.caption(f"💡 Hints opened before the lock-in cost {answer.hint_cost:.0%} of this question's mark.")
     elif isinstance(question, ChoiceQuestion):
         st.markdown(f"🔒 Your answer: **{answer_summary(question, answer, view.text)}**")
     else:
@@ -148,7 +182,7 @@ def _truth(view: AttemptView, question, answer: LockedAnswer | None) -> None:
         band = ""
         if answer.low is not None:
             band = " · inside your range" if answer.low <= truth <= answer.high else " · outside your range"
-        st.markdown(f"**Truth: {shown}** — {SCORE_BADGE[score]}{band}")
+        st.markdown(f"**Truth: {shown}** — {score_badge(score, answer.hint_cost)}{band}")
     elif isinstance(question, ChoiceQuestion):
         right = next(o.text for o in question.options if o.id == question.answer)
         badge = ("" if answer is None or answer.skipped
@@ -174,7 +208,7 @@ def _save_rating(view: AttemptView, question_id: str, widget_key: str) -> None:
 def _rate_notes(view: AttemptView, question: NotesQuestion) -> None:
     """A self-rating that is saved the moment it is picked (a new row each time it changes)."""
     current = view.note_ratings.get(question.id)
-    widget_key = f"rate::{question.id}"
+    widget_key = keys.note_rating(question.id)
     st.radio("How did your notes compare?", list(NOTE_SCORES), format_func=NOTE_LABELS.get,
              index=list(NOTE_SCORES).index(current) if current else None, horizontal=True, key=widget_key,
              on_change=_save_rating, args=(view, question.id, widget_key), disabled=view.finished)

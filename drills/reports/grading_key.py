@@ -155,14 +155,14 @@ def stored_key_ctes(key: DrillKey) -> tuple[str, list]:
 # attempts joined before it carry the attempt's `variant`, so each answer meets its own variant's truth.
 KEY_JOIN = "JOIN qkey k USING (question_id, variant)"
 
-# An answer's grade from the key's precomputed columns: the same tests as scoring.grade_numeric and
-# grade_choice, with no string comparison left in the per-row work. Notes stay NULL here: they are
-# graded by their latest self-rating, joined in separately (`rated`), because a million-row join for
-# a few thousand ratings would dominate the query.
+# An answer's grade from the key's precomputed columns: the same tests as scoring.grade_numeric (less
+# the share given up to hints) and grade_choice, with no string comparison left in the per-row work.
+# Notes stay NULL here: they are graded by their latest self-rating, joined in separately (`rated`),
+# because a million-row join for a few thousand ratings would dominate the query.
 SCORE = """CASE
                      WHEN an.skipped THEN 0.0
                      WHEN k.graded_numeric THEN
-                       CASE WHEN abs(an.value - k.truth) <= k.full_band THEN 1.0
+                       (1 - an.hint_cost) * CASE WHEN abs(an.value - k.truth) <= k.full_band THEN 1.0
                             WHEN abs(an.value - k.truth) <= k.half_band THEN 0.5 ELSE 0.0 END
                      WHEN k.graded_choice THEN CASE WHEN an.choice = k.right_choice THEN 1.0 ELSE 0.0 END
                    END"""

@@ -51,6 +51,8 @@ def timeline(loaded: LoadedDrill, events: Sequence[Event], answers: dict[str, Lo
             what = f"{detail.get('page', '')} while open: {', '.join(questions)}"
             early = bool(questions)
             flag = "simulation opened before lock-in" if early else ""
+        elif e.kind == EventKind.HINT_OPENED:
+            what = f"hint {int(detail.get('hint', 0)) + 1} of {detail.get('question', '')}"
         elif e.kind == "scored":
             what = f"{detail.get('skill', '')}: {detail.get('level', '')} ({detail.get('scorer', '')})"
         elif e.kind == "extra_time":
