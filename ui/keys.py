@@ -262,3 +262,35 @@ def sim_embed_chart(preset_id: str) -> str:
 def platform_chart(index: int) -> str:
     """One of the platform simulation page's charts, by position."""
     return f"platform-chart-{index}"
+
+
+# -- the drill page's lock-in forms, hints and reveal buttons ----------------------------------------
+def lock_form(question_id: str) -> str:
+    """A question's lock-in form; its fields are lock_field(question_id, 'value' | 'low' | 'high' | ...)."""
+    return f"lock::{question_id}"
+
+
+def lock_field(question_id: str, field: str) -> str:
+    """One input of a lock-in form: value, low, high, choice, notes, or submit (the Lock in button)."""
+    return f"lock::{question_id}::{field}"
+
+
+def note_rating(question_id: str) -> str:
+    """The self-rating radio under a revealed notes question."""
+    return f"rate::{question_id}"
+
+
+def hint_button(question_id: str, index: int) -> str:
+    """The button that opens a numeric question's hint number `index` (from 0)."""
+    return f"hint::{question_id}::{index}"
+
+
+def reveal_button(part_id: str, section: str) -> str:
+    """A part's button that opens one worked-answer section (or 'followup')."""
+    return f"reveal::{part_id}::{section}"
+
+
+def skip_button(part_id: str, followup: bool = False) -> str:
+    """The confirm button that skips a part's open questions (or its follow-up's)."""
+    return f"{'skipf' if followup else 'skip'}::{part_id}"
+

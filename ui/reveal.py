@@ -49,7 +49,7 @@ def render_questions(view: AttemptView, part: Part) -> bool:
     st.subheader("Before you read on")
     for question in part.questions:
         render_question(view, question, part.id)
-    _skip_button(view, part, part.questions, "Skip to the answer", f"skip::{part.id}")
+    _skip_button(view, part, part.questions, "Skip to the answer", keys.skip_button(part.id))
     return view.all_answered(part.questions)
 
 
@@ -65,7 +65,7 @@ def render_reveals(view: AttemptView, part: Part, gate_open: bool) -> bool:
             st.markdown(view.text(section.text))
             _lab_links(section.labs)
             continue
-        if st.button(f"Reveal: {title}", key=f"reveal::{part.id}::{section.stage}", disabled=not gate_open,
+        if st.button(f"Reveal: {title}", key=keys.reveal_button(part.id, section.stage), disabled=not gate_open,
                      type="primary"):
             view.store.record_reveal(view.attempt.id, part.id, section.stage)
             st.rerun()
@@ -85,14 +85,15 @@ def render_followup(view: AttemptView, part: Part) -> None:
     revealed = view.revealed(part.id, FOLLOWUP) or view.finished
     for question in followup.questions:
         render_question(view, question, part.id)
-    _skip_button(view, part, followup.questions, "Skip to the follow-up answer", f"skipf::{part.id}")
+    _skip_button(view, part, followup.questions, "Skip to the follow-up answer",
+                 keys.skip_button(part.id, followup=True))
     if revealed:
         st.markdown("##### The follow-up answer")
         st.markdown(view.text(followup.answer))
         _lab_links(followup.labs)
         return
     gate_open = view.all_answered(followup.questions)
-    if st.button("Reveal: The follow-up answer", key=f"reveal::{part.id}::{FOLLOWUP}", disabled=not gate_open,
+    if st.button("Reveal: The follow-up answer", key=keys.reveal_button(part.id, FOLLOWUP), disabled=not gate_open,
                  type="primary"):
         view.store.record_reveal(view.attempt.id, part.id, FOLLOWUP)
         st.rerun()
