@@ -22,6 +22,7 @@ PAGES = {
         st.Page("pages/drill.py", title="Drill", icon="📝"),
         st.Page("pages/results.py", title="Results", icon="📊"),
         st.Page("pages/history.py", title="My history", icon="🗂️"),
+        st.Page("pages/review.py", title="Spaced review", icon="🔁"),
     ],
     "Simulations": [
         st.Page("pages/sim_hot_shard.py", title="Hot shard", icon="🔥"),

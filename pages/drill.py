@@ -13,6 +13,7 @@ from ui.context import get_store, require_attempt
 from ui.history import show_new_resume_code
 from ui.lockin import flash
 from ui.reveal import render_part
+from ui.review import schedule_after_finish
 from ui.rubric import render_self_score
 from ui.frame import require_frame
 
@@ -79,6 +80,7 @@ if current == SCORE_STEP:
         confirmed = st.checkbox("Finish anyway", key=keys.FINISH_ANYWAY)
     if attempt.finished_at is None and st.button("Finish and see results", type="primary", disabled=not confirmed):
         store.finish(attempt.id)
+        schedule_after_finish(view)   # what it missed comes back on the review page
         st.switch_page("pages/results.py", query_params={keys.ATTEMPT_TOKEN: attempt.token})
     if not complete and attempt.finished_at is None:
         st.caption("You can finish without scoring every skill, but the verdict needs them all.")

@@ -15,6 +15,7 @@ from drills.variants import variant_for
 from ui import keys
 from ui.context import get_catalogue, get_store, now, remember_attempt
 from ui.frame import require_frame
+from ui.review import due_reminder
 
 require_frame()
 
@@ -38,6 +39,7 @@ handle = identity[0].text_input("Your handle", key=keys.HANDLE, max_chars=checks
 cohort = identity[1].text_input("Cohort code (optional)", key=keys.COHORT, max_chars=checks.MAX_COHORT,
                                 help="Your instructor gives you this so your attempt shows on their board.")
 identity_problem = st.empty()
+due_reminder(store, handle)   # a link to the review page when this handle has reviews due
 
 st.header("Drills")
 if not catalogue.drills:

@@ -62,19 +62,23 @@ def attempt_line(store, attempt: Attempt) -> AttemptLine | None:
                        {level: drill.level_label(level) for level in LEVEL_VALUE})
 
 
-def sign_in(store) -> str | None:
-    """The handle whose history this session may read, after a form asking for handle and code."""
+HISTORY_INTRO = ("Open every attempt you made under one handle, from any browser. You need the handle and the "
+                 "personal resume code shown when you first started a drill with it.")
+
+
+def sign_in(store, *, intro: str = HISTORY_INTRO, button: str = "Open my history") -> str | None:
+    """The handle whose history (and review schedule) this session may read, after a form asking for handle
+    and code. One sign-in serves both pages: it is kept under keys.HISTORY_HANDLE."""
     signed = st.session_state.get(keys.HISTORY_HANDLE)
     if signed:
         return signed
-    st.markdown("Open every attempt you made under one handle, from any browser. You need the handle and the "
-                "personal resume code shown when you first started a drill with it.")
+    st.markdown(intro)
     with st.form("history_sign_in", enter_to_submit=True):
         cols = st.columns(2)
         handle = cols[0].text_input("Your handle", max_chars=checks.MAX_HANDLE, key=keys.HISTORY_HANDLE_INPUT)
         code = cols[1].text_input("Resume code", max_chars=20, placeholder="e.g. K7QM-3XHD", type="password",
                                   key=keys.HISTORY_CODE_INPUT)
-        opened = st.form_submit_button("Open my history", type="primary")
+        opened = st.form_submit_button(button, type="primary")
     if opened:
         try:
             clean = checks.handle_entry(handle)

@@ -1,0 +1,104 @@
+"""Chromium: a review session appears after a miss. A short attempt is finished with one numeric answer far
+off; the review page lists that question, it falls due a minute after it was answered (FSRS's first learning
+step), the catalogue links to it, and it is answered in fresh numbers and comes back later."""
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from drills.loader import load_catalogue
+from drills.scope import scope_drill
+from drills.variants import in_variant
+from tests.browser import wait_for_app
+from tests.test_browser_scope import _start_scope
+
+pytestmark = pytest.mark.browser
+
+WHOLE = load_catalogue().drills["one_tenant"]
+SHORT = scope_drill(WHOLE, "essentials")
+HANDLE = "review-ada"
+DUE_WAIT_S = 120   # the miss is due 60 s after its lock-in; the rest is slack for a busy machine
+
+
+def _body(page) -> str:
+    return page.locator("[data-testid=stMain]").inner_text()
+
+
+def _open_review_page(page) -> None:
+    """Through the sidebar, so the session (and its sign-in) carries over."""
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Spaced review").click()
+    page.get_by_role("heading", name="Spaced review").wait_for()
+    wait_for_app(page)
+
+
+def test_a_review_session_appears_after_a_miss(app_server, page):
+    page.set_default_timeout(60_000)
+    _start_scope(page, app_server.url, "essentials", HANDLE)
+    page.get_by_text("Your personal resume code is").wait_for()
+    code = re.search(r"resume code is ([A-Z0-9]{4}-[A-Z0-9]{4})", _body(page)).group(1)
+    token = re.search(r"attempt=([^&]+)", page.url).group(1)
+
+    question = SHORT.drill.part("board").questions[0]
+    page.goto(f"{app_server.url}/drill?attempt={token}&part=board")
+    page.get_by_role("heading", name=SHORT.drill.part("board").title, exact=True).wait_for()
+    wait_for_app(page)
+    box = page.get_by_test_id("stForm").first.get_by_label(f"Best guess ({question.unit})")
+    box.fill(f"{WHOLE.values[question.id] * 10:g}")   # far outside the tolerance in every variant
+    box.press("Enter")
+    page.get_by_text("🔒 Your guess").first.wait_for()
+    locked_at = time.time()
+
+    page.goto(f"{app_server.url}/drill?attempt={token}&part=score")
+    page.get_by_role("heading", name="Score yourself").wait_for()
+    wait_for_app(page)
+    page.get_by_text("Finish anyway").click()
+    wait_for_app(page)
+    page.get_by_role("button", name="Finish and see results").click()
+    page.wait_for_url(re.compile(r".*/results\?.*attempt=.*"))
+    wait_for_app(page)
+
+    _open_review_page(page)
+    page.get_by_role("textbox", name="Your handle").fill(HANDLE)
+    page.get_by_label("Resume code").fill(code)
+    page.get_by_role("button", name="Open my reviews").click()
+    page.get_by_role("heading", name="Your review schedule").wait_for()
+    wait_for_app(page)
+    body = _body(page)
+    if "Due now" not in body:   # a fast walk: the miss is scheduled a minute after its lock-in
+        assert "Nothing due right now" in body and re.search(r"comes back (in 1 minute|now)", body), body
+    page.screenshot(path="/tmp/review_scheduled.png", full_page=True)
+
+    deadline = locked_at + DUE_WAIT_S
+    while "Due now: 1 question" not in _body(page):
+        assert time.time() < deadline, "the missed question never fell due"
+        page.wait_for_timeout(5000)
+        _open_review_page(page)
+
+    # The catalogue points at the review while it is due.
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Catalogue").click()
+    page.get_by_role("textbox", name="Your handle").fill(HANDLE)
+    page.get_by_role("textbox", name="Your handle").press("Tab")
+    wait_for_app(page)
+    page.get_by_role("link", name=re.compile(r"^Due for review: 1 question")).click()
+    page.get_by_role("heading", name="Due now: 1 question").wait_for()
+    wait_for_app(page)
+
+    body = _body(page)
+    assert question.prompt in body or in_variant(WHOLE, 1).text(question.prompt) in body
+    caption = re.search(re.escape(f"{WHOLE.drill.title} · {SHORT.drill.part('board').title} · ")
+                        + r"(as written|variant (\d+)) · missed", body)
+    assert caption, body
+    variant = int(caption.group(2) or 0)
+    assert variant != 0, "the attempt saw the written numbers, so the review asks in another variant"
+    page.screenshot(path="/tmp/review_due.png", full_page=True)
+    truth = in_variant(WHOLE, variant).values[question.id]
+    box = page.get_by_label(f"Your answer ({question.unit})")
+    box.fill(f"{truth:.4g}")
+    page.get_by_role("button", name="Check my answer").click()
+    page.get_by_text("rated good").wait_for()
+    wait_for_app(page)
+    body = _body(page)
+    assert "Comes back in 10 minutes" in body and "Nothing due right now" in body
+    page.screenshot(path="/tmp/review_answered.png", full_page=True)
