@@ -19,7 +19,7 @@ from drills.scoring import grade_attempt, tolerance_band
 from drills.scope import scope_drill
 from drills.store import AttemptStore, ReviewEntry
 from drills.variants import in_variant
-from tests.test_history import _code_from
+from tests.test_history import _code_from, _history, _sign_in
 from tests.test_pages import LOCK, _go, _start
 
 CATALOGUE = load_catalogue()
@@ -142,14 +142,6 @@ def _review_page(at):
     return at
 
 
-def _sign_in(at, handle: str, code: str):
-    at.text_input(key="history::handle").input(handle)
-    at.text_input(key="history::code").input(code)
-    next(b for b in at.button if b.label == "Open my reviews").click().run()
-    assert not at.exception, at.exception
-    return at
-
-
 def _text(at) -> str:
     return "\n".join(m.value for m in [*at.markdown, *at.caption, *at.success, *at.info, *at.error, *at.warning])
 
@@ -172,7 +164,7 @@ def test_finishing_an_attempt_with_a_miss_puts_it_on_the_review_page(app_test, d
     assert item.due_at == pytest.approx(item.reviewed_at + 60)
     store.close()
 
-    at = _sign_in(_review_page(at), "ada", code)
+    at = _review_page(_sign_in(_history(app_test), "ada", code))   # one sign-in opens history and reviews
     text = _text(at)
     assert "Nothing due right now" in text and "in 1 minute" in text
     table = next(d.value for d in at.dataframe if "Comes back" in d.value.columns)
@@ -198,7 +190,10 @@ def test_a_due_item_is_answered_in_fresh_numbers_and_comes_back_later(app_test, 
     home.text_input(key="candidate_handle").input("bea").run()
     assert [p for p in home.get("page_link") if str(p.label).startswith("Due for review: 1 question")]
 
-    at = _sign_in(_review_page(app_test("app.py").run()), "bea", code)
+    at = _review_page(app_test("app.py").run())
+    at.text_input(key="history::handle").input("bea")
+    at.text_input(key="history::code").input(code)
+    next(b for b in at.button if b.label == "Open my reviews").click().run()
     text = _text(at)
     assert "Due now: 1 question" in text
     assert fresh.text(ONE.drill.question("daily_spend").prompt) in text

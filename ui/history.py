@@ -19,6 +19,7 @@ from drills.timebox import format_utc
 from ui import keys
 from ui.attempt_view import AttemptView
 from ui.context import get_catalogue, get_store
+from ui.safe import escape_markdown
 
 def show_new_resume_code(handle: str) -> None:
     """Once, on the drill page after the first start under a handle: the code that opens the history."""
@@ -91,6 +92,21 @@ def sign_in(store, *, intro: str = HISTORY_INTRO, button: str = "Open my history
         st.error("That handle and resume code do not match. Check both; the code is the one shown when you "
                  "first started a drill under this handle.", icon="⚠️")
     return None
+
+
+def signed_in_bar(store, *, intro: str = HISTORY_INTRO, button: str = "Open my history",
+                  says: str = "Attempts under **{handle}** (every cohort), oldest first.",
+                  close: str = "Close my history") -> str | None:
+    """sign_in, then a line naming the signed-in handle beside a button that signs it out (of both pages)."""
+    handle = sign_in(store, intro=intro, button=button)
+    if handle is None:
+        return None
+    cols = st.columns([4, 1])
+    cols[0].markdown(says.format(handle=escape_markdown(handle)))
+    if cols[1].button(close, width="stretch"):
+        st.session_state.pop(keys.HISTORY_HANDLE, None)
+        st.rerun()
+    return handle
 
 
 def history_table(lines: list[AttemptLine]) -> pd.DataFrame:
@@ -167,14 +183,9 @@ def skills_figure(lines: list[AttemptLine]) -> go.Figure | None:
 
 def render_history() -> None:
     store = get_store()
-    handle = sign_in(store)
+    handle = signed_in_bar(store)
     if handle is None:
         return
-    cols = st.columns([4, 1])
-    cols[0].markdown(f"Attempts under **{handle}** (every cohort), oldest first.")
-    if cols[1].button("Close my history", width="stretch"):
-        st.session_state.pop(keys.HISTORY_HANDLE, None)
-        st.rerun()
     lines = [line for line in (attempt_line(store, a) for a in store.attempts(handle=handle)) if line]
     if not lines:
         st.info("No attempts under this handle yet. Start one from the catalogue.")

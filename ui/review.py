@@ -21,9 +21,8 @@ from drills.variants import in_variant, label as variant_label
 from ui import keys
 from ui.attempt_view import AttemptView
 from ui.context import get_catalogue, get_store, now
-from ui.history import sign_in
+from ui.history import signed_in_bar
 from ui.lockin import SCORE_BADGE
-from ui.safe import escape_markdown
 
 # Session-state keys of this page (kept here until ui/keys.py gathers every key).
 REVIEW_OUTCOME = "review::outcome"   # the review just answered, shown once above the next item
@@ -184,14 +183,10 @@ def schedule_table(items: list[ReviewState], catalogue: Catalogue, at: float) ->
 
 def render_review() -> None:
     store = get_store()
-    handle = sign_in(store, intro=REVIEW_INTRO, button="Open my reviews")
+    handle = signed_in_bar(store, intro=REVIEW_INTRO, button="Open my reviews", says="Reviews for **{handle}**.",
+                           close="Close my reviews")
     if handle is None:
         return
-    cols = st.columns([4, 1])
-    cols[0].markdown(f"Reviews for **{escape_markdown(handle)}**.")
-    if cols[1].button("Close my reviews", width="stretch"):
-        st.session_state.pop(keys.HISTORY_HANDLE, None)
-        st.rerun()
     _show_outcome()
     catalogue = get_catalogue()
     at = now()
