@@ -414,7 +414,7 @@ def rule_option_lengths(drill: Drill, values: Mapping[str, float]) -> list[Findi
     return length_findings(option_lengths(drill, measure))
 
 
-def _given_uses(drill: Drill) -> Callable[[str], set[str]]:
+def given_uses(drill: Drill) -> Callable[[str], set[str]]:
     """A function naming the givens an expression reaches, directly or through derived values."""
     givens = {g.name for g in drill.givens}
     derived = {d.name: d.expr for d in drill.derived}
@@ -450,7 +450,7 @@ def rule_variants(drill: Drill, written: Mapping[str, float]) -> Iterator[Findin
             yield Finding(("givens", i, "vary"), f"the written value {given.value:g} is outside the values "
                                                  f"a variant draws ({min(allowed):g} to {max(allowed):g})")
     answers = [q for _, q in questions(drill) if isinstance(q, NumericQuestion) and q.answer is not None]
-    uses = _given_uses(drill)
+    uses = given_uses(drill)
     for variant in range(1, drill.variants):
         drawn = drawn_givens(drill, variant)
         values, failures = compute_values(drill.model_copy(update={"givens": tuple(

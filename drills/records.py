@@ -114,3 +114,35 @@ class AttemptFinished(ValueError):
     def __init__(self, attempt_id: int):
         super().__init__(f"attempt {attempt_id} is finished: its answers and self-scores can no longer change")
         self.attempt_id = attempt_id
+
+
+@dataclass(frozen=True)
+class ReviewEntry:
+    """One question a finished attempt puts up for review, and how the attempt went on it (an FSRS rating)."""
+
+    drill_id: str            # the base drill: a break or essentials attempt reviews the full drill's item
+    question_id: str
+    variant: int             # the numbers the attempt showed
+    rating: int              # fsrs.Rating: 1 again, 2 hard, 3 good, 4 easy
+    guess: float | None = None
+    reason: str = ""
+    at: float | None = None  # when the attempt answered it (None: now)
+
+
+@dataclass(frozen=True)
+class ReviewState:
+    """One review item as its latest row leaves it: the FSRS card, when it is due, how often it was reviewed."""
+
+    id: int
+    handle: str
+    drill_id: str
+    question_id: str
+    attempt_id: int | None   # the attempt that wrote this row; None for a review answered on the review page
+    variant: int
+    guess: float | None
+    rating: int
+    reason: str
+    card: str                # fsrs.Card as JSON
+    due_at: float
+    reviewed_at: float
+    reviews: int

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta, timezone
 from fsrs import Card, Rating, Scheduler
 
 from drills.draws import WRITTEN, base_id, varies
-from drills.loader import LoadedDrill, _given_uses
+from drills.loader import LoadedDrill, given_uses
 from drills.schema import NumericQuestion
 from drills.scoring import QuestionResult, grade_numeric
 from drills.store import ReviewEntry, ReviewState
@@ -103,7 +103,7 @@ def fresh_variant(loaded: LoadedDrill, question: NumericQuestion, last_variant: 
     if not varies(loaded.drill):
         return WRITTEN
     others = [v for v in range(loaded.drill.variants) if v != last_variant]
-    used = sorted(_given_uses(loaded.drill)(question.answer or ""))
+    used = sorted(given_uses(loaded.drill)(question.answer or ""))
     seen = [in_variant(loaded, last_variant).values[name] for name in used]
     differ = [v for v in others if [in_variant(loaded, v).values[name] for name in used] != seen]
     pool = differ or others
@@ -128,7 +128,7 @@ class GivenShown:
 def givens_for(loaded: LoadedDrill, question: NumericQuestion) -> list[GivenShown]:
     """The givens the question's answer formula reaches (through derived values too), in the drill's order:
     a prompt read alone may not state every number the answer needs."""
-    used = _given_uses(loaded.drill)(question.answer or "")
+    used = given_uses(loaded.drill)(question.answer or "")
     return [GivenShown(g.name, loaded.values[g.name], g.unit, g.note) for g in loaded.drill.givens if g.name in used]
 
 

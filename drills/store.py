@@ -16,13 +16,13 @@ import threading
 import time
 from contextlib import contextmanager
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 
 from drills.records import (  # noqa: F401 - the store's record types, re-exported for its callers
-    AnswerEntry, Attempt, AttemptFinished, Candidate, Event, EventKind, LockedAnswer, RevealEntry, RubricScore)
+    AnswerEntry, Attempt, AttemptFinished, Candidate, Event, EventKind, LockedAnswer, RevealEntry, ReviewEntry,
+    ReviewState, RubricScore)
 
 DEFAULT_DB = Path(__file__).resolve().parent.parent / "data" / "faultlines.duckdb"
 DB_ENV = "FAULTLINES_DB"
@@ -331,38 +331,6 @@ def duckdb_transaction(cur: duckdb.DuckDBPyConnection):
         cur.execute("ROLLBACK")
         raise
     cur.execute("COMMIT")
-
-
-@dataclass(frozen=True)
-class ReviewEntry:
-    """One question a finished attempt puts up for review, and how the attempt went on it (an FSRS rating)."""
-
-    drill_id: str            # the base drill: a break or essentials attempt reviews the full drill's item
-    question_id: str
-    variant: int             # the numbers the attempt showed
-    rating: int              # fsrs.Rating: 1 again, 2 hard, 3 good, 4 easy
-    guess: float | None = None
-    reason: str = ""
-    at: float | None = None  # when the attempt answered it (None: now)
-
-
-@dataclass(frozen=True)
-class ReviewState:
-    """One review item as its latest row leaves it: the FSRS card, when it is due, how often it was reviewed."""
-
-    id: int
-    handle: str
-    drill_id: str
-    question_id: str
-    attempt_id: int | None   # the attempt that wrote this row; None for a review answered on the review page
-    variant: int
-    guess: float | None
-    rating: int
-    reason: str
-    card: str                # fsrs.Card as JSON
-    due_at: float
-    reviewed_at: float
-    reviews: int
 
 
 _REVIEW_COLUMNS = "handle, drill_id, question_id, attempt_id, variant, guess, rating, reason, card, due_at, reviewed_at"

@@ -294,3 +294,18 @@ def skip_button(part_id: str, followup: bool = False) -> str:
     """The confirm button that skips a part's open questions (or its follow-up's)."""
     return f"{'skipf' if followup else 'skip'}::{part_id}"
 
+
+# -- the spaced-review page ----------------------------------------------------------------------------
+REVIEW_OUTCOME = "review::outcome"    # the review just answered, shown once above the next item
+REVIEW_TABLE = "review::schedule"     # the table of every scheduled review
+
+
+def review_form(row_id: int) -> str:
+    """The answer form of the due item whose latest row is `row_id` (a new row gets a new, empty form)."""
+    return f"review::{row_id}"
+
+
+def review_value(row_id: int) -> str:
+    """The answer typed in that form."""
+    return f"review::{row_id}::value"
+

@@ -15,7 +15,7 @@ from drills import review, scoring
 from drills.formulas import format_quantity
 from drills.loader import Catalogue, LoadedDrill
 from drills.schema import NumericQuestion
-from drills.store import ReviewState
+from drills.records import ReviewState
 from drills.timebox import format_utc
 from drills.variants import in_variant, label as variant_label
 from ui import keys
@@ -23,22 +23,6 @@ from ui.attempt_view import AttemptView
 from ui.context import get_catalogue, get_store, now
 from ui.history import signed_in_bar
 from ui.lockin import SCORE_BADGE
-
-# Session-state keys of this page (kept here until ui/keys.py gathers every key).
-REVIEW_OUTCOME = "review::outcome"   # the review just answered, shown once above the next item
-REVIEW_FORM_PREFIX = "review::"      # the answer form of one due row: review::<row id>, its input ::value
-REVIEW_TABLE = "review::schedule"    # the schedule table
-
-
-def review_form_key(row_id: int) -> str:
-    """The answer form of the due item whose latest row is `row_id` (a new row gets a new, empty form)."""
-    return f"{REVIEW_FORM_PREFIX}{row_id}"
-
-
-def review_value_key(row_id: int) -> str:
-    """The answer typed in that form."""
-    return f"{review_form_key(row_id)}::value"
-
 
 REVIEW_INTRO = ("Questions you missed in a finished attempt, and questions of skills you scored weak, come back "
                 "here on a spaced schedule, each with fresh numbers. Sign in with your handle and the personal "
@@ -109,7 +93,7 @@ def _part_title(loaded: LoadedDrill, question_id: str) -> str:
 
 
 def _show_outcome() -> None:
-    outcome: Outcome | None = st.session_state.pop(REVIEW_OUTCOME, None)
+    outcome: Outcome | None = st.session_state.pop(keys.REVIEW_OUTCOME, None)
     if outcome is None:
         return
     if outcome.due_at is None:
@@ -140,8 +124,8 @@ def _review_one(store, handle: str, item: ReviewState, base: LoadedDrill, questi
                    f"{item.reason or 'reviewed'}")
         st.markdown(f"**{prompt}**")
         _givens(loaded, question)
-        with st.form(review_form_key(item.id), border=False, enter_to_submit=True):
-            typed = st.text_input(f"Your answer ({question.unit})", key=review_value_key(item.id),
+        with st.form(keys.review_form(item.id), border=False, enter_to_submit=True):
+            typed = st.text_input(f"Your answer ({question.unit})", key=keys.review_value(item.id),
                                   placeholder="a number", max_chars=40)
             checked = st.form_submit_button("Check my answer", type="primary")
     if not checked:
@@ -155,7 +139,7 @@ def _review_one(store, handle: str, item: ReviewState, base: LoadedDrill, questi
     rated = review.rating(entry.value, truth, question)
     state = store.record_review(handle, item.drill_id, question.id, based_on=item.id, variant=variant,
                                 guess=entry.value, rating=int(rated), advance=review.next_card)
-    st.session_state[REVIEW_OUTCOME] = Outcome(
+    st.session_state[keys.REVIEW_OUTCOME] = Outcome(
         prompt, format_quantity(entry.value, question.unit), format_quantity(truth, question.unit, question.decimals),
         scoring.grade_numeric(entry.value, truth, question.tolerance), rated,
         None if state is None else state.due_at)
@@ -206,4 +190,4 @@ def render_review() -> None:
         st.success(f"Nothing due right now. The next question comes back {review.wait_words(upcoming - at)} "
                    f"({format_utc(upcoming, seconds=False)} UTC).", icon="✅")
     st.markdown("##### Your review schedule")
-    st.dataframe(schedule_table(items, catalogue, at), hide_index=True, width="stretch", key=REVIEW_TABLE)
+    st.dataframe(schedule_table(items, catalogue, at), hide_index=True, width="stretch", key=keys.REVIEW_TABLE)
