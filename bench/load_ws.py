@@ -9,7 +9,8 @@ import asyncio
 import re
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -255,6 +256,16 @@ async def drive(url: str, sessions: int, budget_s: float, stagger_s: float,
         return await run_session(url, n, deadline, stored, lockins=lockins, think_s=think_s)
 
     return list(await asyncio.gather(*(later(n) for n in range(sessions))))
+
+
+def run_blocking(coroutine: Coroutine):
+    """Run `coroutine` on its own event loop in a worker thread and return its result.
+
+    For callers whose thread may already run a loop (Playwright's sync API does, in a test process that has
+    used a browser), where asyncio.run() refuses.
+    """
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="load-ws") as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 class StoreAnswers:

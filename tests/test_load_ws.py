@@ -5,12 +5,11 @@ the page says it is locked and the store holds the row. The page model is checke
 """
 from __future__ import annotations
 
-import asyncio
 
 import pytest
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from bench.load_ws import Page, ProtocolError, StoreAnswers, drive, submit_form
+from bench.load_ws import Page, ProtocolError, StoreAnswers, drive, run_blocking, submit_form
 from bench.stack import Stack
 from drills.store import open_store
 
@@ -49,7 +48,7 @@ def test_the_page_reads_widgets_in_page_order_and_a_redrawn_block_starts_empty()
 @pytest.mark.timeout(180)
 def test_two_websocket_sessions_start_and_lock_in_confirmed_on_the_page_and_stored(pg_url):
     with Stack(1, database=pg_url, proxy=False) as stack, StoreAnswers(pg_url) as stored:
-        results = asyncio.run(drive(stack.url, 2, 90, 0.2, stored, lockins=1))
+        results = run_blocking(drive(stack.url, 2, 90, 0.2, stored, lockins=1))
 
     assert [r.error for r in results] == ["", ""]
     assert [(r.started, r.acknowledged, r.stored, len(r.latencies_s)) for r in results] == [(True, 1, 1, 1)] * 2

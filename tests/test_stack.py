@@ -1,7 +1,7 @@
 """The served stack: two app processes behind nginx on one embedded PostgreSQL, as bench/stack.py starts it.
 
-Both processes answer through nginx, a browser keeps to one process, and a lock-in made through one
-process is on the page served by the other.
+Both processes answer through nginx, a browser keeps to one process, a lock-in made through one
+process is on the page served by the other, and the load test's websocket sessions work through nginx.
 """
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import urllib.request
 
 import pytest
 
+from bench.load_ws import StoreAnswers, drive, run_blocking
 from bench.stack import NGINX, Stack
 from tests.browser import start_drill, wait_for_app
 
@@ -83,3 +84,10 @@ def test_a_lock_in_through_one_process_shows_through_the_other(stack, chromium):
     finally:
         first_context.close()
         second_context.close()
+
+
+def test_websocket_sessions_lock_in_through_nginx(stack):
+    """bench_load drives its sessions through nginx: the websocket upgrade and the sticky cookie must pass."""
+    with StoreAnswers(stack.database) as stored:
+        results = run_blocking(drive(stack.url, 2, 90, 0.2, stored, lockins=1))
+    assert [(r.error, r.acknowledged, r.stored) for r in results] == [("", 1, 1)] * 2
