@@ -287,3 +287,45 @@ def test_more_capacity_never_grows_the_backlog(seed, workers, extra, multiplier)
     assert len(fewer.jobs) == len(more.jobs)
     for a, b in zip(fewer.samples, more.samples):
         assert platform.backlog(b) <= platform.backlog(a)
+
+
+# --- the calm shortcut ------------------------------------------------------------------------------
+
+def _same_run(p: Params, seed: int, monkeypatch) -> tuple[platform.Result, platform.Result]:
+    """The run with calm jobs planned whole, and again with every job as its own process."""
+    fast = run(p, seed)
+    with monkeypatch.context() as patch:
+        patch.setattr(platform, "CALM_SHORTCUT", False)
+        slow = run(p, seed)
+    assert dataclasses.replace(fast, events=0) == dataclasses.replace(slow, events=0)
+    return fast, slow
+
+
+@pytest.mark.parametrize("scenario, overrides, calm_to_the_end", [
+    ("baseline", dict(window_min=10.0), True),
+    ("break1_fair", dict(window_min=18.0), True),                           # caps and keys from minute 15
+    ("break2", dict(window_min=12.0), False),                               # calm until A is about to stop
+    ("break2_polish_off", dict(window_min=12.0, provider_pools=False, breaker_failures=1), False),
+    ("baseline", dict(window_min=10.0, call_sigma=1.0, total_timeout_s=25.0), False),   # ended by a timeout
+    ("baseline", dict(window_min=5.0, limit_a_per_min=600.0), False),        # A too small to start calm
+])
+def test_planning_calm_jobs_whole_gives_the_same_run_as_a_process_per_job(scenario, overrides, calm_to_the_end,
+                                                                           monkeypatch):
+    fast, slow = _same_run(Params.for_scenario(scenario, **overrides), 3, monkeypatch)
+    if calm_to_the_end:
+        assert fast.events < slow.events / 3       # one event per job and one per arrival, not seven
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 10_000), workers=st.integers(1, 6), outage=st.sampled_from([0.0, 2.0]),
+       sigma=st.sampled_from([0.4, 1.2]), timeout=st.sampled_from([60.0, 12.0]), pools=st.booleans(),
+       short=st.booleans(), polish=st.booleans(), breaker_failures=st.sampled_from([1, 5]),
+       claim=st.sampled_from(sorted(platform.CLAIM_RULES)), hang=st.sampled_from([0.0, 20.0]))
+def test_the_calm_shortcut_never_changes_a_run(seed, workers, outage, sigma, timeout, pools, short, polish,
+                                                breaker_failures, claim, hang, monkeypatch):
+    p = Params(**SMALL, workers=workers, acme_multiplier=20.0, acme_resubmit_share=0.5, claim=claim,
+               outage_min=outage, provider_pools=pools, short_timeouts=short, polish_switch=polish,
+               rate_limit=True, idempotency=True, mitigations_from_min=2.0, call_sigma=sigma,
+               total_timeout_s=timeout, breaker_failures=breaker_failures, hang_s=hang,
+               limit_b_per_min=60.0, limit_c_per_min=30.0)
+    _same_run(p, seed, monkeypatch)
