@@ -126,6 +126,16 @@ def _self_level(rng: random.Random, persona: Persona) -> str:
     return "strong" if x > 0.62 else ("ok" if x > 0.35 else "weak")
 
 
+_VARIANT_RUNS: dict[tuple[str, int], dict[str, float]] = {}
+
+
+def _variant_sim_truths(loaded: LoadedDrill) -> dict[str, float]:
+    key = (loaded.drill.id, loaded.variant)
+    if key not in _VARIANT_RUNS:
+        _VARIANT_RUNS[key] = reference_sim_truths(loaded)
+    return _VARIANT_RUNS[key]
+
+
 def run_attempt(store: AttemptStore, clock: SimulatedClock, rng: random.Random, loaded: LoadedDrill,
                 handle: str, cohort: str, persona: Persona, sim_truths: Mapping[str, float] | None = None) -> int:
     sim_truths = sim_truths or {}
@@ -133,6 +143,8 @@ def run_attempt(store: AttemptStore, clock: SimulatedClock, rng: random.Random, 
     seed = rng.randrange(2**31)
     variant = variant_for(store, drill, handle, seed)   # a retake draws its own numbers, as in the app
     attempt = store.start_attempt(drill.id, handle, cohort, drill.time_box_min * 60, seed=seed, variant=variant)
+    if variant and sim_truths:   # a retake's simulations run on its own numbers (once per variant)
+        sim_truths = _variant_sim_truths(in_variant(loaded, variant))
     loaded = in_variant(loaded, variant)
     writer = AttemptWriter(store, clock, attempt.id)
     quits_after = len(drill.parts) if rng.random() < 0.88 else rng.randrange(1, len(drill.parts))
@@ -210,10 +222,11 @@ def populate(store: AttemptStore, loaded: LoadedDrill, *, candidates: int, cohor
 
 
 def reference_sim_truths(loaded: LoadedDrill, seed: int = SIMULATION_SEED) -> dict[str, float]:
-    """One run of each simulation the drill embeds, so demo guesses have something to aim at."""
+    """One run of each simulation the drill embeds (on its variant's numbers), so demo guesses have
+    something to aim at."""
     from sims import presets  # only the CLI pays for the models
 
-    return {q.id: presets.evaluate(q.sim, seed) for q in loaded.drill.all_questions()
+    return {q.id: presets.evaluate(q.sim, seed, loaded.values) for q in loaded.drill.all_questions()
             if isinstance(q, NumericQuestion) and q.sim}
 
 

@@ -371,11 +371,12 @@ NORMAL_JOBS_PER_S = 5.0             # weekday peak
 NOISY_NORMAL_JOBS_PER_S = 0.05      # the noisy tenant's usual rate
 
 
-def tenant_groups(groups: int = 4, multiplier: float = 100.0, duration_s: float = 600.0) -> Params:
-    """2,000 tenants hashed to worker groups; one sends ``multiplier`` x its usual 0.05 jobs/s."""
+def tenant_groups(groups: int = 4, multiplier: float = 100.0, duration_s: float = 600.0,
+                  tenants: int = TENANTS) -> Params:
+    """``tenants`` (2,000) hashed to worker groups; one sends ``multiplier`` x its usual 0.05 jobs/s."""
     noisy = NOISY_NORMAL_JOBS_PER_S * multiplier
     others = NORMAL_JOBS_PER_S - NOISY_NORMAL_JOBS_PER_S
-    return Params(shards=groups, hot_key_share=noisy / (noisy + others), ordinary_keys=TENANTS - 1,
+    return Params(shards=groups, hot_key_share=noisy / (noisy + others), ordinary_keys=tenants - 1,
                   arrival_rps=noisy + others, servers_per_shard=max(1, SLOTS // groups), service_s=JOB_S,
                   duration_s=duration_s, sample_every_s=10.0)
 

@@ -1,14 +1,20 @@
 """Named simulation runs that drills can embed: a model, frozen params and the number asked for.
 
-A drill question names a preset id; its truth is ``evaluate(id, attempt_seed)``. Other models
-add entries to ``PRESETS`` the same way.
+A drill question names a preset id; its truth is ``evaluate(id, seed, values)``. A preset whose run
+depends on the drill's numbers names them in ``inputs`` and builds its params from them, so an attempt
+of a seeded variant is graded against a run of its own numbers. Other models add entries to
+``PRESETS`` the same way.
 """
 from __future__ import annotations
 
 import importlib
+import math
 from dataclasses import dataclass
+from typing import Callable, Mapping
 
 from sims import concurrency_pool, hot_shard, partitions, platform, retry_storm
+
+_partitions_params = partitions.Params
 
 
 @dataclass(frozen=True)
@@ -21,6 +27,28 @@ class SimPreset:
     metric: str                         # dotted path into summary(), e.g. "fanout.rejected"
     unit: str
     label: str                          # the question, in a few words
+    inputs: tuple[str, ...] = ()        # drill values (givens, derived) the run is built from
+    build: Callable[..., object] | None = None   # build(**inputs) -> params; the drill as written gives `params`
+
+    def params_for(self, values: Mapping[str, float] | None = None) -> object:
+        """The params for a drill's numbers (`values` holds at least the `inputs`); the stock run without them."""
+        if not self.inputs or values is None:
+            return self.params
+        return self.build(**{name: values[name] for name in self.inputs})
+
+
+_PARTITION_INPUTS = ("partitions", "partition_capacity", "hot_rate", "pending")
+
+
+def _replay(buckets: int, horizon_s: float, *, partitions: float, partition_capacity: float, hot_rate: float,
+            pending: float) -> object:
+    """The replay run for a drill's numbers; the horizon grows (in whole minutes) when the replay would
+    otherwise still be running at its end: a quarter over the time the spare capacity alone needs."""
+    spare = min(buckets, partitions) * partition_capacity - hot_rate
+    needed = 1.25 * pending / spare if spare > 0 else horizon_s
+    horizon = max(horizon_s, 60.0 * math.ceil(needed / 60.0))
+    return _partitions_params(partitions=int(partitions), partition_capacity=partition_capacity, hot_rate=hot_rate,
+                              buckets=buckets, pending=pending, horizon_s=horizon)
 
 
 def _entries(*presets: SimPreset) -> dict[str, SimPreset]:
@@ -36,7 +64,10 @@ PRESETS: dict[str, SimPreset] = _entries(
               "Load on the celebrity key's shard after growing to 6 shards"),
     SimPreset("hot_shard.tenant_groups", "hot_shard", hot_shard.tenant_groups(),
               "neighbour_mean_wait_s", "s",
-              "Mean wait of the noisy tenant's neighbours, 4 worker groups"),
+              "Mean wait of the noisy tenant's neighbours, 4 worker groups",
+              inputs=("tenants", "acme_normal_rate", "acme_storm_rate"),
+              build=lambda tenants, acme_normal_rate, acme_storm_rate: hot_shard.tenant_groups(
+                  multiplier=acme_storm_rate / acme_normal_rate, tenants=int(tenants))),
     SimPreset("hot_shard.shuffle_cut_off", "hot_shard", hot_shard.shuffle_sharding(),
               "cut_off_keys_pct", "% of tenants",
               "Tenants left with no working group, 2 of 8 groups each"),
@@ -70,9 +101,11 @@ PRESETS: dict[str, SimPreset] = _entries(
     SimPreset("platform.break2_extra_spend", "platform", platform.Params.for_scenario("break2"),
               "extra_provider_spend_usd", "$", "Extra provider spend for the 40-minute outage"),
     SimPreset("partitions.replay_drain", "partitions", partitions.Params(buckets=4),
-              "replay_drain_s", "s", "Seconds to replay the backlog, 4 even buckets, fresh work first"),
+              "replay_drain_s", "s", "Seconds to replay the backlog, 4 even buckets, fresh work first",
+              inputs=_PARTITION_INPUTS, build=lambda **v: _replay(4, 120.0, **v)),
     SimPreset("partitions.replay_drain_uneven", "partitions", partitions.Params(buckets=3, horizon_s=240.0),
-              "replay_drain_s", "s", "Seconds to replay the backlog when the tenant lands on 3 of 4 partitions"),
+              "replay_drain_s", "s", "Seconds to replay the backlog when the tenant lands on 3 of 4 partitions",
+              inputs=_PARTITION_INPUTS, build=lambda **v: _replay(3, 240.0, **v)),
 )
 
 
@@ -88,11 +121,18 @@ def metric_value(summary: dict, path: str) -> float:
     return float(value)
 
 
-def evaluate(preset_id: str, seed: int) -> float:
-    """Run the preset's model with ``seed`` and return the figure a guess is graded against."""
+def evaluate(preset_id: str, seed: int, values: Mapping[str, float] | None = None) -> float:
+    """Run the preset's model with ``seed`` (on a drill's ``values`` when it has inputs) and return the
+    figure a guess is graded against."""
     try:
         preset = PRESETS[preset_id]
     except KeyError:
         raise KeyError(f"unknown simulation preset {preset_id!r}; known: {', '.join(sorted(PRESETS))}") from None
     model = importlib.import_module(f"sims.{preset.model}")
-    return metric_value(model.summary(model.run(preset.params, seed)), preset.metric)
+    return metric_value(model.summary(model.run(preset.params_for(values), seed)), preset.metric)
+
+
+def inputs_of(preset_ids, values: Mapping[str, float]) -> tuple[tuple[str, float], ...]:
+    """The drill values the given presets read, as sorted (name, value) pairs (a cache key for their runs)."""
+    names = {name for preset_id in preset_ids for name in PRESETS[preset_id].inputs}
+    return tuple(sorted((name, float(values[name])) for name in names))

@@ -243,7 +243,9 @@ def test_board_export_and_results_agree_for_every_demo_attempt(demo_store, drill
         for qid, truth in truths.items():   # each answer is graded against its own variant's numbers
             if isinstance(truth, float) and (attempt.id, qid) in exported_truths.index:
                 assert exported_truths.loc[(attempt.id, qid)] == pytest.approx(truth), f"#{attempt.id} {qid}"
-        keyed = dict(zip(board.key.question_ids, board.key.truths))
+        truths_in_key = (board.key.truths if attempt.variant == 0
+                         else [truth for truth, _ in board.key.variant_grades[attempt.variant - 1]])
+        keyed = dict(zip(board.key.question_ids, truths_in_key))
         for qid in sim_ids:
             assert keyed[qid] == pytest.approx(truths[qid]), f"{qid}: board and results grade one run"
         if attempt.finished_at is not None:   # the candidate's own page sees exactly what the board grades

@@ -15,6 +15,7 @@ import pytest
 from drills import scoring
 from drills.loader import check_file, load_catalogue
 from drills.schema import NumericQuestion
+from drills.reports.grading_key import DrillKey
 from drills.scope import ScopedDrills
 from drills.store import AttemptStore
 from drills.variants import changed_givens, drawn_givens, in_variant, pick_variant, variant_for, variant_values
@@ -142,3 +143,33 @@ def test_a_retake_shows_its_own_numbers_and_grades_against_them(app_test, db_pat
     graded = scoring.grade_numeric(answer.value, mine.values[question.id], question.tolerance)
     assert graded == 1.0, "the variant's truth is the one a right answer meets"
     assert scoring.grade_numeric(answer.value, written.values[question.id], question.tolerance) < 1.0
+
+
+# -- simulations run on the variant's numbers ------------------------------------------------------
+def test_presets_built_from_the_written_numbers_are_the_stock_runs():
+    from sims import presets
+
+    for loaded in CATALOGUE.drills.values():
+        for q in loaded.drill.all_questions():
+            if isinstance(q, NumericQuestion) and q.sim and presets.PRESETS[q.sim].inputs:
+                preset = presets.PRESETS[q.sim]
+                assert preset.params_for(loaded.values) == preset.params, f"{loaded.drill.id}: {q.sim}"
+
+
+def test_a_variant_is_graded_against_a_run_of_its_own_numbers():
+    from ui.attempt_view import sim_truths_of
+
+    hot = CATALOGUE.drills["hot_tenant"]
+    written = sim_truths_of(hot)
+    faster = next(v for v in range(1, hot.drill.variants) if drawn_givens(hot.drill, v)["hot_rate"] > 250)
+    mine = in_variant(hot, faster)
+    runs = sim_truths_of(mine)
+    # With fresh work first, the replay gets what the tenant leaves of three partitions' capacity: the
+    # model's drain time matches the drill's own floor for the variant's rate, as it does as written.
+    assert runs["r_sim_uneven"] == pytest.approx(mine.values["uneven_floor_s"], rel=0.02)
+    assert written["r_sim_uneven"] == pytest.approx(hot.values["uneven_floor_s"], rel=0.02)
+    assert runs["r_sim_drain"] > written["r_sim_drain"], "less spare capacity drains the backlog later"
+    key = DrillKey.from_loaded(hot, sim_truths_of)
+    position = key.question_ids.index("r_sim_drain")
+    assert key.truths[position] == pytest.approx(written["r_sim_drain"])
+    assert key.variant_grades[faster - 1][position][0] == pytest.approx(runs["r_sim_drain"])

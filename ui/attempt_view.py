@@ -18,11 +18,24 @@ from drills.variants import in_variant
 
 
 @st.cache_data(show_spinner="Running the simulations this drill embeds…")
-def simulation_truths(drill_id: str, seed: int, preset_ids: tuple[tuple[str, str], ...]) -> dict[str, float]:
-    """Truths for simulation-backed questions: each preset run once per (drill, seed)."""
+def simulation_truths(drill_id: str, seed: int, preset_ids: tuple[tuple[str, str], ...],
+                      inputs: tuple[tuple[str, float], ...] = ()) -> dict[str, float]:
+    """Truths for simulation-backed questions: each preset run once per (drill, seed, numbers it reads)."""
     from sims import presets  # imported lazily: only drills with embeds pay for the models
 
-    return {question_id: presets.evaluate(preset_id, seed) for question_id, preset_id in preset_ids}
+    values = dict(inputs)
+    return {question_id: presets.evaluate(preset_id, seed, values) for question_id, preset_id in preset_ids}
+
+
+def sim_truths_of(loaded: LoadedDrill) -> dict[str, float]:
+    """The graded run of each simulation question, on the numbers of `loaded`'s variant (seed SIMULATION_SEED)."""
+    preset_ids = tuple((q.id, q.sim) for q in loaded.drill.all_questions() if isinstance(q, NumericQuestion) and q.sim)
+    if not preset_ids:
+        return {}
+    from sims import presets
+
+    inputs = presets.inputs_of([preset for _, preset in preset_ids], loaded.values)
+    return simulation_truths(loaded.drill.id, SIMULATION_SEED, preset_ids, inputs)
 
 
 @dataclass(frozen=True)
@@ -40,10 +53,7 @@ class AttemptView:
     @classmethod
     def load(cls, store: AttemptStore, attempt: Attempt, loaded: LoadedDrill) -> AttemptView:
         loaded = in_variant(loaded, attempt.variant)   # the numbers this attempt drew
-        sim_questions = tuple(
-            (q.id, q.sim) for q in loaded.drill.all_questions() if isinstance(q, NumericQuestion) and q.sim
-        )
-        sim_values = simulation_truths(loaded.drill.id, SIMULATION_SEED, sim_questions) if sim_questions else {}
+        sim_values = sim_truths_of(loaded)
         answers, reveals = store.answers(attempt.id), store.reveals(attempt.id)
         hints = {q: frozenset(opened) for q, opened in store.hints_opened(attempt.id).items()}
         return cls(store, attempt, loaded, answers, reveals, store.note_ratings(attempt.id), sim_values,

@@ -12,7 +12,6 @@ import streamlit as st
 from drills import instructor_actions as actions
 from drills import scoring
 from drills.answers import InputError
-from drills.disclosure import SIMULATION_SEED
 from drills.loader import LoadedDrill
 from drills.reports import aggregates
 from drills.reports.exports import export_answers, export_attempts, to_csv_bytes, to_parquet_bytes
@@ -25,7 +24,7 @@ from drills.timebox import clock_for, format_duration, format_utc
 from drills.variants import label as variant_label
 from ui import instructor_figures as figures
 from ui import keys
-from ui.attempt_view import AttemptView, simulation_truths
+from ui.attempt_view import AttemptView, sim_truths_of
 from ui.context import get_catalogue, get_store, now
 from ui.results import guess_figure, results_table, show_results_table
 
@@ -61,12 +60,6 @@ def _figure(name: str, db: str, filters: tuple, version: tuple, extra: tuple, _b
     return _build()
 
 
-def reference_sim_truths(loaded: LoadedDrill) -> dict[str, float]:
-    preset_ids = tuple((q.id, q.sim) for q in loaded.drill.all_questions()
-                       if isinstance(q, NumericQuestion) and q.sim)
-    return simulation_truths(loaded.drill.id, SIMULATION_SEED, preset_ids) if preset_ids else {}
-
-
 def _utc(ts: float | None) -> str:
     return "" if ts is None or pd.isna(ts) else format_utc(float(ts))
 
@@ -87,7 +80,7 @@ class Board:
     def __init__(self, store: AttemptStore, loaded: LoadedDrill, filters: Filters, instructor: str):
         self.store = store
         self.loaded = loaded
-        self.key = DrillKey.from_loaded(loaded, reference_sim_truths(loaded))
+        self.key = DrillKey.from_loaded(loaded, sim_truths_of)
         self.filters = filters
         self.instructor = instructor
         self.version = aggregates.data_version(store)

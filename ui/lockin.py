@@ -40,7 +40,8 @@ def render_question(view: AttemptView, question, part_id: str) -> None:
         answer = view.answers.get(question.id)
         show_truth = question.id in view.disclosed
         if isinstance(question, NumericQuestion) and question.sim:
-            render_sim_embed(question.sim, SIMULATION_SEED, revealed=show_truth, locked=answer is not None)
+            render_sim_embed(question.sim, SIMULATION_SEED, revealed=show_truth, locked=answer is not None,
+                             values=view.loaded.values)
         if answer is None and view.finished:
             if st.session_state.get(_submit_key(question)):   # a stale tab pressed Lock in after the finish
                 st.error(FINISHED_ELSEWHERE, icon="🔒")

@@ -317,22 +317,23 @@ def calls_per_second_frames(result: retry_storm.Result) -> list[go.Figure]:
 
 # ---- drill embeds ---------------------------------------------------------------------------
 
-def preset_figure(preset_id: str, seed: int) -> go.Figure:
-    """The final chart of a drill-embedded preset, run with the attempt's seed."""
+def preset_figure(preset_id: str, seed: int, params: object | None = None) -> go.Figure:
+    """The final chart of a drill-embedded preset, run with `seed` (on `params`: a variant's run)."""
     from sims import presets
 
     preset = presets.PRESETS[preset_id]
+    params = preset.params if params is None else params
     if preset.model == "hot_shard":
-        result = hot_shard.run(preset.params, seed)
-        if preset.params.bad_key_breaks_groups:
+        result = hot_shard.run(params, seed)
+        if params.bad_key_breaks_groups:
             return waiting_by_class_figure(result)
-        if preset.params.servers_per_shard > 1:
+        if params.servers_per_shard > 1:
             return tenant_wait_figure(result)
         return shard_load_figure(result)
     if preset.model == "concurrency_pool":
-        return lanes_figure(concurrency_pool.run(preset.params, seed))
+        return lanes_figure(concurrency_pool.run(params, seed))
     if preset.model == "retry_storm":
-        return calls_per_second_figure(retry_storm.run(preset.params, seed))
+        return calls_per_second_figure(retry_storm.run(params, seed))
     raise KeyError(f"no chart for preset {preset_id!r} (model {preset.model})")
 
 

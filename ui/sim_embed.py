@@ -5,6 +5,7 @@ Before the reveal the candidate sees only what the run is; after it, the run's o
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Mapping
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -26,21 +27,23 @@ MODEL_PAGES = {
 
 
 @st.cache_data(max_entries=64, show_spinner="Running the simulation…")
-def _figure(preset_id: str, seed: int) -> go.Figure:
+def _figure(preset_id: str, seed: int, inputs: tuple[tuple[str, float], ...] = ()) -> go.Figure:
+    """The graded run's chart; `inputs` are the drill numbers the preset reads (a variant's own run)."""
     preset = presets.PRESETS[preset_id]
+    params = preset.params_for(dict(inputs) if inputs else None)
     if preset.model == "platform":
         from sims import platform
         from ui.platform_charts import backlog_figure
 
-        return backlog_figure(platform.run(preset.params, seed))
+        return backlog_figure(platform.run(params, seed))
     if preset.model == "partitions":
         from sims import partitions
         from ui.hot_tenant_charts import backlog_figure
 
-        return backlog_figure(partitions.run(preset.params, seed))
+        return backlog_figure(partitions.run(params, seed))
     from ui.sim_charts import preset_figure
 
-    return preset_figure(preset_id, seed)
+    return preset_figure(preset_id, seed, params)
 
 
 def page_models(url_path: str) -> list[str]:
@@ -48,7 +51,9 @@ def page_models(url_path: str) -> list[str]:
     return [model for model, (page, _, _) in MODEL_PAGES.items() if Path(page).stem == url_path]
 
 
-def render_sim_embed(preset_id: str, seed: int, *, revealed: bool, locked: bool) -> None:
+def render_sim_embed(preset_id: str, seed: int, *, revealed: bool, locked: bool,
+                     values: Mapping[str, float] | None = None) -> None:
+    """`values`: the attempt's drill numbers, for a preset whose run is built from them."""
     preset = presets.PRESETS[preset_id]
     page, name, query = MODEL_PAGES[preset.model]
     if not revealed:
@@ -62,4 +67,5 @@ def render_sim_embed(preset_id: str, seed: int, *, revealed: bool, locked: bool)
         st.page_link(page, label=f"Explore the {name} simulation", icon="🎲", query_params=query)
         return
     with st.expander(f"🎲 The {name} run this answer was graded against"):
-        st.plotly_chart(_figure(preset_id, seed), width="stretch", key=keys.sim_embed_chart(preset_id))
+        inputs = presets.inputs_of([preset_id], values) if values is not None else ()
+        st.plotly_chart(_figure(preset_id, seed, inputs), width="stretch", key=keys.sim_embed_chart(preset_id))

@@ -7,7 +7,7 @@ import hashlib
 import threading
 import weakref
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Callable, Mapping
 
 from drills import scoring
 from drills.loader import LoadedDrill
@@ -41,13 +41,17 @@ class DrillKey:
     variant_grades: tuple[tuple[tuple[float | None, float | None], ...], ...] = ()
 
     @classmethod
-    def from_loaded(cls, loaded: LoadedDrill, sim_truths: Mapping[str, float] | None = None) -> DrillKey:
-        """`sim_truths`: one reference run of each simulation-backed question (left ungraded without it)."""
+    def from_loaded(cls, loaded: LoadedDrill,
+                    sim_truths: Mapping[str, float] | Callable[[LoadedDrill], Mapping[str, float]] | None = None,
+                    ) -> DrillKey:
+        """`sim_truths`: the reference run of each simulation-backed question (left ungraded without it), or a
+        function giving them for a variant of the drill (runs of presets that read the drill's numbers)."""
+        truths_of = sim_truths if callable(sim_truths) else (lambda _variant: sim_truths)
         loaded = in_variant(loaded, WRITTEN)
         drill = loaded.drill
         parts = scoring._part_of(drill)  # noqa: SLF001 - the one place that maps questions to parts
         qids, pids, kinds, truths, bands, rights, pairs = [], [], [], [], [], [], []
-        for q, (truth, band) in zip(drill.all_questions(), _grades(loaded, sim_truths)):
+        for q, (truth, band) in zip(drill.all_questions(), _grades(loaded, truths_of(loaded))):
             right = q.answer if isinstance(q, ChoiceQuestion) else None
             qids.append(q.id)
             pids.append(parts[q.id])
@@ -56,8 +60,8 @@ class DrillKey:
             bands.append(band)
             rights.append(right)
             pairs.extend((q.id, s) for s in q.skills)
-        variant_grades = tuple(_grades(in_variant(loaded, v), sim_truths) for v in range(1, drill.variants)
-                               if varies(drill))
+        variant_grades = tuple(_grades(in_variant(loaded, v), truths_of(in_variant(loaded, v)))
+                               for v in range(1, drill.variants) if varies(drill))
         return cls(drill.id, tuple(qids), tuple(pids), tuple(kinds), tuple(truths), tuple(bands), tuple(rights),
                    tuple(pairs), tuple(s.id for s in drill.rubric), tuple(s.name for s in drill.rubric),
                    tuple((p.id, p.title, p.minutes) for p in drill.parts), variant_grades)
