@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import string
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -449,6 +450,16 @@ def rule_variants(drill: Drill, written: Mapping[str, float]) -> Iterator[Findin
         if not min(allowed) <= given.value <= max(allowed):
             yield Finding(("givens", i, "vary"), f"the written value {given.value:g} is outside the values "
                                                  f"a variant draws ({min(allowed):g} to {max(allowed):g})")
+    shown = {g.name: g.vary.values() for _, g in varying}
+    for text in texts(drill):   # a drawn value the text rounds away would state a number the drill does not use
+        for _, field, spec, _ in string.Formatter().parse(text.template):
+            decimals = re.fullmatch(r"[,_]?\.(\d+)[f%]", spec or "")
+            if field in shown and decimals:
+                places = int(decimals.group(1)) + (2 if spec.endswith("%") else 0)
+                lost = [v for v in shown[field] if not math.isclose(round(v, places), v, abs_tol=1e-12)]
+                if lost:
+                    yield Finding(text.loc, f"{{{field}:{spec}}} rounds the drawn value {lost[0]:g} away; "
+                                            f"give it more decimals or draw values it shows exactly")
     answers = [q for _, q in questions(drill) if isinstance(q, NumericQuestion) and q.answer is not None]
     uses = given_uses(drill)
     for variant in range(1, drill.variants):

@@ -65,9 +65,9 @@ PRESETS: dict[str, SimPreset] = _entries(
     SimPreset("hot_shard.tenant_groups", "hot_shard", hot_shard.tenant_groups(),
               "neighbour_mean_wait_s", "s",
               "Mean wait of the noisy tenant's neighbours, 4 worker groups",
-              inputs=("tenants", "acme_normal_rate", "acme_storm_rate"),
-              build=lambda tenants, acme_normal_rate, acme_storm_rate: hot_shard.tenant_groups(
-                  multiplier=acme_storm_rate / acme_normal_rate, tenants=int(tenants))),
+              inputs=("tenants", "acme_normal_rate", "acme_storm_rate", "storm_minutes"),
+              build=lambda tenants, acme_normal_rate, acme_storm_rate, storm_minutes: hot_shard.tenant_groups(
+                  multiplier=acme_storm_rate / acme_normal_rate, tenants=int(tenants), duration_s=60.0 * storm_minutes)),
     SimPreset("hot_shard.shuffle_cut_off", "hot_shard", hot_shard.shuffle_sharding(),
               "cut_off_keys_pct", "% of tenants",
               "Tenants left with no working group, 2 of 8 groups each"),

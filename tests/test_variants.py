@@ -114,6 +114,13 @@ def test_vary_rules_are_reported_by_the_check(tmp_path):
     no_count.write_text(text.replace("\nvariants: 8\n", "\n"))
     _, errors = check_file(no_count)
     assert any("variants: 1" in e.message for e in errors), errors
+    one = open("drills/content/one_tenant.yaml", encoding="utf-8").read()
+    halves = tmp_path / "y" / "one_tenant.yaml"
+    halves.parent.mkdir()
+    # The text shows Acme's rate with no decimals, so a drawn 4.5 would read as a rate the drill does not use.
+    halves.write_text(one.replace("vary: {choices: [4, 5, 6]}", "vary: {choices: [4, 4.5, 5]}"))
+    _, errors = check_file(halves)
+    assert any("rounds the drawn value 4.5 away" in e.message for e in errors), errors
 
 
 # -- a retake through the pages -------------------------------------------------------------------
