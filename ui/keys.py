@@ -275,6 +275,11 @@ def lock_field(question_id: str, field: str) -> str:
     return f"lock::{question_id}::{field}"
 
 
+def lock_outcome(question_id: str) -> str:
+    """What the Lock in button's callback made of the press (stored, lost to another tab, refused), for the run."""
+    return f"lock::{question_id}::outcome"
+
+
 def note_rating(question_id: str) -> str:
     """The self-rating radio under a revealed notes question."""
     return f"rate::{question_id}"

@@ -42,8 +42,9 @@ def render_question(view: AttemptView, question, part_id: str) -> None:
         if isinstance(question, NumericQuestion) and question.sim:
             render_sim_embed(question.sim, SIMULATION_SEED, revealed=show_truth, locked=answer is not None,
                              values=view.loaded.values)
+        outcome = st.session_state.pop(keys.lock_outcome(question.id), None)   # from this tab's Lock in press
         if answer is None and view.finished:
-            if st.session_state.get(_submit_key(question)):   # a stale tab pressed Lock in after the finish
+            if outcome is not None:   # a stale tab pressed Lock in after the finish
                 st.error(FINISHED_ELSEWHERE, icon="🔒")
             st.caption("Not answered: the attempt was finished before this question was locked in.")
             if show_truth:
@@ -52,9 +53,11 @@ def render_question(view: AttemptView, question, part_id: str) -> None:
             if isinstance(question, NumericQuestion) and question.hints:
                 _hints(view, question, part_id)
             _open_form(view, question, part_id)
+            if outcome is not None and outcome[0] == PROBLEM:
+                st.error(outcome[1], icon="⚠️")
         else:
-            if st.session_state.get(_submit_key(question)):
-                # This tab pressed Lock in, but the answer was stored before its run began: another tab won.
+            if outcome is not None and outcome[0] == LOST:
+                # This tab pressed Lock in, but another tab's answer was stored first.
                 _tell_lost_race(view, question, answer)
             _locked(view, question, answer, show_truth=show_truth)
 
@@ -108,51 +111,60 @@ def _hints(view: AttemptView, question: NumericQuestion, part_id: str) -> None:
         break   # one at a time, in order
 
 
-def _commit(view: AttemptView, question, part_id: str, **fields) -> None:
-    if isinstance(question, NumericQuestion) and question.hints:
-        fields["hint_costs"] = tuple(h.cost for h in question.hints)
+STORED, LOST, PROBLEM, FINISHED = "stored", "lost", "problem", "finished"   # outcomes of a Lock in press
+
+
+def _entry_fields(question) -> dict:
+    """The pressed form's answer, checked as the store wants it (raises InputError with the reason)."""
+    def typed(field: str):
+        return st.session_state.get(keys.lock_field(question.id, field))
+
+    if isinstance(question, NumericQuestion):
+        entry = checks.numeric_entry(typed("value"), typed("low"), typed("high"), unit=question.unit)
+        return {"value": entry.value, "low": entry.low, "high": entry.high,
+                "hint_costs": tuple(h.cost for h in question.hints)}
+    if isinstance(question, ChoiceQuestion):
+        return {"choice": checks.choice_entry(typed("choice"), [o.id for o in question.options])}
+    return {"notes": checks.notes_entry(typed("notes"))}
+
+
+def _on_lock(view: AttemptView, question, part_id: str) -> None:
+    """The Lock in button's callback: check and commit before the page's run, so that one run already
+    draws the locked answer (no second run), and leave the outcome for render_question to show."""
+    outcome = keys.lock_outcome(question.id)
     try:
+        fields = _entry_fields(question)
         stored, created = view.store.lock_answer(view.attempt.id, question.id, part_id, question.kind, **fields)
+    except checks.InputError as problem:
+        st.session_state[outcome] = (PROBLEM, str(problem))
+        return
     except AttemptFinished:
-        st.error(FINISHED_ELSEWHERE, icon="🔒")
+        st.session_state[outcome] = (FINISHED, FINISHED_ELSEWHERE)
         return
-    if not created:
-        # Two tabs of one attempt raced within one run: the first lock-in stands, this one was not stored.
-        _tell_lost_race(view, question, stored)
-        return
-    st.session_state[keys.FLASH] = "Locked in."
-    st.rerun()
+    st.session_state[outcome] = (STORED if created else LOST, "")
+    if created:
+        st.session_state[keys.FLASH] = "Locked in."
 
 
 def _open_form(view: AttemptView, question, part_id: str) -> None:
     with st.form(keys.lock_form(question.id), border=False, enter_to_submit=True):
         if isinstance(question, NumericQuestion):
             cols = st.columns([2, 1, 1])
-            guess = cols[0].text_input(f"Best guess ({question.unit})", key=keys.lock_field(question.id, "value"),
-                                       placeholder="a number", max_chars=40)
-            low = cols[1].text_input("80% sure it is above…", key=keys.lock_field(question.id, "low"), placeholder="optional",
-                                     max_chars=40)
-            high = cols[2].text_input("…and below", key=keys.lock_field(question.id, "high"), placeholder="optional", max_chars=40)
+            cols[0].text_input(f"Best guess ({question.unit})", key=keys.lock_field(question.id, "value"),
+                               placeholder="a number", max_chars=40)
+            cols[1].text_input("80% sure it is above…", key=keys.lock_field(question.id, "low"),
+                               placeholder="optional", max_chars=40)
+            cols[2].text_input("…and below", key=keys.lock_field(question.id, "high"), placeholder="optional",
+                               max_chars=40)
         elif isinstance(question, ChoiceQuestion):
             labels = {o.id: view.text(o.text) for o in option_order(question, view.attempt.seed)}
-            choice = st.radio("Your answer", list(labels), format_func=labels.get, index=None,
-                              key=keys.lock_field(question.id, "choice"), label_visibility="collapsed")
+            st.radio("Your answer", list(labels), format_func=labels.get, index=None,
+                     key=keys.lock_field(question.id, "choice"), label_visibility="collapsed")
         else:
-            notes = st.text_area("Your notes", key=keys.lock_field(question.id, "notes"), max_chars=checks.MAX_NOTES, height=140,
-                                 placeholder="A few lines in your own words")
-        submitted = st.form_submit_button("🔒 Lock in", type="primary", key=_submit_key(question))
-    if not submitted:
-        return
-    try:
-        if isinstance(question, NumericQuestion):
-            entry = checks.numeric_entry(guess, low, high, unit=question.unit)
-            _commit(view, question, part_id, value=entry.value, low=entry.low, high=entry.high)
-        elif isinstance(question, ChoiceQuestion):
-            _commit(view, question, part_id, choice=checks.choice_entry(choice, [o.id for o in question.options]))
-        else:
-            _commit(view, question, part_id, notes=checks.notes_entry(notes))
-    except checks.InputError as problem:
-        st.error(str(problem), icon="⚠️")
+            st.text_area("Your notes", key=keys.lock_field(question.id, "notes"), max_chars=checks.MAX_NOTES,
+                         height=140, placeholder="A few lines in your own words")
+        st.form_submit_button("🔒 Lock in", type="primary", key=_submit_key(question), on_click=_on_lock,
+                              args=(view, question, part_id))
 
 
 def _locked(view: AttemptView, question, answer: LockedAnswer, *, show_truth: bool) -> None:
