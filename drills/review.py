@@ -94,6 +94,12 @@ def next_card(card_json: str | None, rated: int, at: float) -> tuple[str, float]
     return card.to_json(), card.due.timestamp()
 
 
+def numbers_vary(loaded: LoadedDrill, question: NumericQuestion) -> bool:
+    """Whether any given the question's answer reaches is drawn afresh in the drill's variants."""
+    used = given_uses(loaded.drill)(question.answer or "")
+    return any(g.vary is not None and g.name in used for g in loaded.drill.givens) and loaded.drill.variants > 1
+
+
 def fresh_variant(loaded: LoadedDrill, question: NumericQuestion, last_variant: int, salt: str) -> int:
     """The variant a review asks in: one whose numbers for this question differ from the variant last seen,
     else any other variant (a drill with one variant asks as written).

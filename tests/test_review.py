@@ -220,3 +220,9 @@ def test_a_due_item_is_answered_in_fresh_numbers_and_comes_back_later(app_test, 
     assert re.search(r"in (9|10) minutes", " ".join(map(str, next(
         d.value for d in at.dataframe if "Comes back" in d.value.columns)["Comes back"])))
     store.close()
+
+
+def test_the_page_says_when_a_question_s_numbers_never_vary():
+    one = CATALOGUE.drills["one_tenant"]
+    assert review.numbers_vary(one, one.drill.question("b1_backlog_growth")), "Acme's storm rate is drawn"
+    assert not review.numbers_vary(one, one.drill.question("jobs_in_flight")), "peak rate, calls and call time are fixed"

@@ -120,8 +120,9 @@ def _review_one(store, handle: str, item: ReviewState, base: LoadedDrill, questi
     loaded = in_variant(base, variant)
     prompt = loaded.text(question.prompt)
     with st.container(border=True):
-        st.caption(f"{base.drill.title} · {_part_title(base, question.id)} · {variant_label(variant)} · "
-                   f"{item.reason or 'reviewed'}")
+        numbers = (f"{variant_label(variant)} of its numbers" if review.numbers_vary(base, question)
+                   else "its numbers never vary: recall the method, not the figure")
+        st.caption(f"{base.drill.title} · {_part_title(base, question.id)} · {numbers} · {item.reason or 'reviewed'}")
         st.markdown(f"**{prompt}**")
         _givens(loaded, question)
         with st.form(keys.review_form(item.id), border=False, enter_to_submit=True):
