@@ -23,6 +23,11 @@ REPORTS = ("attempt_summary", "skill_shares", "question_errors", "question_sampl
 DAY = 86_400.0
 
 
+# Attempts that still take lock-ins: a finished attempt refuses them.
+_OPEN_ATTEMPTS = ("SELECT id FROM attempts a WHERE NOT EXISTS (SELECT 1 FROM attempt_events e WHERE e.attempt_id = a.id "
+                  "AND e.kind = 'finished') ORDER BY id LIMIT ?")
+
+
 def build(db: Path, answers: int, candidates: int, seed: float = 0.42) -> dict[str, int]:
     """Synthetic attempts written straight into the store's schema in bulk (the store API would take hours)."""
     from drills.reports.grading_key import DrillKey
@@ -49,16 +54,18 @@ def build(db: Path, answers: int, candidates: int, seed: float = 0.42) -> dict[s
                    SELECT i, 'cand' || i, 'cohort-' || (i % 25), ? FROM range(1, ? + 1) t(i)""", [t0, candidates])
     # attempt ids start above every candidate id; attempt j belongs to candidate 1 + j % candidates
     base = candidates + 1
-    con.execute("""INSERT INTO attempts (id, token, candidate_id, drill_id, seed, time_box_s, started_at)
-                   SELECT ? + j, 'tok' || j, 1 + j % ?, 'one_tenant', j, 2700, ? + random() * 59 * ?
-                   FROM range(?) t(j)""", [base, candidates, t0, DAY, attempts])
+    # A third of the attempts are retakes on a seeded variant, so reports join the key on (question, variant).
+    con.execute("""INSERT INTO attempts (id, token, candidate_id, drill_id, seed, time_box_s, started_at, variant)
+                   SELECT ? + j, 'tok' || j, 1 + j % ?, 'one_tenant', j, 2700, ? + random() * 59 * ?,
+                          CASE WHEN j % 3 = 0 THEN j % ? ELSE 0 END
+                   FROM range(?) t(j)""", [base, candidates, t0, DAY, drill.variants, attempts])
     con.execute(f"""INSERT INTO answers
         SELECT a.id, k.question_id, k.part_id, k.kind,
                CASE WHEN k.kind = 'numeric' THEN k.truth * exp(0.4 * (random() + random() + random() - 1.5) * 2) END,
                NULL, NULL,
                CASE WHEN k.kind = 'choice' THEN (CASE WHEN random() < 0.6 THEN k.right_choice ELSE 'other' END) END,
                CASE WHEN k.kind = 'notes' THEN 'cap the tenant; alert on queue age' END,
-               random() < 0.03, a.started_at + 20 * (k.position + 1)
+               random() < 0.03, a.started_at + 20 * (k.position + 1), 0.0
         FROM attempts a CROSS JOIN qk k
         WHERE (a.id - {base}) * {q} + k.position < ?""", [answers])
     con.execute("""UPDATE answers SET low = value * (0.5 + 0.4 * random()), high = value * (1.2 + 0.8 * random())
@@ -154,7 +161,7 @@ def bench_queries(db: Path, repeat: int) -> None:
     # The rows above repeat a call on unchanged data, so reports that keep work per data version
     # (the per-attempt tallies, the shared per-question pass) show their warm cost. Here every
     # sample follows a fresh lock-in, as on a live board: tallies refresh one attempt, the pass reruns.
-    attempt_ids = [r[0] for r in store.query("SELECT id FROM attempts ORDER BY id LIMIT ?", [repeat + 1]).fetchall()]
+    attempt_ids = [r[0] for r in store.query(_OPEN_ATTEMPTS, [repeat + 1]).fetchall()]
     for name in ("attempt_summary", "question_errors", "calibration_by_skill"):
         samples = []
         for attempt_id in attempt_ids:
@@ -203,7 +210,7 @@ def bench_page(db: Path, repeat: int) -> None:
     from ui.instructor import _figure
 
     writer = AttemptStore(db)
-    some_attempt = writer.query("SELECT MIN(id) FROM attempts").fetchone()[0]
+    some_attempt = writer.query(_OPEN_ATTEMPTS, [1]).fetchone()[0]
 
     def after_new_work() -> None:
         # A lock-in: a new data version for every cached report, and one attempt's tallies to refresh.
