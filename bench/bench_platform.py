@@ -49,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     bare_rate = events / bare["median"]
     print(f"Load average before the timed runs: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs "
           "(other work on the machine slows both rows alike; the ratio is the stable figure)")
-    print(f"Simulated peak hour: {out['jobs_submitted']:,} jobs, {calls:,} LLM calls, {events:,} SimPy events")
+    print(f"Simulated peak hour: {out['jobs_submitted']:,} jobs, {calls:,} LLM calls, {events:,} events "
+          "(arrivals and job ends; the bare loop runs as many SimPy events)")
     print(f"  platform model  {fmt_ms(model)}  {model_rate:>10,.0f} events/s")
     print(f"  bare SimPy loop {fmt_ms(bare)}  {bare_rate:>10,.0f} events/s")
     print(f"  model / bare time per event: {model['median'] / bare['median']:.2f}x (wall clock)")

@@ -53,6 +53,12 @@ US dollars for spend. Assumptions and simplifications, each chosen to keep a pea
 * Spend. A successful call is billed at its provider's price (A $0.005, so $0.02 a job; B and C
   $0.00875, so $0.035 a job); hung, failed and refused calls are free. The daily spend cap of
   Break 3 is not modelled.
+
+How a run is computed, so that 20 seeds of a peak hour take seconds: while no call has failed, a
+job's calls are known when it starts, so the first-in-first-out stretch before the mitigations runs
+as one loop over the arrivals, and later calm jobs are one event each; from the first call that
+will not succeed every job is a SimPy process, one event per call. Each shortcut gives exactly the
+run a process per job gives (the tests compare them).
 """
 from __future__ import annotations
 
@@ -356,7 +362,7 @@ class Result:
     provider_spend_usd: tuple[float, float, float]
     tenant_plans: tuple[int, ...]
     tenant_rates: tuple[float, ...]                   # normal jobs/s per tenant
-    events: int                                       # SimPy events processed
+    events: int                                       # SimPy events, plus the stretch's arrivals and job ends
 
 
 def tenant_mix(p: Params) -> tuple[tuple[int, ...], tuple[float, ...]]:
@@ -439,10 +445,11 @@ class _At(simpy.Event):
 
 
 class _Platform:
-    """Mutable state of one run; every method runs inside the SimPy clock."""
+    """Mutable state of one run: the calm stretch first (no clock), then SimPy's clock."""
 
-    def __init__(self, env: simpy.Environment, p: Params, rng: random.Random) -> None:
-        self.env, self.p, self.rng = env, p, rng
+    def __init__(self, p: Params, rng: random.Random) -> None:
+        self.p, self.rng = p, rng
+        self.env: simpy.Environment | None = None       # set when the event-by-event run starts
         self.plans, self.rates = tenant_mix(p)
         n = len(self.plans)
         self.mit_from = p.mitigations_from_min * 60.0
@@ -478,6 +485,8 @@ class _Platform:
         self.calm = CALM_SHORTCUT and self.providers[0].capacity >= p.slots
         self.handovers: list[float] = []              # handovers inside finished calm calls (not yet counted)
         self.calm_until = math.inf                    # when the first failing call starts, once known
+        self.stretch_starts: list[float] = []         # when each job of the stretch starts, were it calm
+        self.failing_first: list[_Job] = []           # stretch jobs started whose first call fails
         # A job that ends by then with no call longer than this cannot fail: checked without _plan_call.
         self.calm_safe_until = self.outage[0] if self.outage else math.inf
         self.calm_safe_call_s = min(p.total_timeout_s, SHORT_TOTAL_TIMEOUT_S if p.short_timeouts else math.inf)
@@ -519,41 +528,56 @@ class _Platform:
             self._enqueue(job)
             self.fill()
 
-    # Arrivals are chains of timeouts with a callback rather than processes: the same draws in the
-    # same order at the same times, for a quarter of the cost of resuming a generator each time.
-    def start_arrivals(self) -> None:
+    # Two arrival streams: everyone else merged, and Acme. Each draws its next gap when an arrival
+    # has been submitted. Under the clock they are chains of timeouts with a callback (the same draws
+    # in the same order at the same times as a process, for less work than resuming a generator).
+    def first_arrivals(self) -> None:
+        """The first draws, in the order the streams make them at time 0: everyone else, then Acme."""
         cumulative = []
         total = 0.0
         for rate in self.rates[1:]:
             total += rate
             cumulative.append(total)
         self.others_cumulative, self.others_rate = cumulative, total
-        _At(self.env, self.env.now + self.rng.expovariate(total), None, self._others_arrive)
-        self._acme_next()
+        self.next_others = 0 + self.rng.expovariate(total)
+        self.next_acme = self._acme_draw(0)
+
+    def _acme_draw(self, now: float) -> tuple[float, bool | None]:
+        """When Acme's next event is, and whether the surge was on (None: the draw restarts then)."""
+        p = self.p
+        surging = now >= self.break_s
+        rate = p.acme_normal_jobs_per_s * (p.acme_multiplier if surging else 1.0)
+        gap = self.rng.expovariate(rate)
+        if not surging and now + gap > self.break_s:
+            # Memoryless arrivals: restart the draw at the moment the rate changes.
+            return now + (self.break_s - now), None
+        return now + gap, surging
+
+    def _schedule_arrivals(self) -> None:
+        _At(self.env, self.next_others, None, self._others_arrive)
+        self._schedule_acme()
 
     def _others_arrive(self, event: simpy.Event) -> None:
         rng, total = self.rng, self.others_rate
         self.submit(1 + bisect.bisect_left(self.others_cumulative, rng.random() * total), False)
         _At(self.env, self.env.now + rng.expovariate(total), None, self._others_arrive)
 
-    def _acme_next(self) -> None:
-        p, now = self.p, self.env.now
-        surging = now >= self.break_s
-        rate = p.acme_normal_jobs_per_s * (p.acme_multiplier if surging else 1.0)
-        gap = self.rng.expovariate(rate)
-        if not surging and now + gap > self.break_s:
-            # Memoryless arrivals: restart the draw at the moment the rate changes.
-            _At(self.env, now + (self.break_s - now), None, self._acme_restart)
+    def _schedule_acme(self) -> None:
+        when, surging = self.next_acme
+        if surging is None:
+            _At(self.env, when, None, self._acme_restart)
         else:
-            _At(self.env, now + gap, surging, self._acme_arrive)
+            _At(self.env, when, surging, self._acme_arrive)
 
     def _acme_restart(self, event: simpy.Event) -> None:
-        self._acme_next()
+        self.next_acme = self._acme_draw(self.env.now)
+        self._schedule_acme()
 
     def _acme_arrive(self, event: simpy.Event) -> None:
         surging = event._value         # whether the surge was on when this gap was drawn
         self.submit(ACME, surging and self.rng.random() < self.p.acme_resubmit_share)
-        self._acme_next()
+        self.next_acme = self._acme_draw(self.env.now)
+        self._schedule_acme()
 
     # --- queue and claim ----------------------------------------------------------------------
     # Every rule is "pop the tenant with the smallest key among those with queued work and room
@@ -635,9 +659,8 @@ class _Platform:
             self.running_acme -= 1
         self._offer(tenant)
 
-    def switch_on(self):
+    def switch_on(self, event: simpy.Event | None = None) -> None:
         """At ``mitigations_from_min``: change the claim rule and caps, then rebuild the heap."""
-        yield self.env.timeout(self.mit_from)
         self.rule = self.p.claim
         if self.rule != "fifo":
             self.caps = [PLAN_RUNNING_CAP[plan] for plan in self.plans]
@@ -650,6 +673,213 @@ class _Platform:
             self._offer(tenant)
         self.fill()
 
+    # --- the calm first-in-first-out stretch --------------------------------------------------------
+    # Before the mitigations start the claim rule is first-in, first-out with no caps, no bucket and
+    # no keys, and while calm every call is known at its job's start. The fleet is then a plain
+    # queue with ``slots`` servers: a job starts when it arrives or when the earliest slot frees,
+    # whichever is later, and ends when its calls add up. ``run_stretch`` runs that queue as one
+    # loop over the arrivals (the same draws in the same order), with no SimPy events at all, up to
+    # the mitigations, the first call that will not succeed, or the end of the run. ``resume`` then
+    # sets up the state the event-by-event run would have reached there, and the clock takes over.
+    def run_stretch(self, until: float, progress: Callable[[float], None] | None) -> float:
+        """Run the stretch; returns the time it stopped at (0 when it cannot start)."""
+        self.first_arrivals()
+        p = self.p
+        # a final design that keeps first-in first-out with no caps, bucket or keys changes none of it
+        same_queue = p.claim == "fifo" and not (p.pause_acme or p.rate_limit or p.idempotency)
+        stop = (until if same_queue else min(until, self.mit_from)) if self.calm else 0
+        if stop <= 0:
+            return 0
+        rng = self.rng
+        draw, mu, sigma = rng.lognormvariate, self.mu, p.call_sigma
+        safe_until, safe_call = self.calm_safe_until, self.calm_safe_call_s
+        cumulative, total = self.others_cumulative, self.others_rate
+        free_at = [0.0] * p.slots                  # a heap: when each slot is next free
+        jobs, starts = self.jobs, self.stretch_starts
+        t_others = self.next_others
+        t_acme, acme_surging = self.next_acme
+        calm_end = math.inf                        # the start of the first call that will not succeed
+        next_report = PROGRESS_EVERY_EVENTS
+        while True:
+            if t_others < t_acme:
+                t = t_others
+                if not (t < stop and t < calm_end):
+                    break
+                tenant = 1 + bisect.bisect_left(cumulative, rng.random() * total)
+            else:
+                t = t_acme
+                if not (t < stop and t < calm_end):
+                    break
+                if acme_surging is None:           # the rate changes: draw again from here
+                    t_acme, acme_surging = self._acme_draw(t)
+                    continue
+                if acme_surging:
+                    rng.random()                   # repeat or not (a new job either way without keys)
+                tenant = ACME
+            self.submissions += 1
+            calls = (draw(mu, sigma), draw(mu, sigma), draw(mu, sigma), draw(mu, sigma))
+            job = _Job(tenant, t, calls)
+            jobs.append(job)
+            free = free_at[0]
+            start = t if free <= t else free
+            starts.append(start)
+            c0, c1, c2, c3 = calls
+            e0 = start + c0                        # the sums the job's process would make
+            e1 = e0 + c1
+            e2 = e1 + c2
+            e3 = e2 + c3
+            if e3 <= safe_until and max(calls) <= safe_call:
+                job.call_ends = [e0, e1, e2, e3]
+                heapq.heapreplace(free_at, e3)
+            elif start < calm_end:
+                ends = self._plan_calm_calls(calls, start)
+                job.call_ends = ends
+                if len(ends) < len(calls):         # a call fails: the calm ends when it starts
+                    calm_end = min(calm_end, ends[-1] if ends else start)
+                    heapq.heapreplace(free_at, math.inf)    # busy past the end of the stretch
+                else:
+                    heapq.heapreplace(free_at, ends[-1])
+            else:                                  # starts after the calm: still queued then
+                heapq.heapreplace(free_at, math.inf)
+            if tenant == ACME:
+                t_acme, acme_surging = self._acme_draw(t)
+            else:
+                t_others = t + rng.expovariate(total)
+            if progress is not None and len(jobs) >= next_report:
+                next_report += PROGRESS_EVERY_EVENTS
+                progress(min(1.0, t / until))
+        self.next_others, self.next_acme = t_others, (t_acme, acme_surging)
+        self.calm_until = calm_end
+        return min(stop, calm_end)
+
+    def _plan_calm_calls(self, calls: tuple[float, ...], start: float) -> list[float]:
+        """When each call on A ends, up to (not including) the first that will not succeed."""
+        a = self.providers[0]
+        ends: list[float] = []
+        t = start
+        for healthy in calls:
+            outcome, held = self._plan_call(a, healthy, t)
+            if outcome != OK:
+                break
+            t = t + held
+            ends.append(t)
+        return ends
+
+    def settle_stretch(self, at: float, resuming: bool) -> None:
+        """Each stretch job as the event-by-event run leaves it at ``at``: queued, running or finished.
+
+        A job counts as started (or finished) at ``at`` itself only when the calm ends there: that
+        start, or the end that freed its slot, is what ended it. Only a run that goes on (``resuming``)
+        needs the claim numbers and the heap.
+        """
+        a = self.providers[0]
+        ended_calm = at == self.calm_until
+        numbered: list[tuple[float, int, _Job]] = []    # arrivals and starts, to number as the run would
+        for job, start in zip(self.jobs, self.stretch_starts):
+            tenant, ends = job.tenant, job.call_ends
+            numbered.append((job.arrived, 0, job))
+            if not (start < at or (start == at and ended_calm)):
+                job.call_ends = None
+                self.tenant_queue[tenant].append(job)
+                self.queued_count[tenant] += 1
+                if tenant == ACME:
+                    self.queued_acme += 1
+                else:
+                    self.queued_others += 1
+                continue
+            numbered.append((start, 1, job))
+            job.started = start
+            job.state = RUNNING
+            if not ends:                            # its first call fails: it goes on as a process
+                job.call_ends = None
+                self.running[tenant] += 1
+                self.free_slots -= 1
+                self.running_acme += tenant == ACME
+                self.failing_first.append(job)
+                continue
+            a.sent += 1
+            last = ends[-1]
+            if len(ends) == len(STEPS) and (last < at or (last == at and ended_calm)):
+                job.state, job.ended = FINISHED, last
+                job.steps_done = len(ends)
+                job.call_ends = None
+                self.handovers += ends[:-1]
+                a.succeeded += 1
+                a.spend += a.price
+                continue
+            a.inflight += 1
+            self.running[tenant] += 1
+            self.free_slots -= 1
+            self.running_acme += tenant == ACME
+        if not resuming:
+            return
+        # Enqueues and starts each took the next number in the order they happened (an arrival
+        # before a start at the same moment: a job that finds a free slot is queued, then claimed).
+        numbered.sort(key=lambda item: (item[0], item[1]))
+        for number, (_, kind, job) in enumerate(numbered, start=1):
+            if kind == 0:
+                job.seq = number
+            else:
+                self.last_served[job.tenant] = number
+        self.next_seq = len(numbered) + 1
+        for tenant in range(len(self.plans)):
+            self._offer(tenant)
+
+    def stretch_samples(self, until: float, until_sample: bool) -> float:
+        """The monitor's samples while the stretch ran; returns the first tick after it."""
+        acme_in, others_in, acme_on, others_on, acme_off, others_off = [], [], [], [], [], []
+        for job, start in zip(self.jobs, self.stretch_starts):
+            acme = job.tenant == ACME
+            (acme_in if acme else others_in).append(job.arrived)
+            if job.started is not None:
+                (acme_on if acme else others_on).append(start)
+                if job.ended is not None:
+                    (acme_off if acme else others_off).append(job.ended)
+        acme_off.sort()
+        others_off.sort()
+        right = bisect.bisect_right
+
+        def at(t: float) -> Sample:
+            running_acme = right(acme_on, t) - right(acme_off, t)
+            running_others = right(others_on, t) - right(others_off, t)
+            started, ended = right(acme_on, t) + right(others_on, t), right(acme_off, t) + right(others_off, t)
+            return Sample(t, right(acme_in, t) - right(acme_on, t), right(others_in, t) - right(others_on, t),
+                          running_acme, running_others, (running_acme + running_others, 0, 0),
+                          (started, 0, 0), (ended, 0, 0), (True, True, True))
+
+        tick = 0                                    # SimPy's clock starts at the whole number 0
+        while tick < until:
+            self.samples.append(at(tick))
+            tick = tick + self.p.sample_s
+        if until_sample:
+            self.samples.append(at(until))
+        return tick
+
+    def resume(self, env: simpy.Environment, first_tick: float) -> None:
+        """Hand the run to SimPy's clock at ``env.now``, where the stretch stopped."""
+        self.env, p = env, self.p
+        now = env.now
+        # the switch's timeout was set at time 0, before any tick's: it fires first at the same moment
+        if now == self.mit_from:
+            self.switch_on()
+        elif now < self.mit_from:
+            _At(env, self.mit_from, None, self.switch_on)
+        else:
+            self.rule = p.claim         # switched during the stretch, to the same queue (see run_stretch)
+        if self.calm and now == self.calm_until:
+            self._end_calm()
+        elif self.calm:
+            for job in self.jobs:
+                ends = job.call_ends
+                if ends is not None and len(ends) == len(STEPS) - job.steps_done:
+                    _At(env, ends[-1], job, self._calm_job_done)
+            if self.calm_until < math.inf:
+                _At(env, self.calm_until, None, self._calm_ends_now)
+        for job in self.failing_first:
+            env.process(self.work(job))
+        self._schedule_arrivals()
+        env.process(self.monitor(first_tick))
+
     # --- calm stretch ---------------------------------------------------------------------------
     # While calm, a job's calls cannot interact with anything: A's breaker stays closed (nothing
     # has failed), A has room for every slot and nobody waits for a pool. So each call goes to A
@@ -657,7 +887,7 @@ class _Platform:
     # one event at its end instead of a process with one event per call. The moments in between
     # ("handovers": a call to A answers and the next one is sent) change only A's sent and
     # succeeded counts, which only samples and the result read, so the run notes their times and
-    # adds them in afterwards (``_handed_over``). The first call that will not succeed ends the
+    # adds them in afterwards (``handed_over``). The first call that will not succeed ends the
     # calm: every calm job becomes an ordinary process again from the end of the call it is in,
     # and the run goes on event by event. The result is the same as with a process per job.
     def _start_calm(self, job: _Job) -> bool:
@@ -751,7 +981,7 @@ class _Platform:
         job.steps_done += 1
         yield from self.work(job)
 
-    def _settle_calm(self, until: float) -> None:
+    def settle_calm(self, until: float) -> None:
         """At the end of the run: the handovers before ``until`` of the jobs still running calm."""
         for job in self.jobs:
             if job.call_ends is None:
@@ -760,7 +990,7 @@ class _Platform:
             job.steps_done += done
             self.handovers.extend(job.call_ends[:done])
 
-    def _handed_over(self, samples: list[Sample]) -> list[Sample]:
+    def handed_over(self, samples: list[Sample]) -> list[Sample]:
         """Samples and A's totals with every handover counted: one answer and one new call each."""
         a, handovers = self.providers[0], sorted(self.handovers)
         for _ in handovers:
@@ -918,7 +1148,8 @@ class _Platform:
             succeeded=tuple(x.succeeded for x in providers),
             breaker_closed=tuple(x.closed for x in providers))
 
-    def monitor(self):
+    def monitor(self, first_tick: float):
+        yield _At(self.env, first_tick, None)
         while True:
             self.samples.append(self.sample())
             yield self.env.timeout(self.p.sample_s)
@@ -944,12 +1175,36 @@ def _records(jobs: list[_Job], plans: tuple[int, ...]) -> tuple[JobRecord, ...]:
 
 def run(params: Params, seed: int = 1, progress: Callable[[float], None] | None = None) -> Result:
     """Simulate ``params.window_min`` minutes; ``progress`` (if given) gets fractions 0..1."""
-    env = simpy.Environment()
-    platform = _Platform(env, params, random.Random(seed))
-    platform.start_arrivals()
-    env.process(platform.switch_on())
-    env.process(platform.monitor())
+    platform = _Platform(params, random.Random(seed))
     until = params.window_min * 60.0
+    handover = platform.run_stretch(until, progress)
+    platform.settle_stretch(handover, resuming=handover < until)
+    first_tick = platform.stretch_samples(handover, until_sample=handover >= until)
+    events = len(platform.jobs) + sum(1 for job in platform.jobs if job.ended is not None)
+    if handover < until:
+        env = simpy.Environment(handover)
+        platform.resume(env, first_tick)
+        events += _run_events(env, until, progress)
+        platform.settle_calm(until)
+        platform.samples.append(platform.sample())
+    else:
+        platform.settle_calm(until)
+    samples = platform.handed_over(platform.samples)
+    if progress is not None:
+        progress(1.0)
+    return Result(
+        params=params, seed=seed, samples=tuple(samples),
+        jobs=_records(platform.jobs, platform.plans),
+        failed_calls=tuple(platform.failed_calls), breaker_opened=tuple(platform.breaker_opened),
+        submissions=platform.submissions, rejected_429=tuple(platform.rejected),
+        deduplicated=platform.deduplicated,
+        provider_refusals=tuple(x.refused for x in platform.providers),
+        provider_spend_usd=tuple(x.spend for x in platform.providers),
+        tenant_plans=platform.plans, tenant_rates=platform.rates, events=events)
+
+
+def _run_events(env: simpy.Environment, until: float, progress: Callable[[float], None] | None) -> int:
+    """Process events up to ``until`` within the budget; returns how many were processed."""
     events = 0
     step, peek = env.step, env.peek
     while True:
@@ -967,20 +1222,7 @@ def run(params: Params, seed: int = 1, progress: Callable[[float], None] | None 
             continue
         break
     env.run(until=until)            # advance the clock exactly to the end of the window
-    platform._settle_calm(until)
-    platform.samples.append(platform.sample())
-    samples = platform._handed_over(platform.samples)
-    if progress is not None:
-        progress(1.0)
-    return Result(
-        params=params, seed=seed, samples=tuple(samples),
-        jobs=_records(platform.jobs, platform.plans),
-        failed_calls=tuple(platform.failed_calls), breaker_opened=tuple(platform.breaker_opened),
-        submissions=platform.submissions, rejected_429=tuple(platform.rejected),
-        deduplicated=platform.deduplicated,
-        provider_refusals=tuple(x.refused for x in platform.providers),
-        provider_spend_usd=tuple(x.spend for x in platform.providers),
-        tenant_plans=platform.plans, tenant_rates=platform.rates, events=events)
+    return events
 
 
 # --- statistics: pure functions of a Result ------------------------------------------------------
