@@ -71,7 +71,8 @@ def sim_tab(scenario: str) -> SimTab:
     return SimTab(f"platform::{scenario}", f"pf_{scenario}", "platform",
                   SimQuestion(question.label, question.unit, question.high, question.step,
                               min_value=question.low),
-                  lambda r: platform.summary(r).get(question.metric), None, backlog_series)
+                  lambda r: platform.summary(r).get(question.metric), None, backlog_series,
+                  metric=question.metric)
 
 
 def has_fixes(p: Params) -> bool:

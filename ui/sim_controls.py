@@ -10,13 +10,14 @@ import dataclasses
 import importlib
 import statistics
 from collections.abc import Callable
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
 import plotly.graph_objects as go
 import streamlit as st
 
-from sims import export
+from sims import export, spread
 from sims.__main__ import command
 from ui import keys
 from ui.guess import (digest, fmt_figure, fmt_guess, guess_lockin, guess_param, guess_verdict, play_button,
@@ -53,6 +54,8 @@ class SimTab:
     truth: Callable[[object], float | None]       # None: the run never reached the figure asked about
     frames: Callable[[object], list[go.Figure]] | None
     series: Callable[[object], Series]
+    metric: str | None = None                  # truth's key in the model's summary: spreads then use
+                                               # worker processes (see sims.spread)
 
 
 @dataclass(frozen=True)
@@ -141,13 +144,28 @@ def share_panel(model: str, params: object, seed: int, query: dict[str, str]) ->
 # ---- spread over seeds -------------------------------------------------------------------------
 
 def spread_values(tab: SimTab, params: object, seeds: range) -> list[float | None]:
-    """The tab's figure for each seed, with a progress bar; each run is cached on (params, seed)."""
+    """The tab's figure for each seed, with a progress bar.
+
+    A heavy model with a named figure runs its seeds in worker processes (one per core) and sends
+    back only the figure; the others run here, each run cached on (params, seed).
+    """
     bar = st.progress(0.0, text=f"Running {len(seeds)} seeds…")
-    values = []
-    for done, seed in enumerate(seeds, start=1):
-        value = tab.truth(cached_run(tab.model, params, seed))
-        values.append(None if value is None else float(value))
-        bar.progress(done / len(seeds), text=f"Running {len(seeds)} seeds… {done}/{len(seeds)}")
+
+    def show(done: int, total: int) -> None:
+        bar.progress(done / total, text=f"Running {total} seeds… {done}/{total}")
+
+    values: list[float | None] | None = None
+    if tab.metric is not None and tab.model in HEAVY_MODELS:
+        try:
+            values = spread.figures(tab.model, params, seeds, tab.metric, progress=show)
+        except (BrokenProcessPool, OSError):
+            values = None                    # no worker processes here: run them one by one below
+    if values is None:
+        values = []
+        for done, seed in enumerate(seeds, start=1):
+            value = tab.truth(cached_run(tab.model, params, seed))
+            values.append(None if value is None else float(value))
+            show(done, len(seeds))
     bar.empty()
     return values
 
@@ -212,12 +230,17 @@ def spread_panel(tab: SimTab, params: object, seed: int, guess: float, this_run:
         count = int(st.number_input("Seeds to run", 5, SPREAD_MAX, SPREAD_DEFAULT, 5,
                                     key=keys.sim_setting(tab.prefix, "n"), bind="query-params"))
         wanted = digest(tab.model, params, count)
+        memo = keys.SIM_SPREAD_PREFIX + tab.name     # (settings digest, their figures once run)
         if st.button(f"Run {count} seeds", key=keys.sim_spread_button(tab.name)):
-            st.session_state[keys.SIM_SPREAD_PREFIX + tab.name] = wanted
-        if st.session_state.get(keys.SIM_SPREAD_PREFIX + tab.name) != wanted:
+            st.session_state[memo] = (wanted, None)
+        ran = st.session_state.get(memo)
+        if not (isinstance(ran, tuple) and ran[0] == wanted):
             st.caption("Runs seeds 1 to N with these settings and shows where your guess and this seed fall.")
             return
-        found = spread_values(tab, params, range(1, count + 1))
+        found = ran[1]
+        if found is None:                             # just asked for: run them once, not on every rerun
+            found = spread_values(tab, params, range(1, count + 1))
+            st.session_state[memo] = (wanted, found)
         values = [v for v in found if v is not None]
         if len(values) < len(found):
             st.info(f"{len(found) - len(values)} of {len(found)} runs never reached the figure asked about.")
