@@ -42,6 +42,7 @@ def test_a_shorter_practice_runs_end_to_end_inside_its_clock(app_server, page, s
     page.wait_for_url(re.compile(r".*/results\?.*attempt=.*"))
     page.get_by_role("heading", name=re.compile("^Results")).wait_for()
     wait_for_app(page)
+    page.get_by_text(re.compile("inside the box|over by")).first.wait_for()   # the metrics have drawn
     assert page.get_by_text("inside the box").count() >= 1, "finished within the attempt's own clock"
     rows = _results_csv(page)
     assert sorted(r["Question"] for r in rows) == sorted(loaded.text(q.prompt) for q in drill.all_questions())
