@@ -11,12 +11,12 @@ import streamlit as st
 from sims import platform
 from sims.platform import CLAIM_RULES, MITIGATIONS, SCENARIO_TITLES, SCENARIOS, Params
 from ui import keys
-from ui.guess import digest, guess_lockin, guess_verdict, play_button
+from ui.guess import guess_verdict, play_button
 from ui.platform_charts import (backlog_figure, backlog_frames, backlog_series, provider_load_figure,
                                 slot_share_figure, waits_figure)
 from ui.sim_charts import playback_figure
-from ui.sim_controls import (SimTab, cached_run, compare_panel, download_panel, share_panel, spread_panel,
-                             url_text, with_guess)
+from ui.sim_controls import (SimTab, cached_run, compare_panel, download_panel, locked_guess, share_panel,
+                             spread_panel, url_text, with_guess, with_pin)
 from ui.sim_controls import Question as SimQuestion
 from ui.frame import require_frame
 
@@ -237,13 +237,11 @@ def main() -> None:
         st.error(f"Those settings don't make a valid run: {exc}")
         return
 
-    question = QUESTIONS[scenario]
+    question, tab = QUESTIONS[scenario], sim_tab(scenario)
     st.subheader("Your guess")
-    guess = guess_lockin(f"platform::{scenario}", question.label, question.unit,
-                         min_value=question.low, max_value=question.high,
-                         step=question.step, scope=digest(params, seed), in_url=True)
-    query = with_guess(query, f"platform::{scenario}", guess)
-    if not play_button(f"platform::{scenario}", guess):
+    guess, scope = locked_guess(tab, params, seed)
+    query = with_pin(with_guess(query, tab.name, guess, scope), tab)
+    if not play_button(tab.name, guess):
         share_panel("platform", params, seed, query)
         return
     with st.spinner("Simulating…"):
@@ -263,10 +261,9 @@ def main() -> None:
         st.caption(note)
     with st.expander("Every figure from this run"):
         st.json(out)
-    tab = sim_tab(scenario)
     share_panel("platform", params, seed, query)
     spread_panel(tab, params, seed, guess, None if truth is None else float(truth))
-    compare_panel(tab, params, seed, result)
+    compare_panel(tab, params, seed, result, guess)
     download_panel(tab, params, seed)
 
 

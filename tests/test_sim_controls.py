@@ -183,3 +183,92 @@ def test_platform_backlog_replays_with_fixed_axes():
     assert frames[0].layout.xaxis.range == frames[-1].layout.xaxis.range
     figure = sim_charts.playback_figure(frames)
     assert len(figure.frames) == sim_charts.FRAMES and figure.layout.sliders
+
+
+# ---- A/B: B's own guess, and the pinned run in the URL ---------------------------------------------
+
+PIN = "pin_hot_shard.celebrity"
+
+
+def _pin_after_play(app_test, guess: float):
+    from ui import keys
+
+    at = lock_and_play(app_test(HOT).run(), "hot_shard.celebrity", guess)
+    at.button(key=keys.sim_pin_button("hot_shard.celebrity")).click().run()
+    assert not at.exception
+    return at
+
+
+def test_after_pinning_a_b_asks_for_its_own_guess_and_each_run_is_judged_by_its_own(app_test):
+    at = _pin_after_play(app_test, 150.0)
+    at.slider(key="hs_celeb_shards").set_value(6).run()
+    # A's 150 is not carried over to B: the form is back, Play is locked, the link has no guess
+    assert at.button(key="play::hot_shard.celebrity").disabled
+    assert not any("Your locked guess" in i.value for i in at.info)
+    assert "guess_hot_shard.celebrity" not in at.query_params
+    at = lock_and_play(at, "hot_shard.celebrity", 130.0)
+    line = next(m.value for m in at.markdown if m.value.startswith("Your guesses"))
+    assert "A: you guessed **150 %**, the run gave **152 %**" in line
+    assert "B: you guessed **130 %**, the run gave **130 %**" in line
+
+
+def test_a_link_with_a_guess_made_for_other_settings_asks_for_a_fresh_one(app_test):
+    link = dict(_pin_after_play(app_test, 150.0).query_params)       # A's settings, guess and pin
+    again = app_test(HOT)
+    again.query_params.update({**link, "hs_celeb_shards": "6"})      # the same link, moved to B's settings
+    again.run()
+    assert not again.exception
+    assert again.button(key="play::hot_shard.celebrity").disabled
+    assert not any("Your locked guess" in i.value for i in again.info)
+    assert "guess_hot_shard.celebrity" not in again.query_params
+
+
+def test_a_pinned_run_is_in_the_url_and_a_reload_keeps_it(app_test):
+    at = _pin_after_play(app_test, 150.0)
+    assert at.query_params[PIN] == "seed=1 guess=150"                # the run's command words and its guess
+    assert any(f"{PIN}=seed%3D1+guess%3D150" in c for c in codes(at))   # and the share link carries it
+    reloaded = app_test(HOT)
+    reloaded.query_params.update(dict(at.query_params))
+    reloaded.run()
+    assert any("Your locked guess: **150 %**" in i.value for i in reloaded.info)   # A's guess, for A's settings
+    reloaded.button(key="play::hot_shard.celebrity").click().run()
+    assert any("This run is A" in c.value for c in reloaded.caption)
+    reloaded.slider(key="hs_celeb_shards").set_value(6).run()
+    reloaded = lock_and_play(reloaded, "hot_shard.celebrity", 130.0)
+    overlay = next(s for s in drawn_charts(reloaded) if s["layout"]["title"]["text"] == "A and B on one chart")
+    assert len(overlay["data"][0]["x"]) == 4 and len(overlay["data"][1]["x"]) == 6
+    assert any("A: you guessed **150 %**" in m.value for m in reloaded.markdown)
+
+
+def test_unpinning_takes_the_pin_out_of_the_url_and_a_bad_pin_is_dropped(app_test):
+    from ui import keys
+
+    at = _pin_after_play(app_test, 150.0)
+    at.button(key=keys.sim_unpin_button("hot_shard.celebrity")).click().run()
+    assert PIN not in at.query_params and any("Nothing pinned yet" in c.value for c in at.caption)
+    for bad in ("shards=99 seed=1", "seed=0", "shards=4 guess=nan", "colour=red"):
+        linked = app_test(HOT)
+        linked.query_params[PIN] = bad
+        linked.run()
+        assert not linked.exception and PIN not in linked.query_params, bad
+
+
+def test_the_platform_page_keeps_its_pinned_run_in_the_url(app_test):
+    from ui import keys
+
+    name = "platform::baseline"
+    at = app_test("pages/sim_platform.py").run()
+    at.slider(key=keys.platform_key("baseline", "window_min")).set_value(10.0).run()
+    at = lock_and_play(at, name, 160.0)
+    at.button(key=keys.sim_pin_button(name)).click().run()
+    assert at.query_params[f"pin_{name}"] == "scenario=baseline window_min=10.0 seed=1 guess=160"
+    reloaded = app_test("pages/sim_platform.py")
+    reloaded.query_params.update({**at.query_params, keys.platform_key("baseline", "window_min"): "10",
+                                  keys.platform_key("baseline", "idempotency"): "true"})
+    reloaded.run()
+    assert reloaded.button(key=f"play::{name}").disabled                # B's settings: a fresh guess
+    reloaded = lock_and_play(reloaded, name, 150.0)
+    settings_table = reloaded.dataframe[0].value
+    assert settings_table.to_dict("records") == [{"setting": "idempotency", "A": "False", "B": "True"}]
+    line = next(m.value for m in reloaded.markdown if m.value.startswith("Your guesses"))
+    assert "A: you guessed **160 jobs**" in line and "B: you guessed **150 jobs**" in line

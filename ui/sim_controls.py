@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import math
 import statistics
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
@@ -18,13 +19,16 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from sims import export, spread
-from sims.__main__ import command
+from sims.__main__ import command, parse_params, to_args
 from ui import keys
 from ui.guess import (digest, fmt_figure, fmt_guess, guess_lockin, guess_param, guess_verdict, play_button,
                       waiting_chart)
 from ui.sim_charts import Series, playback_figure
 
 SEED_MAX = 1_000_000
+# Query parameters beside ui.keys.GUESS_PARAM_PREFIX's ?guess_<tab>= (they belong in ui/keys.py with it):
+PIN_PARAM_PREFIX = "pin_"                    # ?pin_<tab>= the run pinned as A: its settings, seed and guess
+GUESS_FOR_PARAM_PREFIX = "guessfor_"         # ?guessfor_<tab>= the settings (digest) a linked guess is for
 SPREAD_DEFAULT = 20
 SPREAD_MAX = 100
 BAND = (10, 90)                              # the middle 80% of runs: where a guess counts as "typical"
@@ -126,9 +130,102 @@ def share_link(query: dict[str, str]) -> str:
     return f"{base}?{urlencode(query)}"
 
 
-def with_guess(query: dict[str, str], name: str, guess: float | None) -> dict[str, str]:
-    """The settings' query plus the locked guess, when there is one."""
-    return query if guess is None else {**query, guess_param(name): format(guess, ".12g")}
+def guess_for_param(name: str) -> str:
+    return f"{GUESS_FOR_PARAM_PREFIX}{name}"
+
+
+def with_guess(query: dict[str, str], name: str, guess: float | None, scope: str | None = None) -> dict[str, str]:
+    """The settings' query plus the locked guess and the settings it was made for, when there is one."""
+    if guess is None:
+        return query
+    return {**query, guess_param(name): format(guess, ".12g"), **({guess_for_param(name): scope} if scope else {})}
+
+
+def locked_guess(tab: SimTab, params: object, seed: int) -> tuple[float | None, str]:
+    """The reader's guess for these settings and seed (None until locked), and the settings' digest.
+
+    A guess belongs to the settings it was made for: move a slider and the page asks for a new one.
+    A link carries that too: the digest rides beside the guess (?guessfor_<tab>=), and a linked guess
+    made for other settings, say the pinned run A's before B's settings were set, is dropped here
+    before ``guess_lockin`` could take it for these. (A link with no digest keeps its guess.)
+    """
+    scope = digest(tab.model, params, seed)
+    made_for = st.query_params.get(guess_for_param(tab.name))
+    if made_for is not None and made_for != scope:
+        st.query_params.pop(guess_param(tab.name), None)
+        st.query_params.pop(guess_for_param(tab.name), None)
+        st.session_state[keys.guess_stale_key(tab.name)] = True     # the form says why it is empty
+    question = tab.question
+    guess = guess_lockin(tab.name, question.label, question.unit, min_value=question.min_value,
+                         max_value=question.max_value, step=question.step, scope=scope, in_url=True)
+    if guess is None:
+        st.query_params.pop(guess_for_param(tab.name), None)
+    elif st.query_params.get(guess_for_param(tab.name)) != scope:
+        st.query_params[guess_for_param(tab.name)] = scope
+    return guess, scope
+
+
+@dataclass(frozen=True)
+class Pin:
+    """The run pinned as A: its settings and seed, and the guess the reader locked for it."""
+
+    params: object
+    seed: int
+    guess: float | None = None
+
+
+def pin_param(name: str) -> str:
+    return f"{PIN_PARAM_PREFIX}{name}"
+
+
+def pin_text(pin: Pin) -> str:
+    """A pin as the ``python -m sims`` words of its run, plus ``guess=`` when one was locked."""
+    words = to_args(pin.params, pin.seed)
+    if pin.guess is not None:
+        words.append(f"guess={format(pin.guess, '.12g')}")
+    return " ".join(words)
+
+
+def pin_from_text(tab: SimTab, text: str) -> Pin | None:
+    """The pin a link carries, or None when its words do not make a valid run of this tab's model."""
+    guess: float | None = None
+    words = []
+    for word in text.split():
+        if word.startswith("guess="):
+            try:
+                guess = float(word.removeprefix("guess="))
+            except ValueError:
+                return None
+            if not (math.isfinite(guess) and tab.question.min_value <= guess <= tab.question.max_value):
+                return None
+        else:
+            words.append(word)
+    try:
+        params, seed = parse_params(importlib.import_module(f"sims.{tab.model}").Params, words)
+    except (ValueError, TypeError):
+        return None
+    return Pin(params, seed, guess) if 1 <= seed <= SEED_MAX else None
+
+
+def pinned(tab: SimTab) -> Pin | None:
+    """The tab's pinned run A: this session's, or the one a link (a reload, a shared link) carries."""
+    key = keys.SIM_PIN_PREFIX + tab.name
+    pin = st.session_state.get(key)
+    if isinstance(pin, Pin):
+        return pin
+    text = st.query_params.get(pin_param(tab.name))
+    pin = None if text is None else pin_from_text(tab, text)
+    if pin is None:
+        st.query_params.pop(pin_param(tab.name), None)
+        return None
+    st.session_state[key] = pin
+    return pin
+
+
+def with_pin(query: dict[str, str], tab: SimTab) -> dict[str, str]:
+    """The query plus the pinned run A, when there is one, so a shared link keeps the comparison."""
+    pin = pinned(tab)
+    return query if pin is None else {**query, pin_param(tab.name): pin_text(pin)}
 
 
 def share_panel(model: str, params: object, seed: int, query: dict[str, str]) -> None:
@@ -294,26 +391,47 @@ def overlay_figure(a: Series, b: Series, label_a: str, label_b: str) -> go.Figur
     return fig
 
 
-def compare_panel(tab: SimTab, params: object, seed: int, result: object) -> None:
+def guesses_line(tab: SimTab, pin: Pin, truth_a: float | None, guess_b: float | None,
+                 truth_b: float | None) -> str | None:
+    """Each run's own guess beside its own result: A's was locked for A, B's for B's settings."""
+    unit = tab.question.unit
+    parts = []
+    for name, guess, truth in (("A", pin.guess, truth_a), ("B", guess_b, truth_b)):
+        if guess is None:
+            continue
+        shown = "–" if truth is None else fmt_figure(truth)
+        parts.append(f"{name}: you guessed **{fmt_guess(guess)} {unit}**, the run gave **{shown} {unit}**")
+    return "Your guesses, each for its own run. " + "; ".join(parts) + "." if parts else None
+
+
+def compare_panel(tab: SimTab, params: object, seed: int, result: object, guess: float | None = None) -> None:
+    """Pin this run as A (with its guess), or draw the pinned A beside this run B with what differs.
+
+    The pin lives in the session and in the URL (?pin_<tab>=), so a reload or a shared link keeps A.
+    """
     pin_key = keys.SIM_PIN_PREFIX + tab.name
-    pinned = st.session_state.get(pin_key)
+    pin = pinned(tab)
     with st.expander("Compare: pin this run as A, change settings, see B beside it", icon=":material/compare:",
-                     expanded=pinned is not None):
+                     expanded=pin is not None):
         left, right = st.columns(2)
         if left.button("Pin this run as A", key=keys.sim_pin_button(tab.name), icon=":material/push_pin:"):
-            st.session_state[pin_key] = pinned = (params, seed)
-        if pinned is not None and right.button("Unpin A", key=keys.sim_unpin_button(tab.name)):
+            pin = Pin(params, seed, guess)
+            st.session_state[pin_key] = pin
+            st.query_params[pin_param(tab.name)] = pin_text(pin)
+            st.rerun()                       # so the share link above carries the pin too
+        if pin is not None and right.button("Unpin A", key=keys.sim_unpin_button(tab.name)):
             st.session_state.pop(pin_key, None)
-            pinned = None
-        if pinned is None:
+            st.query_params.pop(pin_param(tab.name), None)
+            st.rerun()
+        if pin is None:
             st.caption("Nothing pinned yet.")
             return
-        params_a, seed_a = pinned
-        if (params_a, seed_a) == (params, seed):
-            st.caption("This run is A. Change a setting or the seed to draw B beside it.")
+        if (pin.params, pin.seed) == (params, seed):
+            st.caption("This run is A. Change a setting or the seed to draw B beside it; B asks for its own "
+                       "guess.")
             return
         module = importlib.import_module(f"sims.{tab.model}")
-        result_a = cached_run(tab.model, params_a, seed_a)
+        result_a = cached_run(tab.model, pin.params, pin.seed)
         st.plotly_chart(overlay_figure(tab.series(result_a), tab.series(result), "A (pinned)", "B (now)"),
                         width="stretch", key=keys.sim_ab_chart(tab.name))
         truth_a, truth_b = tab.truth(result_a), tab.truth(result)
@@ -321,7 +439,10 @@ def compare_panel(tab: SimTab, params: object, seed: int, result: object) -> Non
             st.markdown(f"**{tab.question.label}**: A {fmt_figure(truth_a)}, B {fmt_figure(truth_b)} "
                         f"{tab.question.unit} ({'+' if truth_b >= truth_a else '−'}"
                         f"{fmt_figure(abs(truth_b - truth_a))}).")
-        changed, moved = differences(params_a, seed_a, params, seed, module.summary(result_a),
+        line = guesses_line(tab, pin, truth_a, guess, truth_b)
+        if line:
+            st.markdown(line)
+        changed, moved = differences(pin.params, pin.seed, params, seed, module.summary(result_a),
                                      module.summary(result))
         columns = st.columns(2)
         columns[0].caption("Settings that differ")
@@ -353,14 +474,12 @@ def download_panel(tab: SimTab, params: object, seed: int) -> None:
 def play(tab: SimTab, params: object, chosen: Settings) -> object | None:
     """Lock a guess, press Play, replay the run in the browser, grade it, then the tools.
 
-    The guess is scoped to ``params`` and the seed: move a slider and the page asks for a new one.
-    Returns the result once played (so the page can add its own notes), else None.
+    The guess is scoped to ``params`` and the seed (``locked_guess``): move a slider and the page asks
+    for a new one, also when a run is pinned as A. Returns the result once played (so the page can add its own notes), else None.
     """
     seed, question = chosen.seed, tab.question
-    guess = guess_lockin(tab.name, question.label, question.unit, min_value=question.min_value,
-                         max_value=question.max_value,
-                         step=question.step, scope=digest(tab.model, params, seed), in_url=True)
-    query = with_guess(chosen.query, tab.name, guess)
+    guess, scope = locked_guess(tab, params, seed)
+    query = with_pin(with_guess(chosen.query, tab.name, guess, scope), tab)
     if not play_button(tab.name, guess):
         waiting_chart(tab.name)
         share_panel(tab.model, params, seed, query)
@@ -371,6 +490,6 @@ def play(tab: SimTab, params: object, chosen: Settings) -> object | None:
     guess_verdict(guess, truth, question.unit, tolerance_rel=question.tolerance_rel)
     share_panel(tab.model, params, seed, query)
     spread_panel(tab, params, seed, guess, truth)
-    compare_panel(tab, params, seed, result)
+    compare_panel(tab, params, seed, result, guess)
     download_panel(tab, params, seed)
     return result
