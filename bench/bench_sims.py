@@ -13,7 +13,6 @@ import argparse
 import contextlib
 import importlib
 import os
-import time
 
 import simpy
 
@@ -119,15 +118,11 @@ def spread(repeat: int) -> None:
     for tab, model, params, key in PARALLEL_SPREAD_CASES:
         seeds = range(1, SPREAD_SEEDS + 1)
         workers = seed_spread.processes_for(SPREAD_SEEDS)
-        start = time.perf_counter()                    # the first spread also starts the forkserver
-        seed_spread.figures(model, params, seeds, key)
-        first = time.perf_counter() - start
         stats = measure(lambda: seed_spread.figures(model, params, seeds, key), repeat=repeat, warmup=0)
         verdict = "ok" if stats["median"] < SPREAD_TARGET_S else "MISS"
         label = f"{tab} ({workers} proc.)"
         print(f"{label:28} {stats['median']:9.2f} {verdict:>7} {stats['median'] / SPREAD_SEEDS * 1e3:12.1f} "
-              f"{'':>10} {'':>6}  (first spread {first:.2f} s with the forkserver's start; "
-              f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+              f"{'':>10} {'':>6}  (load {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
 
 
 if __name__ == "__main__":
