@@ -770,58 +770,59 @@ class _Platform:
 
         A job counts as started (or finished) at ``at`` itself only when the calm ends there: that
         start, or the end that freed its slot, is what ended it. Only a run that goes on (``resuming``)
-        needs the claim numbers and the heap.
+        needs the queues, the claim numbers and the heap.
         """
-        a = self.providers[0]
         ended_calm = at == self.calm_until
-        numbered: list[tuple[float, int, _Job]] = []    # arrivals and starts, to number as the run would
+        steps, handovers, running = len(STEPS), self.handovers, self.running
+        queued: list[_Job] = []
+        started: list[_Job] = []
+        finished = 0
         for job, start in zip(self.jobs, self.stretch_starts):
-            tenant, ends = job.tenant, job.call_ends
-            numbered.append((job.arrived, 0, job))
             if not (start < at or (start == at and ended_calm)):
                 job.call_ends = None
-                self.tenant_queue[tenant].append(job)
-                self.queued_count[tenant] += 1
-                if tenant == ACME:
-                    self.queued_acme += 1
-                else:
-                    self.queued_others += 1
+                queued.append(job)
                 continue
-            numbered.append((start, 1, job))
+            started.append(job)
             job.started = start
+            ends = job.call_ends
+            if len(ends) == steps and (ends[-1] < at or (ends[-1] == at and ended_calm)):
+                job.state, job.ended, job.steps_done, job.call_ends = FINISHED, ends[-1], steps, None
+                handovers += ends[:-1]
+                finished += 1
+                continue
             job.state = RUNNING
+            running[job.tenant] += 1
             if not ends:                            # its first call fails: it goes on as a process
                 job.call_ends = None
-                self.running[tenant] += 1
-                self.free_slots -= 1
-                self.running_acme += tenant == ACME
                 self.failing_first.append(job)
-                continue
-            a.sent += 1
-            last = ends[-1]
-            if len(ends) == len(STEPS) and (last < at or (last == at and ended_calm)):
-                job.state, job.ended = FINISHED, last
-                job.steps_done = len(ends)
-                job.call_ends = None
-                self.handovers += ends[:-1]
-                a.succeeded += 1
-                a.spend += a.price
-                continue
-            a.inflight += 1
-            self.running[tenant] += 1
-            self.free_slots -= 1
-            self.running_acme += tenant == ACME
+        a = self.providers[0]
+        busy = len(started) - finished
+        self.free_slots -= busy
+        self.running_acme = running[ACME]
+        a.inflight += busy - len(self.failing_first)
+        a.sent += len(started) - len(self.failing_first)
+        a.succeeded += finished
+        for _ in range(finished):
+            a.spend += a.price
         if not resuming:
             return
+        for job in queued:
+            self.tenant_queue[job.tenant].append(job)
+            self.queued_count[job.tenant] += 1
+        self.queued_acme = self.queued_count[ACME]
+        self.queued_others = len(queued) - self.queued_acme
         # Enqueues and starts each took the next number in the order they happened (an arrival
         # before a start at the same moment: a job that finds a free slot is queued, then claimed).
-        numbered.sort(key=lambda item: (item[0], item[1]))
-        for number, (_, kind, job) in enumerate(numbered, start=1):
-            if kind == 0:
-                job.seq = number
+        arrivals, number, i, j = self.jobs, 1, 0, 0
+        while i < len(arrivals) or j < len(started):
+            if j == len(started) or (i < len(arrivals) and arrivals[i].arrived <= started[j].started):
+                arrivals[i].seq = number
+                i += 1
             else:
-                self.last_served[job.tenant] = number
-        self.next_seq = len(numbered) + 1
+                self.last_served[started[j].tenant] = number
+                j += 1
+            number += 1
+        self.next_seq = number
         for tenant in range(len(self.plans)):
             self._offer(tenant)
 
