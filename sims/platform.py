@@ -911,21 +911,15 @@ class _Platform:
 
     def _start_calm_checked(self, job: _Job, now: float, calls: tuple[float, ...]) -> bool:
         """``_start_calm`` call by call, for a job near the outage or with a call that may time out."""
-        a = self.providers[0]
-        ends: list[float] = []
-        t = now
-        for healthy in calls:
-            outcome, held = self._plan_call(a, healthy, t)
-            if outcome != OK:
-                break
-            t = t + held
-            ends.append(t)
+        ends = self._plan_calm_calls(calls, now)
         if not ends:
             self._end_calm()
             return False
+        a = self.providers[0]
         a.inflight += 1
         a.sent += 1
         job.call_ends = ends
+        t = ends[-1]
         if len(ends) < len(calls):
             # the call after the last planned one fails: the calm ends when it starts
             if t < self.calm_until:
