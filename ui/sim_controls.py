@@ -322,7 +322,12 @@ def spread_figure(values: list[float], guess: float, this_run: float | None, uni
     return fig
 
 
+@st.fragment
 def spread_panel(tab: SimTab, params: object, seed: int, guess: float, this_run: float | None) -> None:
+    """Run seeds 1 to N of these settings and place the guess and this seed among them.
+
+    A fragment: asking for a spread reruns this panel only, not the page's charts above it.
+    """
     with st.expander("Spread: how much does one run vary?", icon=":material/casino:"):
         count = int(st.number_input("Seeds to run", 5, SPREAD_MAX, SPREAD_DEFAULT, 5,
                                     key=keys.sim_setting(tab.prefix, "n"), bind="query-params"))
