@@ -48,7 +48,8 @@ def processes_for(runs: int) -> int:
     and none (the caller runs them) where workers cannot be forked."""
     if not sys.platform.startswith("linux"):
         return 1
-    return max(1, min(runs, os.cpu_count() or 1, MAX_PROCESSES))
+    cores = len(os.sched_getaffinity(0))     # the cores this process may use, not all the machine's
+    return max(1, min(runs, cores, MAX_PROCESSES))
 
 
 def figures(model: str, params: object, seeds: Iterable[int], path: str, *, processes: int | None = None,
