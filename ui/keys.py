@@ -50,8 +50,10 @@ HISTORY_HANDLE = "history_handle"        # the handle whose history this session
 FRAME_RERUN = "frame_rerun"              # this session already reran an unframed page through app.py
 SIM_VISITS = "sim_visits"                # sim pages already recorded as opened during this session's attempt
 SIM_PIN_PREFIX = "sim_pin::"             # a simulation tab's run pinned as A for an A/B comparison
-SIM_SPREAD_PREFIX = "sim_spread::"       # the settings a simulation tab last ran a seed spread for
+SIM_SPREAD_PREFIX = "sim_spread::"       # a simulation tab's last seed spread: its settings digest and figures
 GUESS_PARAM_PREFIX = "guess_"            # ?guess_<tab>= carries a reader's locked sim guess in a shared link
+GUESS_FOR_PARAM_PREFIX = "guessfor_"     # ?guessfor_<tab>= the settings (digest) a linked guess was made for
+PIN_PARAM_PREFIX = "pin_"                # ?pin_<tab>= the run pinned as A: its settings, seed and guess
 
 
 def guess_key(name: str) -> str:

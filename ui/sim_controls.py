@@ -26,9 +26,6 @@ from ui.guess import (digest, fmt_figure, fmt_guess, guess_lockin, guess_param, 
 from ui.sim_charts import Series, playback_figure
 
 SEED_MAX = 1_000_000
-# Query parameters beside ui.keys.GUESS_PARAM_PREFIX's ?guess_<tab>= (they belong in ui/keys.py with it):
-PIN_PARAM_PREFIX = "pin_"                    # ?pin_<tab>= the run pinned as A: its settings, seed and guess
-GUESS_FOR_PARAM_PREFIX = "guessfor_"         # ?guessfor_<tab>= the settings (digest) a linked guess is for
 SPREAD_DEFAULT = 20
 SPREAD_MAX = 100
 BAND = (10, 90)                              # the middle 80% of runs: where a guess counts as "typical"
@@ -131,7 +128,7 @@ def share_link(query: dict[str, str]) -> str:
 
 
 def guess_for_param(name: str) -> str:
-    return f"{GUESS_FOR_PARAM_PREFIX}{name}"
+    return f"{keys.GUESS_FOR_PARAM_PREFIX}{name}"
 
 
 def with_guess(query: dict[str, str], name: str, guess: float | None, scope: str | None = None) -> dict[str, str]:
@@ -175,7 +172,7 @@ class Pin:
 
 
 def pin_param(name: str) -> str:
-    return f"{PIN_PARAM_PREFIX}{name}"
+    return f"{keys.PIN_PARAM_PREFIX}{name}"
 
 
 def pin_text(pin: Pin) -> str:
