@@ -107,4 +107,6 @@ def test_the_drill_page_opens_hints_one_at_a_time_and_charges_them(app_test, db_
     attempt = store.attempts(handle="hugo")[0]
     assert store.answers(attempt.id)[HINTED.id].hint_cost == pytest.approx(0.25)
     assert "cost 25% of this question's mark" in _texts(at)
+    assert any("A queue grows by what arrives" in str(m.value) for e in at.expander for m in e.markdown), \
+        "the hint stays readable after the lock-in"
     assert not [b for b in at.button if b.key and b.key.startswith(f"hint::{HINTED.id}")], "no hints after the lock"

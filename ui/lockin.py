@@ -174,6 +174,9 @@ def _locked(view: AttemptView, question, answer: LockedAnswer, *, show_truth: bo
         st.markdown(f"🔒 Your guess: **{answer_summary(question, answer)}**")
         if answer.hint_cost:
             st.caption(f"💡 Hints opened before the lock-in cost {answer.hint_cost:.0%} of this question's mark.")
+            with st.expander("The hints you opened"):
+                for index in sorted(view.hints.get(question.id, ())):
+                    st.markdown(f"**Hint {index + 1}:** {view.text(question.hints[index].text)}")
     elif isinstance(question, ChoiceQuestion):
         st.markdown(f"🔒 Your answer: **{answer_summary(question, answer, view.text)}**")
     else:
