@@ -3,8 +3,8 @@
 Variant 0 is the drill as written. Variant k > 0 draws every varying given from its allowed values with a
 generator seeded by the drill's base id and k, so one variant number always gives the same numbers, in
 the full drill and in any of its scopes. Formulas, reveal text and truths all follow the drawn givens,
-because they are recomputed from them (`LoadedDrill.values`). Simulation-backed questions do not vary:
-their presets are fixed and graded against one reference run.
+because they are recomputed from them (`LoadedDrill.values`). A simulation-backed question follows too
+when its preset names the drill values its run is built from (`sims.presets.SimPreset.inputs`).
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from drills.schema import Drill
 
 __all__ = ["WRITTEN", "base_id", "changed_givens", "drawn_givens", "in_variant", "label", "pick_variant",
            "variant_for", "variant_values", "varies"]
+
 
 def variant_values(drill: Drill, variant: int) -> tuple[dict[str, float], list[Finding]]:
     """Every given, derived value and formula answer of `variant`, and any formula that failed on it."""
