@@ -158,7 +158,7 @@ def skill_shares(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.Dat
 # Per graded numeric question, in one pass: skips and guesses side by side (FILTER), error quantiles
 # over the guesses; truths of zero are kept out of the ratios.
 _QUESTION_STATS = f"""
-        SELECT an.question_id, ANY_VALUE(k.written_truth) AS truth, ANY_VALUE(k.position) AS position,
+        SELECT an.question_id, ANY_VALUE(k.position) AS position,
                COUNT(*) FILTER (WHERE NOT an.skipped) AS guesses, COUNT(*) FILTER (WHERE an.skipped) AS skipped,
                AVG(CASE WHEN abs(an.value - k.truth) <= k.full_band THEN 1.0 ELSE 0.0 END)
                    FILTER (WHERE NOT an.skipped) AS in_tolerance,
@@ -179,6 +179,8 @@ def question_errors(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.
     """Per numeric question: the cohort's guesses as % of the truth (quantiles), hit rate, ranked by error."""
     head, params = with_ctes(filters.sql(), key_ctes(store, key))
     df = source.frame(store, head + _QUESTION_STATS, params)
+    # Each guess above is measured against its own variant; the truth shown is the written one.
+    df.insert(1, "truth", df["question_id"].map(dict(zip(key.question_ids, key.truths))).astype(float))
     if not df.empty:
         quantiles = df.pop("pct_quantiles").apply(lambda q: list(q) if q is not None else [None] * 5)
         for i, name in enumerate(("p5", "p25", "p50", "p75", "p95")):

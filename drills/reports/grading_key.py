@@ -145,7 +145,6 @@ def stored_key_ctes(key: DrillKey) -> tuple[str, list]:
     return (f"""
         qkey AS (
             SELECT question_id, part_id, kind, truth, band, right_choice, position, variant,
-                   first_value(truth) OVER (PARTITION BY question_id ORDER BY variant) AS written_truth,
                    kind = 'numeric' AND truth IS NOT NULL AS graded_numeric, kind = 'choice' AS graded_choice,
                    band * (1 + {_EPS}) AS full_band, 2 * band * (1 + {_EPS}) AS half_band
             FROM grading_keys WHERE key_id = ?
