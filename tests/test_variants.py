@@ -123,6 +123,19 @@ def test_vary_rules_are_reported_by_the_check(tmp_path):
     assert any("rounds the drawn value 4.5 away" in e.message for e in errors), errors
 
 
+def test_every_retake_changes_an_answer_beyond_its_tolerance():
+    """A retake must not be passable with the written answers: each variant moves some answer past its tolerance
+    (One Tenant's always in a part's own questions, which the page test below relies on)."""
+    for loaded in VARYING:
+        for variant in range(1, loaded.drill.variants):
+            mine = in_variant(loaded, variant)
+            asked = ([q for p in loaded.drill.parts for q in p.questions] if loaded.drill.id == "one_tenant"
+                     else loaded.drill.all_questions())
+            moved = [q.id for q in asked if isinstance(q, NumericQuestion) and q.answer
+                     and scoring.grade_numeric(mine.values[q.id], loaded.values[q.id], q.tolerance) < 1.0]
+            assert moved, f"{loaded.drill.id} variant {variant} grades the written answers as right"
+
+
 # -- a retake through the pages -------------------------------------------------------------------
 def _retake(app_test, db_path):
     """Start one_tenant twice under one handle; returns the second run and its attempt."""
@@ -139,10 +152,13 @@ def test_a_retake_shows_its_own_numbers_and_grades_against_them(app_test, db_pat
     written = CATALOGUE.drills["one_tenant"]
     mine = in_variant(written, attempt.variant)
     assert f"variant {attempt.variant}" in _texts(at)
-    questions = written.drill.part("break1").questions
-    question = next(q for q in questions
-                    if isinstance(q, NumericQuestion) and q.answer and mine.values[q.id] != written.values[q.id])
-    _go(at, "break1")
+    # The first question of the drill whose written truth would fail this variant's right answer (every
+    # variant has one: test_every_retake_changes_an_answer_beyond_its_tolerance).
+    part, question = next((p, q) for p in written.drill.parts for q in p.questions
+                          if isinstance(q, NumericQuestion) and q.answer
+                          and scoring.grade_numeric(mine.values[q.id], written.values[q.id], q.tolerance) < 1.0)
+    questions = part.questions
+    _go(at, part.id)
     for earlier in questions[:questions.index(question)]:   # the page asks them in order
         _lock_question(at, earlier, mine.values.get(earlier.id))
     _lock_question(at, question, float(f"{mine.values[question.id]:.6g}"))
