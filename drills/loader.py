@@ -297,6 +297,15 @@ def compute_values(drill: Drill) -> tuple[dict[str, float], list[Finding]]:
     return values, findings
 
 
+def variant_values(drill: Drill, variant: int) -> tuple[dict[str, float], list[Finding]]:
+    """Every given, derived value and formula answer of a seeded variant, and any formula that fails on it."""
+    from drills.draws import drawn_givens   # drills.draws reaches drills.scope, which imports this module
+
+    drawn = drawn_givens(drill, variant)
+    return compute_values(drill.model_copy(update={"givens": tuple(g.model_copy(update={"value": drawn[g.name]})
+                                                                   for g in drill.givens)}))
+
+
 def rule_answerable(drill: Drill, values: Mapping[str, float]) -> Iterator[Finding]:
     """A formula answer must be a number a candidate can lock in: the lock-in refuses guesses below zero."""
     for loc, q in questions(drill):
@@ -435,8 +444,6 @@ def rule_variants(drill: Drill, written: Mapping[str, float]) -> Iterator[Findin
     """Seeded variants stay sensible: every variant's formulas work, no answer drops below zero, and no
     answer comes out equal to a given its formula uses while differing from it as written (the board
     would then show the answer)."""
-    from drills.draws import drawn_givens   # drills.draws reaches drills.scope, which imports this module
-
     varying = [(i, g) for i, g in enumerate(drill.givens) if g.vary is not None]
     if drill.variants > 1 and not varying:
         yield Finding(("variants",), f"{drill.variants} variants, but no given has a 'vary' to draw from")
@@ -463,9 +470,7 @@ def rule_variants(drill: Drill, written: Mapping[str, float]) -> Iterator[Findin
     answers = [q for _, q in questions(drill) if isinstance(q, NumericQuestion) and q.answer is not None]
     uses = given_uses(drill)
     for variant in range(1, drill.variants):
-        drawn = drawn_givens(drill, variant)
-        values, failures = compute_values(drill.model_copy(update={"givens": tuple(
-            g.model_copy(update={"value": drawn[g.name]}) for g in drill.givens)}))
+        values, failures = variant_values(drill, variant)
         for failure in failures:
             yield Finding(failure.loc, f"in variant {variant}: {failure.message}")
         for q in answers:

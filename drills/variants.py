@@ -13,19 +13,11 @@ from types import MappingProxyType
 from typing import Collection, Mapping
 
 from drills.draws import WRITTEN, base_id, drawn_givens, varies
-from drills.loader import Finding, LoadedDrill, compute_values
+from drills.loader import LoadedDrill, variant_values
 from drills.schema import Drill
 
 __all__ = ["WRITTEN", "base_id", "changed_givens", "drawn_givens", "in_variant", "label", "pick_variant",
            "variant_for", "variant_values", "varies"]
-
-
-def variant_values(drill: Drill, variant: int) -> tuple[dict[str, float], list[Finding]]:
-    """Every given, derived value and formula answer of `variant`, and any formula that failed on it."""
-    drawn = drawn_givens(drill, variant)
-    with_draws = drill.model_copy(update={"givens": tuple(g.model_copy(update={"value": drawn[g.name]})
-                                                          for g in drill.givens)})
-    return compute_values(with_draws)
 
 
 def in_variant(loaded: LoadedDrill, variant: int) -> LoadedDrill:

@@ -55,7 +55,8 @@ class AttemptView:
         loaded = in_variant(loaded, attempt.variant)   # the numbers this attempt drew
         sim_values = sim_truths_of(loaded)
         answers, reveals = store.answers(attempt.id), store.reveals(attempt.id)
-        hints = {q: frozenset(opened) for q, opened in store.hints_opened(attempt.id).items()}
+        hinted = any(getattr(q, "hints", ()) for q in loaded.drill.all_questions())   # spare the event scan
+        hints = {q: frozenset(opened) for q, opened in store.hints_opened(attempt.id).items()} if hinted else {}
         return cls(store, attempt, loaded, answers, reveals, store.note_ratings(attempt.id), sim_values,
                    disclosed(loaded.drill, answers, reveals, attempt.finished_at is not None), hints)
 

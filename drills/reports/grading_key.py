@@ -60,8 +60,8 @@ class DrillKey:
             bands.append(band)
             rights.append(right)
             pairs.extend((q.id, s) for s in q.skills)
-        variant_grades = tuple(_grades(in_variant(loaded, v), truths_of(in_variant(loaded, v)))
-                               for v in range(1, drill.variants) if varies(drill))
+        drawn = [in_variant(loaded, v) for v in range(1, drill.variants)] if varies(drill) else []
+        variant_grades = tuple(_grades(variant, truths_of(variant)) for variant in drawn)
         return cls(drill.id, tuple(qids), tuple(pids), tuple(kinds), tuple(truths), tuple(bands), tuple(rights),
                    tuple(pairs), tuple(s.id for s in drill.rubric), tuple(s.name for s in drill.rubric),
                    tuple((p.id, p.title, p.minutes) for p in drill.parts), variant_grades)
