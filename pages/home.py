@@ -9,7 +9,7 @@ import secrets
 import streamlit as st
 
 from drills import answers as checks
-from drills.scope import estimated_minutes, scoped_id, scopes
+from drills.scope import scoped_id
 from drills.timebox import clock_for, format_duration
 from drills.variants import variant_for
 from ui import keys
@@ -70,7 +70,7 @@ for drill_id, loaded in catalogue.drills.items():
     with st.container(border=True):
         st.subheader(drill.title)
         questions = drill.all_questions()
-        work = estimated_minutes(drill)
+        shorter_ways, work = catalogue.drills.offers(drill_id)
         st.caption(f"⏱ {drill.time_box_min:g} minutes · {len(drill.parts)} parts · {len(questions)} questions "
                    f"· {len(drill.rubric)} rubric skills"
                    + (f" · about {work:.0f} minutes of reading and thinking, so the whole drill overruns its "
@@ -80,7 +80,7 @@ for drill_id, loaded in catalogue.drills.items():
             st.markdown("**Covers:** " + " · ".join(drill.covers))
         if st.button(f"Start the clock: {drill.title}", type="primary", key=keys.start_button(drill_id)):
             start(drill_id, drill.time_box_min)
-        shorter = {s.id: s for s in scopes(drill)}
+        shorter = {s.id: s for s in shorter_ways}
         if shorter:
             st.markdown("**Shorter practice, each on its own clock**")
             cols = st.columns([3, 1], vertical_alignment="bottom")

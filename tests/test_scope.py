@@ -81,6 +81,23 @@ def test_scoped_ids_resolve_through_the_catalogue_mapping():
     assert drills.get("nope~essentials") is None
 
 
+def test_the_catalogue_works_out_each_drills_offers_once(monkeypatch):
+    import drills.scope as scope_module
+
+    drills = ScopedDrills(CATALOGUE.drills)
+    cuts = []
+    real = scope_module.scope_drill
+    monkeypatch.setattr(scope_module, "scope_drill", lambda loaded, s: cuts.append(s) or real(loaded, s))
+    for drill_id, loaded in CATALOGUE.drills.items():
+        offered, minutes = drills.offers(drill_id)
+        assert [s.id for s in offered] == [s.id for s in scopes(loaded.drill)]
+        assert minutes == estimated_minutes(loaded.drill)
+    direct = len(cuts) // 2   # scopes() above cut each scope once more, outside the catalogue
+    for drill_id in CATALOGUE.drills:
+        drills.offers(drill_id)
+    assert len(cuts) == 2 * direct, "a second page run must not cut the scopes again"
+
+
 def test_a_break_drill_starts_from_the_catalogue_and_runs_on_its_own_clock(app_test, db_path):
     from drills.reports import aggregates
     from drills.reports.grading_key import DrillKey
