@@ -51,6 +51,12 @@ def _replay(buckets: int, horizon_s: float, *, partitions: float, partition_capa
                               buckets=buckets, pending=pending, horizon_s=horizon)
 
 
+def _storm(jitter: bool) -> Callable[..., object]:
+    """The retry-storm run for a drill's outage: the breakers open when A stops hanging and starts failing,
+    so A is back `after_hang_minutes` later."""
+    return lambda after_hang_minutes: retry_storm.Params(jitter=jitter, outage_s=60.0 * after_hang_minutes)
+
+
 def _entries(*presets: SimPreset) -> dict[str, SimPreset]:
     return {preset.id: preset for preset in presets}
 
@@ -82,9 +88,11 @@ PRESETS: dict[str, SimPreset] = _entries(
     SimPreset("concurrency_pool.pool10_makespan", "concurrency_pool", concurrency_pool.Params(pool_size=10),
               "pool.makespan_s", "s", "Time for a pool of 10 to finish"),
     SimPreset("retry_storm.no_jitter_peak", "retry_storm", retry_storm.Params(jitter=False),
-              "peak_calls_per_s", "calls/s", "Calls reaching the provider in the worst second, no jitter"),
+              "peak_calls_per_s", "calls/s", "Calls reaching the provider in the worst second, no jitter",
+              inputs=("after_hang_minutes",), build=_storm(jitter=False)),
     SimPreset("retry_storm.jitter_peak", "retry_storm", retry_storm.Params(jitter=True),
-              "peak_calls_per_s", "calls/s", "Worst second with jitter, a shared breaker and a ramp"),
+              "peak_calls_per_s", "calls/s", "Worst second with jitter, a shared breaker and a ramp",
+              inputs=("after_hang_minutes",), build=_storm(jitter=True)),
     SimPreset("platform.peak_in_flight", "platform", platform.Params.for_scenario("baseline"),
               "jobs_in_flight", "jobs", "Jobs in flight at the weekday peak"),
     SimPreset("platform.break1_growth", "platform", platform.Params.for_scenario("break1_fifo"),
