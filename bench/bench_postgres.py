@@ -3,8 +3,9 @@
 Run ``python -m bench.bench_postgres [--runs N] [--quick]``; prints figures, asserts nothing.
 
 Timings are medians of repeated runs, divided by a reference measured in the same run (a bare
-``SELECT 1`` round trip for statements, the released-snapshot claim for the held one, DuckDB's race
-for PostgreSQL's). The cap race prints its overshoot distribution over ``--runs`` races per window.
+``SELECT 1`` round trip for statements and the attempt store's reads, the released-snapshot claim for
+the held one, DuckDB's race for PostgreSQL's). The cap race prints its overshoot distribution over
+``--runs`` races per window. ``--store`` stops after the store-read line.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from collections import Counter
 import psycopg
 
 from bench.timing import fmt_ms, measure
+from drills.store_pg import PostgresAttemptStore
 from labs.hot_tenant.pg_race import OwnerRaceParams, run_owner_race
 from labs.hot_tenant.pg_resize import ResizeParams, run_resize_retry
 from labs.postgres.experiments import (BudgetParams, CapRaceParams, FairClaimParams, RefundParams, SnapshotParams,
@@ -49,9 +51,22 @@ def bench_start() -> tuple[object, str]:
 
 def bench_reference(url: str) -> float:
     with psycopg.connect(url, autocommit=True) as conn:
-        stats = measure(lambda: conn.execute("SELECT 1").fetchone(), repeat=200, warmup=20)
+        stats = measure(lambda: conn.execute("SELECT 1").fetchone(), repeat=1_000, warmup=50)
     print(f"reference SELECT 1 round trip: {fmt_ms(stats)}")
     return stats["median"]
+
+
+def bench_store_reads(url: str, reference_s: float, reads: int = 1_000) -> None:
+    """One store read (attempt_by_token, as every page run does) on a hot pool, against a bare round trip."""
+    store = PostgresAttemptStore(create_database(url, "bench_store"))
+    try:
+        token = store.start_attempt("one_tenant", "ada", "c1", 45 * 60, seed=7).token
+        wall = measure(lambda: store.attempt_by_token(token), repeat=reads, warmup=50)
+        cpu = measure(lambda: store.attempt_by_token(token), repeat=reads, warmup=0, clock=time.process_time)
+    finally:
+        store.close()
+    print(f"store read attempt_by_token x{reads:,}: {fmt_ms(wall)}  = {wall['median'] / reference_s:.2f}x a "
+          f"SELECT 1 round trip; client CPU median {cpu['median'] * 1e6:.0f} us")
 
 
 def bench_fair(url: str) -> None:
@@ -119,10 +134,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=50, help="cap races per window (default 50)")
     parser.add_argument("--repeat", type=int, default=5, help="repeats of the money and race runs")
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+    parser.add_argument("--store", action="store_true", help="only the attempt store's reads")
     args = parser.parse_args()
     server, url = bench_start()
     try:
         reference_s = bench_reference(url)
+        bench_store_reads(url, reference_s)
+        if args.store:
+            return
         bench_fair(url)
         bench_cap(url, 5 if args.quick else args.runs)
         bench_money(url, 2 if args.quick else args.repeat)

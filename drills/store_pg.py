@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import functools
 import io
+import select
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 
@@ -30,6 +32,8 @@ PG_MIGRATIONS: tuple[tuple[int, str], ...] = tuple((version, postgres_dialect(sq
 _MIGRATION_LOCK = (0x464C, 1)
 POOL_MIN, POOL_MAX = 1, 8
 CONNECT_TIMEOUT_S = 10   # unless the URL sets its own: libpq would otherwise wait on a dead host for minutes
+# A pooled connection idle longer than this is checked with a round trip before it is handed out.
+IDLE_CHECK_S = 5.0
 
 # The record tables a report copy holds, each pulled in the order its rows were added (by id, from one
 # sequence; answers and reveals, which have none, by their time), so rowid grows as rows were added.
@@ -62,6 +66,46 @@ class _PgCursor:
         if params is None:
             return self._cur.execute(sql)   # no parameters: may hold several statements (migrations)
         return self._cur.execute(_pg_placeholders(sql), list(params))
+
+
+def _input_waiting(conn: psycopg.Connection) -> bool:
+    """Whether an idle connection's socket has something to read: nothing comes unasked but a goodbye or EOF."""
+    poller = select.poll()
+    poller.register(conn.fileno(), select.POLLIN)
+    return bool(poller.poll(0))
+
+
+class StorePool(ConnectionPool):
+    """A connection pool that spends a round trip checking a connection only when it may have died.
+
+    A server that drops a connection (a restart, pg_terminate_backend) sends it a last message and
+    closes the socket, so a poll of the socket, no round trip, tells which connections it dropped.
+    A connection idle longer than IDLE_CHECK_S is checked with a round trip anyway: a peer gone without
+    a word (a host rebooted, a network lost) shows only when something is sent. Either way a dead
+    connection is replaced, never handed out; a hot connection costs a poll instead of a round trip.
+    """
+
+    def __init__(self, conninfo: str, **kwargs):
+        self._idle_since: weakref.WeakKeyDictionary[psycopg.Connection, float] = weakref.WeakKeyDictionary()
+        super().__init__(conninfo, check=self._check_in_doubt, configure=self._mark_idle, **kwargs)
+
+    def _mark_idle(self, conn: psycopg.Connection) -> None:
+        self._idle_since[conn] = time.monotonic()
+
+    def putconn(self, conn: psycopg.Connection) -> None:
+        self._mark_idle(conn)
+        super().putconn(conn)
+
+    def _check_in_doubt(self, conn: psycopg.Connection) -> None:
+        idle_s = time.monotonic() - self._idle_since.get(conn, float("-inf"))
+        if conn.closed or idle_s > IDLE_CHECK_S or _input_waiting(conn):
+            try:
+                ConnectionPool.check_connection(conn)
+            except psycopg.Error:
+                # One dropped connection: those idle beside it (a restart drops them all) go now too, rather
+                # than one per getconn with the pool's back-off (1 s, 2 s, ...) between them.
+                self.check()
+                raise
 
 
 class ReportCopy:
@@ -155,9 +199,9 @@ class PostgresAttemptStore(StoreCore):
         conninfo = url if "connect_timeout" in conninfo_to_dict(url) else make_conninfo(
             url, connect_timeout=CONNECT_TIMEOUT_S)
         self._migrate(conninfo)
-        # check_connection: a connection the server dropped (a restart) is replaced, not handed out.
-        self._pool = ConnectionPool(conninfo, min_size=POOL_MIN, max_size=POOL_MAX, kwargs={"autocommit": True},
-                                    check=ConnectionPool.check_connection, open=True, name="faultlines-store")
+        # StorePool: a connection the server dropped (a restart) is replaced, not handed out.
+        self._pool = StorePool(conninfo, min_size=POOL_MIN, max_size=POOL_MAX, kwargs={"autocommit": True},
+                               open=True, name="faultlines-store")
         self._reports = ReportCopy(self._pool)
 
     def _migrate(self, conninfo: str) -> None:
