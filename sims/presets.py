@@ -2,14 +2,15 @@
 
 A drill question names a preset id; its truth is ``evaluate(id, seed, values)``. A preset whose run
 depends on the drill's numbers names them in ``inputs`` and builds its params from them, so an attempt
-of a seeded variant is graded against a run of its own numbers. Other models add entries to
-``PRESETS`` the same way.
+of a seeded variant is graded against a run of its own numbers. A preset a drill embeds also says in
+``mirrors`` what each number of its params stands for in that drill, so the loader can hold the run to the
+drill's numbers. Other models add entries to ``PRESETS`` the same way.
 """
 from __future__ import annotations
 
 import importlib
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 from sims import concurrency_pool, hot_shard, partitions, platform, retry_storm
@@ -29,6 +30,10 @@ class SimPreset:
     label: str                          # the question, in a few words
     inputs: tuple[str, ...] = ()        # drill values (givens, derived) the run is built from
     build: Callable[..., object] | None = None   # build(**inputs) -> params; the drill as written gives `params`
+    # What each number in `params` stands for in the drill that embeds the preset: a formula over the drill's
+    # values, or None for the model's own assumption that no drill states. The loader checks every formula
+    # against the run, as written and in every variant (drills.loader.rule_simulations).
+    mirrors: Mapping[str, str | None] | None = field(default=None, hash=False)
 
     def params_for(self, values: Mapping[str, float] | None = None) -> object:
         """The params for a drill's numbers (`values` holds at least the `inputs`); the stock run without them."""
@@ -57,6 +62,21 @@ def _storm(jitter: bool) -> Callable[..., object]:
     return lambda after_hang_minutes: retry_storm.Params(jitter=jitter, outage_s=60.0 * after_hang_minutes)
 
 
+def _mirrors(own: str, **formulas: str) -> dict[str, str | None]:
+    """A preset's `mirrors`: `formulas` give the drill value behind each named param, `own` (space-separated)
+    names the params that are the model's own assumptions."""
+    return dict.fromkeys(own.split(), None) | formulas
+
+
+_CELEBRITY_OWN = "ordinary_keys arrival_rps servers_per_shard service_s groups_per_key duration_s sample_every_s"
+_POOL = {"calls": "pool_sim_calls", "provider_limit": "pool_sim_limit"}
+_POOL_OWN = "retry_after_s service_s rejection_rtt_s service_jitter"
+_STORM = _mirrors("stage_s after_s", processes="processes", in_flight_per_process="a_pool_per_process",
+                  provider_limit_per_s="rate_a_per_s", probe_interval_s="breaker_probe_s",
+                  outage_s="60 * after_hang_minutes", demand_per_s="peak_calls_per_s", call_s="call_s")
+_PARTITION = {name: name for name in _PARTITION_INPUTS}
+
+
 def _entries(*presets: SimPreset) -> dict[str, SimPreset]:
     return {preset.id: preset for preset in presets}
 
@@ -64,35 +84,43 @@ def _entries(*presets: SimPreset) -> dict[str, SimPreset]:
 PRESETS: dict[str, SimPreset] = _entries(
     SimPreset("hot_shard.celebrity_4", "hot_shard", hot_shard.celebrity(shards=4),
               "hot_shard_load_pct", "% of capacity",
-              "Load on the celebrity key's shard, 4 shards"),
+              "Load on the celebrity key's shard, 4 shards",
+              mirrors=_mirrors(_CELEBRITY_OWN, shards="hash_groups", hot_key_share="celebrity_share")),
     SimPreset("hot_shard.celebrity_6", "hot_shard", hot_shard.celebrity(shards=6),
               "hot_shard_load_pct", "% of capacity",
-              "Load on the celebrity key's shard after growing to 6 shards"),
+              "Load on the celebrity key's shard after growing to 6 shards",
+              mirrors=_mirrors(_CELEBRITY_OWN, shards="grown_shards", hot_key_share="celebrity_share")),
     SimPreset("hot_shard.tenant_groups", "hot_shard", hot_shard.tenant_groups(),
               "neighbour_mean_wait_s", "s",
               "Mean wait of the noisy tenant's neighbours, 4 worker groups",
               inputs=("tenants", "acme_normal_rate", "acme_storm_rate", "storm_minutes"),
               build=lambda tenants, acme_normal_rate, acme_storm_rate, storm_minutes: hot_shard.tenant_groups(
-                  multiplier=acme_storm_rate / acme_normal_rate, tenants=int(tenants), duration_s=60.0 * storm_minutes)),
+                  multiplier=acme_storm_rate / acme_normal_rate, tenants=int(tenants), duration_s=60.0 * storm_minutes),
+              mirrors=_mirrors("groups_per_key sample_every_s", shards="hash_groups", ordinary_keys="tenants - 1",
+                               hot_key_share="acme_storm_rate / storm_arrivals", arrival_rps="storm_arrivals",
+                               servers_per_shard="floor(slots / hash_groups)", service_s="job_seconds",
+                               duration_s="storm_s")),
     SimPreset("hot_shard.shuffle_cut_off", "hot_shard", hot_shard.shuffle_sharding(),
               "cut_off_keys_pct", "% of tenants",
               "Tenants left with no working group, 2 of 8 groups each"),
     SimPreset("concurrency_pool.fanout_rejected", "concurrency_pool", concurrency_pool.Params(),
-              "fanout.rejected", "429s", "429s collected by the unbounded fan-out"),
+              "fanout.rejected", "429s", "429s collected by the unbounded fan-out",
+              mirrors=_mirrors(_POOL_OWN + " pool_size", **_POOL)),
     SimPreset("concurrency_pool.fanout_makespan", "concurrency_pool", concurrency_pool.Params(),
               "fanout.makespan_s", "s", "Time for the unbounded fan-out to finish"),
     SimPreset("concurrency_pool.pool5_makespan", "concurrency_pool", concurrency_pool.Params(pool_size=5),
               "pool.makespan_s", "s", "Time for a pool of 5 to finish"),
     SimPreset("concurrency_pool.pool10_rejected", "concurrency_pool", concurrency_pool.Params(pool_size=10),
-              "pool.rejected", "429s", "429s collected by a pool of 10"),
+              "pool.rejected", "429s", "429s collected by a pool of 10",
+              mirrors=_mirrors(_POOL_OWN, pool_size="pool_sim_k", **_POOL)),
     SimPreset("concurrency_pool.pool10_makespan", "concurrency_pool", concurrency_pool.Params(pool_size=10),
               "pool.makespan_s", "s", "Time for a pool of 10 to finish"),
     SimPreset("retry_storm.no_jitter_peak", "retry_storm", retry_storm.Params(jitter=False),
               "peak_calls_per_s", "calls/s", "Calls reaching the provider in the worst second, no jitter",
-              inputs=("after_hang_minutes",), build=_storm(jitter=False)),
+              inputs=("after_hang_minutes",), build=_storm(jitter=False), mirrors=_STORM),
     SimPreset("retry_storm.jitter_peak", "retry_storm", retry_storm.Params(jitter=True),
               "peak_calls_per_s", "calls/s", "Worst second with jitter, a shared breaker and a ramp",
-              inputs=("after_hang_minutes",), build=_storm(jitter=True)),
+              inputs=("after_hang_minutes",), build=_storm(jitter=True), mirrors=_STORM),
     SimPreset("platform.peak_in_flight", "platform", platform.Params.for_scenario("baseline"),
               "jobs_in_flight", "jobs", "Jobs in flight at the weekday peak"),
     SimPreset("platform.break1_growth", "platform", platform.Params.for_scenario("break1_fifo"),
@@ -110,10 +138,12 @@ PRESETS: dict[str, SimPreset] = _entries(
               "extra_provider_spend_usd", "$", "Extra provider spend for the 40-minute outage"),
     SimPreset("partitions.replay_drain", "partitions", partitions.Params(buckets=4),
               "replay_drain_s", "s", "Seconds to replay the backlog, 4 even buckets, fresh work first",
-              inputs=_PARTITION_INPUTS, build=lambda **v: _replay(4, 120.0, **v)),
+              inputs=_PARTITION_INPUTS, build=lambda **v: _replay(4, 120.0, **v),
+              mirrors=_mirrors("horizon_s", buckets="buckets", **_PARTITION)),
     SimPreset("partitions.replay_drain_uneven", "partitions", partitions.Params(buckets=3, horizon_s=240.0),
               "replay_drain_s", "s", "Seconds to replay the backlog when the tenant lands on 3 of 4 partitions",
-              inputs=_PARTITION_INPUTS, build=lambda **v: _replay(3, 240.0, **v)),
+              inputs=_PARTITION_INPUTS, build=lambda **v: _replay(3, 240.0, **v),
+              mirrors=_mirrors("horizon_s", buckets="uneven_buckets", **_PARTITION)),
 )
 
 

@@ -196,3 +196,29 @@ def test_a_variant_is_graded_against_a_run_of_its_own_numbers():
     position = key.question_ids.index("r_sim_drain")
     assert key.truths[position] == pytest.approx(written["r_sim_drain"])
     assert key.variant_grades[faster - 1][position][0] == pytest.approx(runs["r_sim_drain"])
+
+
+def test_every_embedded_run_follows_the_numbers_of_each_variant():
+    """Each number a preset takes from the drill is the drawn one in every variant, and a variant gets a run of
+    its own exactly when it draws new values for what the preset reads."""
+    from drills.formulas import evaluate
+    from sims import presets
+
+    followed = set()
+    for loaded in VARYING:
+        embedded = {q.sim for q in loaded.drill.all_questions() if isinstance(q, NumericQuestion) and q.sim}
+        for variant in range(1, loaded.drill.variants):
+            mine = in_variant(loaded, variant)
+            for preset_id in sorted(embedded):
+                preset = presets.PRESETS[preset_id]
+                params = preset.params_for(mine.values)
+                for field, expr in preset.mirrors.items():
+                    if expr is not None:
+                        assert getattr(params, field) == pytest.approx(evaluate(expr, mine.values), rel=1e-9), (
+                            f"{loaded.drill.id} variant {variant}: {preset_id} runs {field} off the drawn {expr}")
+                moved = [name for name in preset.inputs if mine.values[name] != loaded.values[name]]
+                assert (params != preset.params_for(loaded.values)) == bool(moved), (
+                    f"{loaded.drill.id} variant {variant}: {preset_id} reads {moved} but its run did not change")
+                if moved:
+                    followed.add(preset_id)
+    assert {"partitions.replay_drain", "hot_shard.tenant_groups", "retry_storm.jitter_peak"} <= followed
