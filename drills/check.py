@@ -30,9 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m drills.check",
         description="Check drill files against every content rule the app applies when it loads them: the schema, "
-                    "simulation presets, skills, {placeholders}, pacing, typed figures and option lengths. "
-                    "Each problem is printed as file:line: key.path: message. Exit status 1 when any file "
-                    "has a problem.")
+                    "simulation presets and the numbers their runs use, skills, {placeholders}, pacing, typed "
+                    "figures and option lengths. Each problem is printed as file:line: key.path: message. Exit "
+                    "status 1 when any file has a problem.")
     parser.add_argument("files", nargs="*", type=Path,
                         help="drill YAML files (default: every *.yaml in the content folder, FAULTLINES_CONTENT "
                              "or drills/content, _template.yaml included)")

@@ -4,6 +4,7 @@ A broken file reports all of its problems at once (file, line, key path); the ot
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
@@ -12,13 +13,16 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 import yaml
 from pydantic import ValidationError
 
 from drills.formulas import FormulaError, evaluate, placeholders, render
 from drills.schema import ChoiceQuestion, Drill, NotesQuestion, NumericQuestion, Part
+
+if TYPE_CHECKING:
+    from sims.presets import SimPreset
 
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
 SIM_PLACEHOLDER = 1.0  # stands in for simulation answers while text is checked at load time
@@ -440,7 +444,15 @@ def given_uses(drill: Drill) -> Callable[[str], set[str]]:
     return uses
 
 
-def rule_variants(drill: Drill, written: Mapping[str, float]) -> Iterator[Finding]:
+def drawn_variants(drill: Drill) -> list[tuple[int, dict[str, float], list[Finding]]]:
+    """Each seeded variant from 1 up, its values and the formulas that fail on it; none when no given varies."""
+    if not any(g.vary is not None for g in drill.givens):
+        return []
+    return [(variant, *variant_values(drill, variant)) for variant in range(1, drill.variants)]
+
+
+def rule_variants(drill: Drill, written: Mapping[str, float],
+                  drawn: Sequence[tuple[int, Mapping[str, float], list[Finding]]]) -> Iterator[Finding]:
     """Seeded variants stay sensible: every variant's formulas work, no answer drops below zero, and no
     answer comes out equal to a given its formula uses while differing from it as written (the board
     would then show the answer)."""
@@ -469,8 +481,7 @@ def rule_variants(drill: Drill, written: Mapping[str, float]) -> Iterator[Findin
                                             f"give it more decimals or draw values it shows exactly")
     answers = [q for _, q in questions(drill) if isinstance(q, NumericQuestion) and q.answer is not None]
     uses = given_uses(drill)
-    for variant in range(1, drill.variants):
-        values, failures = variant_values(drill, variant)
+    for variant, values, failures in drawn:
         for failure in failures:
             yield Finding(failure.loc, f"in variant {variant}: {failure.message}")
         for q in answers:
@@ -484,6 +495,94 @@ def rule_variants(drill: Drill, written: Mapping[str, float]) -> Iterator[Findin
             if same:
                 yield Finding(("variants",), f"in variant {variant}, {q.id} equals the given {same[0]} "
                                              f"({value:g}), so the board would give it away")
+
+
+def _numbers(params: object) -> dict[str, float]:
+    """The numeric fields of a model's frozen params (switches and names left out)."""
+    fields = {f.name: getattr(params, f.name) for f in dataclasses.fields(params)}
+    return {name: v for name, v in fields.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+
+
+def rule_simulations(drill: Drill, written: Mapping[str, float],
+                     drawn: Sequence[tuple[int, Mapping[str, float], list[Finding]]]) -> Iterator[Finding]:
+    """A simulation-graded question is graded against a run of the drill's own numbers, as written and in
+    every variant.
+
+    Each embedded preset says what every number of its params stands for (`SimPreset.mirrors`): a formula
+    over the drill's values, or None for the model's own assumption. Each formula must give the number the
+    graded run uses, on the written values and on every variant's; a run follows a variant only through the
+    values its preset reads (`inputs`). A run that hard-codes a given the drill varies would show a retake
+    the drawn number and grade it against the written one.
+    """
+    embedded: dict[str, tuple[Loc, str]] = {}
+    for loc, q in questions(drill):
+        if isinstance(q, NumericQuestion) and q.sim is not None:
+            embedded.setdefault(q.sim, (loc + ("sim",), q.id))
+    if not embedded:
+        return
+    from sims.presets import PRESETS
+
+    runs = [(0, written)] + [(variant, values) for variant, values, failures in drawn if not failures]
+    uses = given_uses(drill)
+    for preset_id, (loc, question) in embedded.items():
+        if preset_id in PRESETS:   # rule_presets names an unknown one
+            yield from _run_findings(PRESETS[preset_id], f"simulation preset {preset_id!r} (graded question "
+                                     f"{question})", loc, drill, runs, uses)
+
+
+def _run_findings(preset: SimPreset, name: str, loc: Loc, drill: Drill, runs: Sequence[tuple[int, Mapping[str, float]]],
+                  uses: Callable[[str], set[str]]) -> Iterator[Finding]:
+    """rule_simulations for one preset: its mirrors are complete, and each holds in every run it grades."""
+    mirrors, numbers, written = preset.mirrors or {}, _numbers(preset.params), runs[0][1]
+    missing = [field for field in numbers if field not in mirrors]
+    if missing:
+        yield Finding(loc, f"{name} does not say what its {', '.join(missing)} "
+                           f"{'stands' if len(missing) == 1 else 'stand'} for in this drill; in sims/presets.py "
+                           "give each a formula over the drill's values in the preset's `mirrors`, or None when "
+                           "it is the model's own assumption")
+    strays = [field for field in mirrors if field not in numbers]
+    if strays:
+        yield Finding(loc, f"{name} mirrors {', '.join(strays)}, which its params do not have as numbers")
+    undefined = [value for value in preset.inputs if value not in written]
+    if undefined:
+        yield Finding(loc, f"{name} is built from {', '.join(undefined)}, which this drill does not define")
+        return
+    pending = {field: expr for field, expr in mirrors.items() if expr is not None and field in numbers}
+    read = set().union(*(uses(value) for value in preset.inputs))   # the givens the run follows
+    for variant, values in runs:
+        try:
+            params = preset.params_for(values)
+        except (ValueError, TypeError) as exc:
+            where = "the written numbers" if variant == 0 else f"variant {variant}'s numbers"
+            yield Finding(loc, f"{name} cannot build its run from {where}: {exc}")
+            return
+        for field, expr in list(pending.items()):
+            try:
+                expected = evaluate(expr, values)
+            except FormulaError as exc:
+                if variant == 0:   # a variant's failing formulas are rule_variants' to report
+                    del pending[field]
+                    yield Finding(loc, f"{name} mirrors {field} by a formula this drill cannot compute: {exc}")
+                continue
+            actual = getattr(params, field)
+            if math.isclose(actual, expected, rel_tol=1e-9, abs_tol=1e-12):
+                continue
+            del pending[field]
+            runs_it = f"runs {field}={actual:g} where this drill's {expr} gives {expected:g}"
+            moved = [g for g in drill.givens if g.name in uses(expr) - read and values[g.name] != written[g.name]]
+            if variant == 0:
+                yield Finding(loc, f"{name} {runs_it}: the run contradicts the drill as written; make the "
+                                   "drill's numbers and the preset agree")
+            elif moved:
+                drew = ", ".join(f"{g.name} is {values[g.name]:g} (written {g.value:g})" for g in moved)
+                names = " and ".join(g.name for g in moved)
+                yield Finding(("givens", drill.givens.index(moved[0]), "vary"),
+                              f"in variant {variant}, {drew}, but {name} still {runs_it}: add {names} (or a value "
+                              f"derived from it) to the preset's inputs in sims/presets.py and build {field} "
+                              f"from it, or stop varying {names}")
+            else:
+                yield Finding(loc, f"in variant {variant}, {name} {runs_it}: its build in sims/presets.py must "
+                                   f"carry its inputs ({', '.join(preset.inputs)}) into {field}")
 
 
 def drill_findings(drill: Drill, file_stem: str | None = None) -> tuple[dict[str, float], list[Finding]]:
@@ -502,7 +601,9 @@ def drill_findings(drill: Drill, file_stem: str | None = None) -> tuple[dict[str
     findings += typed_figures(drill)
     findings += rule_option_lengths(drill, values)
     if not formula_findings:
-        findings += rule_variants(drill, values)
+        drawn = drawn_variants(drill)
+        findings += rule_variants(drill, values, drawn)
+        findings += rule_simulations(drill, values, drawn)
     return values, findings
 
 

@@ -8,6 +8,7 @@ import json
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ import yaml
 
 from drills import check
 from drills.loader import CONTENT_DIR, load_catalogue, load_drill
+from sims import partitions, presets
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = CONTENT_DIR / "one_tenant.yaml"
@@ -212,3 +214,106 @@ def test_names_and_ids_used_twice_are_each_listed_where_they_repeat(content):
     for error in errors:
         assert error.path.endswith((".name", ".id")) and error.line > 1
         assert _line_of(path, error.line).strip().lstrip("- {").startswith(error.path.rsplit(".", 1)[-1])
+
+
+# -- simulation runs hold to the drill's numbers -----------------------------------------------------
+# The hot tenant's rate varies, and the question is graded by a replay run. Until the preset reads the
+# rate, a retake would read 225 or 275 units/s and be graded against a run of 250.
+HARD_CODED = """\
+id: hard_coded
+title: A replay graded by a simulation
+summary: The hot tenant's rate varies between attempts.
+time_box_min: 10
+variants: 3
+givens:
+  - {name: hot_rate, value: 250, unit: units/s, vary: {choices: [225, 250, 275]}}
+parts:
+  - id: only
+    title: The only part
+    kind: break
+    minutes: 10
+    body: "The hot tenant writes {hot_rate:.0f} units/s."
+    questions:
+      - {id: drain, kind: numeric, prompt: "Seconds to replay?", unit: s, sim: test.replay, tolerance: {kind: relative, value: 0.2}, skills: [sizing]}
+rubric:
+  - {id: sizing, name: Sizing, strong: Works it out, ok: Gets there, weak: Guesses}
+verdict: {strong_needed: 1, pass_message: Well done., short_message: Not yet.}
+"""
+
+
+def _replay_preset(**changes):
+    """A replay preset whose run states the hot rate (and nothing else of the drill above)."""
+    own = dict.fromkeys(("partitions", "partition_capacity", "buckets", "pending", "horizon_s"))
+    preset = presets.SimPreset("test.replay", "partitions", partitions.Params(buckets=4), "replay_drain_s", "s",
+                       "Seconds to replay", mirrors=own | {"hot_rate": "hot_rate"})
+    return replace(preset, **changes)
+
+
+def _check(path: Path, capsys) -> list[str]:
+    check.main([str(path)])
+    return capsys.readouterr().out.splitlines()
+
+
+def test_a_varying_given_that_a_simulation_hard_codes_is_refused_until_the_preset_reads_it(tmp_path, monkeypatch,
+                                                                                          capsys):
+    path = tmp_path / "hard_coded.yaml"
+    path.write_text(HARD_CODED)
+    monkeypatch.setitem(presets.PRESETS, "test.replay", _replay_preset())
+    [line] = _check(path, capsys)
+    assert line.startswith(f"{path}:7: givens[0](hot_rate).vary: in variant "), line
+    assert "'test.replay' (graded question drain) still runs hot_rate=250 where this drill's hot_rate gives" in line
+    assert "add hot_rate" in line and "to the preset's inputs in sims/presets.py" in line
+    assert "or stop varying hot_rate" in line
+
+    # A build that takes the rate but leaves it out of the run is no better.
+    monkeypatch.setitem(presets.PRESETS, "test.replay", _replay_preset(
+        inputs=("hot_rate",), build=lambda hot_rate: partitions.Params(buckets=4)))
+    [line] = _check(path, capsys)
+    assert ".sim: in variant " in line and "must carry its inputs (hot_rate) into hot_rate" in line
+
+    monkeypatch.setitem(presets.PRESETS, "test.replay", _replay_preset(
+        inputs=("hot_rate",), build=lambda hot_rate: partitions.Params(buckets=4, hot_rate=hot_rate)))
+    assert _check(path, capsys) == ["1 drill file checked, no problems"]
+
+
+def test_a_preset_must_say_what_each_number_of_its_run_stands_for(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "hard_coded.yaml"
+    path.write_text(HARD_CODED)
+    # Without `mirrors` nothing would tie the run's 250 to the drill's hot_rate: the check asks for it.
+    monkeypatch.setitem(presets.PRESETS, "test.replay", _replay_preset(mirrors=None))
+    [line] = _check(path, capsys)
+    assert "questions[0](drain).sim: simulation preset 'test.replay'" in line
+    assert "does not say what its partitions, partition_capacity, hot_rate, buckets, pending, horizon_s" in line
+    assert "`mirrors`" in line
+    monkeypatch.setitem(presets.PRESETS, "test.replay", _replay_preset(inputs=("hot_rate", "pending")))
+    [line] = _check(path, capsys)
+    assert "is built from pending, which this drill does not define" in line
+
+
+def _vary_given(name: str, vary: dict):
+    def mutate(data):
+        next(g for g in data["givens"] if g["name"] == name)["vary"] = vary
+    return mutate
+
+
+def test_varying_a_given_the_retry_storm_run_hard_codes_is_refused_at_the_given(content):
+    path = _variant(content, "probe_varies", _vary_given("breaker_probe_s", {"choices": [20, 30, 40]}))
+    errors = _errors_for(content, "probe_varies.yaml")
+    assert {e.message.split("'")[1] for e in errors} == {"retry_storm.no_jitter_peak", "retry_storm.jitter_peak"}
+    for error in errors:
+        assert error.path.endswith("(breaker_probe_s).vary")
+        assert _line_of(path, error.line).strip() == "vary:"
+        assert "still runs probe_interval_s=30 where this drill's breaker_probe_s gives" in error.message
+        assert "add breaker_probe_s" in error.message
+
+
+def test_a_given_the_simulations_state_differently_is_refused_even_without_variants(content):
+    def mutate(data):
+        next(g for g in data["givens"] if g["name"] == "processes")["value"] = 50
+    _variant(content, "more_processes", mutate)
+    errors = _errors_for(content, "more_processes.yaml")
+    assert errors and all("the run contradicts the drill as written" in e.message for e in errors)
+    messages = " | ".join(e.message for e in errors)
+    assert "'retry_storm.no_jitter_peak'" in messages
+    assert "runs processes=40 where this drill's processes gives 50" in messages
+    assert "runs servers_per_shard=50 where this drill's floor(slots / hash_groups) gives 62" in messages
