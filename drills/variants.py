@@ -4,7 +4,9 @@ Variant 0 is the drill as written. Variant k > 0 draws every varying given from 
 generator seeded by the drill's base id and k, so one variant number always gives the same numbers, in
 the full drill and in any of its scopes. Formulas, reveal text and truths all follow the drawn givens,
 because they are recomputed from them (`LoadedDrill.values`). A simulation-backed question follows too
-when its preset names the drill values its run is built from (`sims.presets.SimPreset.inputs`).
+when its preset names the drill values its run is built from (`sims.presets.SimPreset.inputs`); each preset
+also says what every number of its run stands for in the drill (`SimPreset.mirrors`), and the check refuses a
+variant whose drawn numbers the run would not use (`drills.loader.rule_simulations`).
 """
 from __future__ import annotations
 
