@@ -144,7 +144,7 @@ def stored_key_ctes(key: DrillKey) -> tuple[str, list]:
     """
     return (f"""
         qkey AS (
-            SELECT question_id, part_id, kind, truth, band, right_choice, position, variant,
+            SELECT question_id, part_id, kind, truth, band, right_choice, position, variant AS key_variant,
                    kind = 'numeric' AND truth IS NOT NULL AS graded_numeric, kind = 'choice' AS graded_choice,
                    band * (1 + {_EPS}) AS full_band, 2 * band * (1 + {_EPS}) AS half_band
             FROM grading_keys WHERE key_id = ?
@@ -156,7 +156,12 @@ def stored_key_ctes(key: DrillKey) -> tuple[str, list]:
 # -- answers joined to the key --------------------------------------------------------------
 # Every query that grades answers (alias `an`) joins the key (alias `k`) with this clause; the
 # attempts joined before it carry the attempt's `variant`, so each answer meets its own variant's truth.
-KEY_JOIN = "JOIN qkey k USING (question_id, variant)"
+# The pair is compared as one value: as two columns (USING (question_id, variant)) the planner saw a join
+# between the attempts and the key on the variant alone and made it first, every attempt times its
+# variant's key rows (680k rows on the million-answer board), before meeting the answers; as one
+# value the key can only meet an answer that already carries its attempt's variant (question_errors in
+# half the time). The key's own column is `key_variant`, so the bare `variant` here is the attempt's.
+KEY_JOIN = "JOIN qkey k ON (k.question_id, k.key_variant) = (an.question_id, variant)"
 
 # An answer's grade from the key's precomputed columns: the same tests as scoring.grade_numeric (less
 # the share given up to hints) and grade_choice, with no string comparison left in the per-row work.
