@@ -94,11 +94,21 @@ def pg_server_url():
 
 @pytest.fixture
 def pg_url(pg_server_url, request):
-    """A fresh database on the shared server for this test, so tests never see each other's rows."""
+    """A fresh database on the shared server for this test, so tests never see each other's rows.
+
+    Dropped afterwards (fixtures that close stores on it finish first): kept, every test's database
+    would be written out by checkpoints and at the server's shutdown, and deleted file by file at the end.
+    FORCE ends connections a test left open, so the drop never waits on them.
+    """
     import re
     import uuid
+
+    import psycopg
+    from psycopg import sql
 
     from labs.postgres.server import create_database
 
     name = "t_" + re.sub(r"[^a-z0-9]+", "_", request.node.name.lower())[:40] + "_" + uuid.uuid4().hex[:8]
-    return create_database(pg_server_url, name)
+    yield create_database(pg_server_url, name)
+    with psycopg.connect(pg_server_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
