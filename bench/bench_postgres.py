@@ -5,20 +5,23 @@ Run ``python -m bench.bench_postgres [--runs N] [--quick]``; prints figures, ass
 Timings are medians of repeated runs, divided by a reference measured in the same run (a bare
 ``SELECT 1`` round trip for statements and the attempt store's reads, the released-snapshot claim for
 the held one, DuckDB's race for PostgreSQL's). The cap race prints its overshoot distribution over
-``--runs`` races per window. ``--store`` stops after the store-read line.
+``--runs`` races per window. ``--store`` stops after the attempt store's lines: a read, and an
+instructor report after a lock-in (the report copy's pull) at class size and on a 100,000-answer board.
 """
 from __future__ import annotations
 
 import argparse
+import shutil
 import statistics
 import tempfile
 import time
 from collections import Counter
+from pathlib import Path
 
 import psycopg
 
 from bench.timing import fmt_ms, measure
-from drills.store_pg import PostgresAttemptStore
+from drills.store_pg import RECORD_ORDER, PostgresAttemptStore
 from labs.hot_tenant.pg_race import OwnerRaceParams, run_owner_race
 from labs.hot_tenant.pg_resize import ResizeParams, run_resize_retry
 from labs.postgres.experiments import (BudgetParams, CapRaceParams, FairClaimParams, RefundParams, SnapshotParams,
@@ -67,6 +70,60 @@ def bench_store_reads(url: str, reference_s: float, reads: int = 1_000) -> None:
         store.close()
     print(f"store read attempt_by_token x{reads:,}: {fmt_ms(wall)}  = {wall['median'] / reference_s:.2f}x a "
           f"SELECT 1 round trip; client CPU median {cpu['median'] * 1e6:.0f} us")
+
+
+def _board_on_postgres(url: str, answers: int, candidates: int) -> PostgresAttemptStore:
+    """bench_instructor's synthetic board, built in DuckDB and copied into a PostgreSQL store's tables."""
+    import duckdb
+
+    from bench.bench_instructor import build
+
+    built = Path(tempfile.mkdtemp(prefix="faultlines-bench-board-"))
+    build(built / "board.duckdb", answers, candidates)
+    store = PostgresAttemptStore(url)
+    board = duckdb.connect(str(built / "board.duckdb"), read_only=True)
+    with psycopg.connect(url, autocommit=True) as conn:
+        for table in RECORD_ORDER:
+            if table == "schema_migrations":
+                continue
+            columns = ", ".join(c[0] for c in board.execute(f"SELECT * FROM {table} LIMIT 0").description)
+            rows = built / f"{table}.csv"
+            board.execute(f"COPY (SELECT {columns} FROM {table}) TO '{rows}' (FORMAT csv, HEADER false)")
+            with conn.cursor().copy(f"COPY {table} ({columns}) FROM STDIN (FORMAT csv)") as copy:
+                copy.write(rows.read_bytes())
+        # New rows take ids past the copied ones (build numbers them itself, from one id space).
+        conn.execute("SELECT setval('seq_ids', (SELECT MAX(id) FROM (SELECT id FROM attempt_events UNION ALL "
+                     "SELECT id FROM rubric_scores UNION ALL SELECT id FROM attempts) ids))")
+        conn.execute("VACUUM ANALYZE")
+    board.close()
+    shutil.rmtree(built)
+    return store
+
+
+def bench_report_after_lockin(url: str, sizes: tuple[tuple[int, int], ...], repeat: int = 15) -> None:
+    """An instructor report call right after one lock-in: the copy's version check plus its pull."""
+    for answers, candidates in sizes:
+        store = _board_on_postgres(create_database(url, f"bench_board_{answers}"), answers, candidates)
+        try:
+            count = "SELECT COUNT(*) FROM answers"
+            store.query(count).fetchall()
+            unchanged = measure(lambda: store.query(count).fetchall(), repeat=200, warmup=5)
+            attempt_id = store.start_attempt("one_tenant", "bench", "c1", 45 * 60, seed=7).id
+            lockins = iter(range(10**6))
+
+            def lock_then_report():
+                store.lock_answer(attempt_id, f"bench_q{next(lockins)}", "p", "numeric", value=1.0)
+                start = time.perf_counter()
+                store.query(count).fetchall()
+                return time.perf_counter() - start
+
+            lock_then_report()
+            samples = [lock_then_report() for _ in range(repeat)]
+        finally:
+            store.close()
+        print(f"report after a lock-in, {answers:7,} answers from {candidates:,} candidates: "
+              f"median {statistics.median(samples) * 1e3:7.1f} ms (min {min(samples) * 1e3:.1f}, n={repeat}); "
+              f"with nothing new {unchanged['median'] * 1e3:.2f} ms")
 
 
 def bench_fair(url: str) -> None:
@@ -140,6 +197,7 @@ def main() -> None:
     try:
         reference_s = bench_reference(url)
         bench_store_reads(url, reference_s)
+        bench_report_after_lockin(url, ((6_000, 200), (100_000, 1_000)))
         if args.store:
             return
         bench_fair(url)
