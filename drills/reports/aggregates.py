@@ -51,6 +51,12 @@ def drills_by_activity(store: AttemptStore) -> list[str]:
         store, "SELECT drill_id FROM attempts GROUP BY drill_id ORDER BY MAX(started_at) DESC, drill_id")]
 
 
+def variants_drawn(store: AttemptStore, drill_id: str) -> list[int]:
+    """The variants the drill's attempts drew, under any filters: the grading key needs no others."""
+    return [r[0] for r in source.rows(
+        store, "SELECT DISTINCT variant FROM attempts WHERE drill_id = ? ORDER BY 1", [drill_id])]
+
+
 def cohorts(store: AttemptStore, drill_id: str) -> list[str]:
     return [r[0] for r in source.rows(
         store, "SELECT DISTINCT c.cohort FROM attempts a JOIN candidates c ON c.id = a.candidate_id "

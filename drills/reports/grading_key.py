@@ -7,7 +7,7 @@ import hashlib
 import threading
 import weakref
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import Callable, Collection, Mapping
 
 from drills import scoring
 from drills.loader import LoadedDrill
@@ -36,16 +36,21 @@ class DrillKey:
     skill_ids: tuple[str, ...]
     skill_names: tuple[str, ...]
     part_titles: tuple[tuple[str, str, float], ...]   # (part id, title, suggested minutes)
-    # Seeded variants 1, 2, …: per variant, each question's (truth, band) in question order. `truths` and
-    # `bands` above are variant 0, the numbers as written.
-    variant_grades: tuple[tuple[tuple[float | None, float | None], ...], ...] = ()
+    # Seeded variants 1, 2, …: per variant, each question's (truth, band) in question order, or None for a
+    # variant the key was built without (it gets no rows). `truths` and `bands` above are variant 0, the
+    # numbers as written.
+    variant_grades: tuple[tuple[tuple[float | None, float | None], ...] | None, ...] = ()
 
     @classmethod
     def from_loaded(cls, loaded: LoadedDrill,
                     sim_truths: Mapping[str, float] | Callable[[LoadedDrill], Mapping[str, float]] | None = None,
-                    ) -> DrillKey:
+                    variants: Collection[int] | None = None) -> DrillKey:
         """`sim_truths`: the reference run of each simulation-backed question (left ungraded without it), or a
-        function giving them for a variant of the drill (runs of presets that read the drill's numbers)."""
+        function giving them for a variant of the drill (runs of presets that read the drill's numbers).
+
+        `variants`: the seeded variants to grade besides the written numbers, say the ones attempts drew
+        (a function above runs only their simulations); None grades every variant.
+        """
         truths_of = sim_truths if callable(sim_truths) else (lambda _variant: sim_truths)
         loaded = in_variant(loaded, WRITTEN)
         drill = loaded.drill
@@ -60,15 +65,21 @@ class DrillKey:
             bands.append(band)
             rights.append(right)
             pairs.extend((q.id, s) for s in q.skills)
-        drawn = [in_variant(loaded, v) for v in range(1, drill.variants)] if varies(drill) else []
-        variant_grades = tuple(_grades(variant, truths_of(variant)) for variant in drawn)
+
+        def graded(number: int) -> list[tuple[float | None, float | None]]:
+            variant = in_variant(loaded, number)
+            return _grades(variant, truths_of(variant))
+
+        seeded = range(1, drill.variants) if varies(drill) else range(0)
+        wanted = seeded if variants is None else set(variants)
+        variant_grades = tuple(graded(v) if v in wanted else None for v in seeded)
         return cls(drill.id, tuple(qids), tuple(pids), tuple(kinds), tuple(truths), tuple(bands), tuple(rights),
                    tuple(pairs), tuple(s.id for s in drill.rubric), tuple(s.name for s in drill.rubric),
                    tuple((p.id, p.title, p.minutes) for p in drill.parts), variant_grades)
 
     @property
     def fingerprint(self) -> str:
-        """Names the whole key: the same drill content and reference truths give the same id."""
+        """Names the whole key: the same drill content, reference truths and graded variants give the same id."""
         whole = (self.drill_id, self.question_ids, self.part_ids, self.kinds, self.truths, self.bands,
                  self.right_choices, self.skill_pairs, self.variant_grades)
         return hashlib.sha256(repr(whole).encode()).hexdigest()[:24]
@@ -81,6 +92,8 @@ class DrillKey:
         """The grading_keys rows: (question, part, kind, truth, band, right choice, position, variant)."""
         out = []
         for variant, grades in enumerate(((*zip(self.truths, self.bands),), *self.variant_grades)):
+            if grades is None:
+                continue
             out.extend((qid, pid, kind, truth, band, right, position, variant) for position, (qid, pid, kind, right, (
                 truth, band)) in enumerate(zip(self.question_ids, self.part_ids, self.kinds, self.right_choices,
                                                grades), start=1))
