@@ -2,7 +2,8 @@
 
 Run: python -m bench.bench_instructor [--answers 1000000 --candidates 10000 --repeat 20]
 Prints medians and p95 against a same-run reference (a bare scan of the answers table), warm (data
-unchanged between calls) and after a fresh lock-in; the machine's load average frames the figures.
+unchanged between calls) and after a fresh lock-in, then the board's grading key built with cold simulation
+caches; the machine's load average frames the figures.
 """
 from __future__ import annotations
 
@@ -239,6 +240,35 @@ def bench_page(db: Path, repeat: int) -> None:
           "  (reports, figures and the reference simulations rebuilt)")
 
 
+def bench_cold_key(repeat: int) -> None:
+    """The board's grading key with the simulation cache cleared, as on a first load: the reference runs
+    are made for the variants attempts drew, so a store with few retakes pays for few variants (the
+    reference here: a store where every variant was drawn)."""
+    from drills.loader import load_catalogue
+    from drills.reports.source import Filters
+    from drills.store import AttemptStore
+    from ui.attempt_view import simulation_truths
+    from ui.instructor import Board
+
+    loaded = load_catalogue().drills["one_tenant"]
+    every = tuple(range(loaded.drill.variants))
+    figures = {}
+    for drawn in (every, (0,), (0, 5)):
+        store = AttemptStore(":memory:")
+        for i, variant in enumerate(drawn):
+            store.start_attempt("one_tenant", f"cand{i}", "", 2700, seed=i, variant=variant)
+
+        def cold(store=store) -> None:
+            simulation_truths.clear()
+            Board(store, loaded, Filters("one_tenant"), "bench").key   # noqa: B018 - built on first use
+
+        figures[drawn] = measure(cold, repeat=repeat, warmup=0)
+        store.close()
+    for drawn, stats in figures.items():
+        print(f"{f'board key cold, {len(drawn)} of {len(every)} variants drawn':40s} {fmt_ms(stats)}"
+              f"  x{stats['median'] / figures[every]['median']:.2f} every variant")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--answers", type=int, default=1_000_000)
@@ -255,6 +285,7 @@ def main() -> None:
     print(f"load average at start: {' '.join(f'{v:.2f}' for v in os.getloadavg())} on {os.cpu_count()} CPUs")
     if not args.page_only:
         bench_queries(db, args.repeat)
+    bench_cold_key(max(3, args.repeat // 4))
     bench_page(db, max(5, args.repeat // 2))
     print(f"load average at end:   {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
 
