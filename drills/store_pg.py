@@ -17,6 +17,7 @@ import duckdb
 import psycopg
 import pyarrow as pa
 import pyarrow.csv as pa_csv
+from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import ConnectionPool
 
@@ -36,7 +37,7 @@ CONNECT_TIMEOUT_S = 10   # unless the URL sets its own: libpq would otherwise wa
 IDLE_CHECK_S = 5.0
 
 # The record tables a report copy holds, each pulled in the order its rows were added (by id, from one
-# sequence; answers and reveals, which have none, by their time), so rowid grows as rows were added.
+# sequence; answers and reveals, which have none, by their time), so rowid grows as rows reach the copy.
 RECORD_ORDER = {
     "schema_migrations": "version",
     "candidates": "id",
@@ -48,6 +49,27 @@ RECORD_ORDER = {
     "time_grants": "id",
     "attempt_events": "id",
 }
+
+# The tables that only ever gain rows, and in PostgreSQL the column that names the transaction which added
+# each row (pg_current_xact_id(): 64 bits, never wraps). A pull after the first copies the rows its snapshot
+# sees and the last pull's did not. Row ids alone cannot tell: ids are handed out at insert and commit in
+# any order (a lock-in holding id 7 can commit after one with id 8 was copied), but a transaction is
+# either visible in the last snapshot or not. Not a numbered migration: the DuckDB store has no use for
+# it, and both stores' version numbers agree.
+APPENDED_TABLES = tuple(table for table in RECORD_ORDER if table != "schema_migrations")
+ADDED_BY = "added_by_xact"
+# What a pull's snapshot is measured against: the same server run and database as the last pull's, or
+# else (a restart, a database dropped and made again) a full copy rather than trust transaction ids.
+_PULL_VERSION = ("SELECT pg_current_snapshot()::text, pg_postmaster_start_time()::text || ' ' || "
+                 "(SELECT oid FROM pg_database WHERE datname = current_database())::text")
+# Rows this snapshot sees whose transaction it does not: only a restore can make them (pg_dump copies
+# the column, and a younger server has not reached those ids yet). Pulls after a full one that saw any
+# would copy them again, so pulls stay full until a store's start-up restamps them (_stamp_added_rows).
+_FOREIGN_STAMPS = {table: f"{ADDED_BY} >= pg_snapshot_xmin(pg_current_snapshot()) "
+                          f"AND NOT pg_visible_in_snapshot({ADDED_BY}, pg_current_snapshot())"
+                   for table in APPENDED_TABLES}
+_STAMPS_SOUND = "SELECT NOT (" + " OR ".join(f"EXISTS (SELECT 1 FROM {table} WHERE {where})"
+                                            for table, where in _FOREIGN_STAMPS.items()) + ")"
 
 
 @functools.lru_cache(maxsize=512)
@@ -113,10 +135,12 @@ class ReportCopy:
 
     The data version is the text of pg_current_snapshot(): equal texts see exactly the same committed
     transactions, so one cheap query per report call tells whether a write (from any process) landed.
-    A new copy forgets the tally marks, so drills.reports.tallies recounts every tally on its next refresh
-    (row positions may shift between copies: a row can commit after one with a higher id was copied). The
-    old tallies stay until then, so a report that races a pull reads counts a moment old (as it would
-    on the DuckDB store), never none. Grading keys stay too: they come from drill content.
+    Then only the rows added since the last snapshot are pulled (APPENDED_TABLES) and appended, past the
+    rowids drills.reports.tallies marked, so a tally refresh recounts only the attempts they belong to.
+    The first pull, or one after a restart or a new schema migration, copies every row instead and forgets
+    the tally marks; the old tallies stay until the next refresh, so a report that races a pull reads
+    counts a moment old (as it would on the DuckDB store), never none. Grading keys stay too: they come
+    from drill content.
     """
 
     def __init__(self, pool: ConnectionPool):
@@ -128,7 +152,9 @@ class ReportCopy:
         self.cursor = ThreadCursors(self._db)
         self._lock = threading.Lock()
         self._version: str | None = None
-        self.pulls = 0   # how many snapshots were pulled (tests check the cache with it)
+        self._origin: str | None = None   # the server run and database the copy came from
+        self.pulls = 0        # how many snapshots were pulled (tests check the cache with it)
+        self.full_pulls = 0   # how many of them copied every row
 
     def _server_version(self) -> str:
         with self._pool.connection() as conn:
@@ -151,22 +177,45 @@ class ReportCopy:
     def _pull(self) -> None:
         with self._pool.connection() as conn, conn.transaction():
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            version = conn.execute("SELECT pg_current_snapshot()::text").fetchone()[0]
-            tables = {table: self._copy_out(conn, table, order) for table, order in RECORD_ORDER.items()}
+            version, origin = conn.execute(_PULL_VERSION).fetchone()
+            migrations = self._copy_out(conn, "schema_migrations")
+            since = self._version if origin == self._origin and self._has_migrations(migrations) else None
+            tables = {table: self._copy_out(conn, table, since) for table in APPENDED_TABLES}
+            if since is None and not conn.execute(_STAMPS_SOUND).fetchone()[0]:
+                origin = None   # the next pull copies every row again
         with duckdb_transaction(self.cursor()) as cur:   # readers see the old copy or the new, never half
-            for table, rows in tables.items():
-                cur.register("pulled_rows", rows)
-                cur.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM pulled_rows")
-                cur.unregister("pulled_rows")
-            cur.execute("DELETE FROM tally_marks")
-        self._version = version
+            if since is None:
+                for table, rows in {"schema_migrations": migrations, **tables}.items():
+                    cur.register("pulled_rows", rows)
+                    cur.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM pulled_rows")
+                    cur.unregister("pulled_rows")
+                cur.execute("DELETE FROM tally_marks")
+            else:
+                for table, rows in tables.items():
+                    if rows.num_rows:
+                        cur.register("pulled_rows", rows)
+                        cur.execute(f"INSERT INTO {table} SELECT * FROM pulled_rows")
+                        cur.unregister("pulled_rows")
+        self._version, self._origin = version, origin
         self.pulls += 1
+        self.full_pulls += since is None
 
-    def _copy_out(self, conn: psycopg.Connection, table: str, order: str) -> pa.Table:
+    def _has_migrations(self, migrations: pa.Table) -> bool:
+        copied = [row[0] for row in self.cursor().execute("SELECT version FROM schema_migrations ORDER BY version")
+                  .fetchall()]
+        return copied == sorted(migrations.column("version").to_pylist())
+
+    def _copy_out(self, conn: psycopg.Connection, table: str, since: str | None = None) -> pa.Table:
+        """The table's rows in the order they were added; with `since` (a snapshot), only those it did not see."""
         schema = self._schemas[table]
         columns = ", ".join(schema.names)
+        # The range on the index narrows the scan; the visibility test alone decides.
+        added = "" if since is None else (f" WHERE {ADDED_BY} >= pg_snapshot_xmin({{since}}::pg_snapshot) "
+                                          f"AND NOT pg_visible_in_snapshot({ADDED_BY}, {{since}}::pg_snapshot)")
+        statement = sql.SQL(f"COPY (SELECT {columns} FROM {table}{added} ORDER BY {RECORD_ORDER[table]}) "
+                            "TO STDOUT (FORMAT csv)").format(since=sql.Literal(since))
         buffer = io.BytesIO()
-        with conn.cursor().copy(f"COPY (SELECT {columns} FROM {table} ORDER BY {order}) TO STDOUT (FORMAT csv)") as copy:
+        with conn.cursor().copy(statement) as copy:
             for block in copy:
                 buffer.write(block)
         if buffer.tell() == 0:
@@ -182,6 +231,23 @@ class ReportCopy:
 
     def close(self) -> None:
         self._db.close()
+
+
+def _stamp_added_rows(conn: psycopg.Connection) -> None:
+    """Give each appended table its ADDED_BY column and index, and restamp rows restored from another server.
+
+    Rows already there when the column is added get this transaction's id. Restamping (_FOREIGN_STAMPS)
+    is the one update of a record row, and touches only the column the DuckDB copy never holds.
+    """
+    marked = {row[0] for row in conn.execute(
+        "SELECT table_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name = %s",
+        [ADDED_BY])}
+    for table in APPENDED_TABLES:
+        if table not in marked:
+            with conn.transaction():
+                conn.execute(f"ALTER TABLE {table} ADD COLUMN {ADDED_BY} xid8 NOT NULL DEFAULT pg_current_xact_id()")
+                conn.execute(f"CREATE INDEX {table}_{ADDED_BY} ON {table} ({ADDED_BY})")
+        conn.execute(f"UPDATE {table} SET {ADDED_BY} = DEFAULT WHERE {_FOREIGN_STAMPS[table]}")
 
 
 class PostgresAttemptStore(StoreCore):
@@ -210,6 +276,7 @@ class PostgresAttemptStore(StoreCore):
             conn.execute("SELECT pg_advisory_lock(%s, %s)", _MIGRATION_LOCK)
             try:
                 apply_migrations(_PgCursor(conn.cursor()), self.clock(), PG_MIGRATIONS, postgres_dialect)
+                _stamp_added_rows(conn)
             finally:
                 conn.execute("SELECT pg_advisory_unlock(%s, %s)", _MIGRATION_LOCK)
 

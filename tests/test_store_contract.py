@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 
 import pandas as pd
+import psycopg
 import pytest
 
 from drills.demo import populate
@@ -370,6 +371,142 @@ def test_reports_see_writes_from_another_process_and_pull_once_per_change(pg_ope
     assert rowids == sorted(rowids)                # rows are loaded in the order they were added
 
 
+# What a test compares between the report copy and PostgreSQL itself: every row, duplicates included.
+COMPARED = {"candidates": "id, handle", "attempts": "id, token", "answers": "attempt_id, question_id, value",
+            "attempt_events": "id, attempt_id, kind, part_id"}
+
+
+def _copied(store) -> dict[str, list]:
+    return {table: sorted(store.query(f"SELECT {columns} FROM {table}").fetchall()) for table, columns in COMPARED.items()}
+
+
+def _in_postgres(url: str) -> dict[str, list]:
+    with psycopg.connect(url, autocommit=True) as conn:
+        return {table: sorted(conn.execute(f"SELECT {columns} FROM {table}").fetchall())
+                for table, columns in COMPARED.items()}
+
+
+def _add_late_rows(conn, attempt_id: int, question_id: str) -> int:
+    """An event and an answer in `conn`'s open transaction; returns the event's id (taken now, committed later)."""
+    conn.execute("INSERT INTO answers (attempt_id, question_id, part_id, kind, value, skipped, locked_at) "
+                 "VALUES (%s, %s, 'p', 'numeric', 1.0, false, 1)", [attempt_id, question_id])
+    return conn.execute("INSERT INTO attempt_events (attempt_id, happened_at, kind, part_id, detail) "
+                        "VALUES (%s, 1, 'opened', %s, '{}') RETURNING id", [attempt_id, question_id]).fetchone()[0]
+
+
+def test_a_row_that_commits_after_a_higher_id_was_copied_still_reaches_the_reports(pg_url, pg_opened):
+    store = pg_opened()
+    attempt = _attempt(store)
+    events = "SELECT id FROM attempt_events"
+    store.query(events)
+    with psycopg.connect(pg_url) as late:
+        late_id = _add_late_rows(late, attempt.id, "late")
+        store.log_event(attempt.id, "opened", "p2")            # a higher id, committed first
+        copied = [row[0] for row in store.query(events).fetchall()]
+        assert late_id not in copied and max(copied) > late_id
+        late.commit()
+    copied = [row[0] for row in store.query(events).fetchall()]
+    assert copied.count(late_id) == 1                          # "ids past the last one copied" would miss it
+    assert _copied(store) == _in_postgres(pg_url)
+    assert store._reports.full_pulls == 1 and store._reports.pulls == 3
+
+
+def test_pulled_rows_match_postgresql_whatever_order_transactions_commit_or_abort_in(pg_url, pg_opened):
+    import random
+
+    rng = random.Random(20)
+    store = pg_opened()
+    attempt = _attempt(store)
+    others = [psycopg.connect(pg_url) for _ in range(4)]
+    busy: list[psycopg.Connection] = []
+    checks = 0
+    try:
+        for step in range(80):
+            roll = rng.random()
+            if roll < 0.3 and len(busy) < len(others):
+                conn = rng.choice([c for c in others if c not in busy])
+                _add_late_rows(conn, attempt.id, f"q{step}")
+                busy.append(conn)
+            elif roll < 0.5 and busy:
+                busy.pop(rng.randrange(len(busy))).commit()
+            elif roll < 0.6 and busy:
+                busy.pop(rng.randrange(len(busy))).rollback()
+            elif roll < 0.75:
+                store.lock_answer(attempt.id, f"s{step}", "p", "numeric", value=float(step))
+            else:
+                assert _copied(store) == _in_postgres(pg_url), f"step {step}"
+                checks += 1
+        for conn in busy:
+            conn.commit()
+        assert _copied(store) == _in_postgres(pg_url)
+    finally:
+        for conn in others:
+            conn.close()
+    assert checks >= 10 and store._reports.full_pulls == 1
+
+
+def test_a_database_made_again_under_the_same_name_is_copied_whole(pg_server_url, pg_url, pg_opened):
+    from psycopg import sql
+
+    from labs.postgres.server import create_database
+
+    store = pg_opened()
+    _attempt(store, "ada")
+    assert store.query("SELECT handle FROM candidates").fetchall() == [("ada",)]
+    name = psycopg.conninfo.conninfo_to_dict(pg_url)["dbname"]
+    with psycopg.connect(pg_server_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+    create_database(pg_server_url, name)
+    _attempt(pg_opened(), "bea")
+    # Its transactions come after the last copy's snapshot, but so would a dropped table's rows: copy it all.
+    assert store.query("SELECT handle FROM candidates").fetchall() == [("bea",)]
+    assert store._reports.full_pulls == 2
+
+
+def _spend_transaction_ids(url: str, count: int) -> None:
+    with psycopg.connect(url, autocommit=True) as conn:
+        for _ in range(count):
+            conn.execute("SELECT pg_current_xact_id()")
+
+
+def test_rows_restored_with_ids_the_server_has_not_reached_are_never_copied_twice(pg_url, pg_opened):
+    writer, reader = pg_opened(), pg_opened()
+    attempt = _attempt(writer)
+    writer.lock_answer(attempt.id, "q1", "p", "numeric", value=1.0)
+    # As pg_dump and a restore on a younger server leave them: the ids of transactions still to come.
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("UPDATE answers SET added_by_xact = (pg_snapshot_xmax(pg_current_snapshot())::text::bigint "
+                     "+ 100)::text::xid8")
+    assert _copied(reader) == _in_postgres(pg_url)
+    writer.lock_answer(attempt.id, "q2", "p", "numeric", value=2.0)
+    assert _copied(reader) == _in_postgres(pg_url)
+    assert reader._reports.full_pulls == 2             # both pulls copied every row
+
+    pg_opened()                                        # a store's start-up restamps them
+    writer.lock_answer(attempt.id, "q3", "p", "numeric", value=3.0)
+    assert _copied(reader) == _in_postgres(pg_url)     # a full copy that finds the stamps sound
+    _spend_transaction_ids(pg_url, 150)                # past the restored ids: they no longer matter
+    writer.lock_answer(attempt.id, "q4", "p", "numeric", value=4.0)
+    assert _copied(reader) == _in_postgres(pg_url)
+    assert reader._reports.full_pulls == 3             # the last pull only added rows
+
+
+def test_a_database_from_before_the_added_by_column_gains_it_at_start_up(pg_url, pg_opened):
+    from drills.store_pg import APPENDED_TABLES
+
+    store = pg_opened()
+    attempt = _attempt(store)
+    store.lock_answer(attempt.id, "q1", "p", "numeric", value=1.0)
+    store.close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        for table in APPENDED_TABLES:
+            conn.execute(f"ALTER TABLE {table} DROP COLUMN added_by_xact")
+    reopened = pg_opened()
+    assert _copied(reopened) == _in_postgres(pg_url)
+    reopened.lock_answer(attempt.id, "q2", "p", "numeric", value=2.0)
+    assert _copied(reopened) == _in_postgres(pg_url) and reopened._reports.full_pulls == 1
+
+
 LOADED = load_catalogue().drills["one_tenant"]
 SIM_TRUTHS = {q.id: 50.0 for q in LOADED.drill.all_questions() if isinstance(q, NumericQuestion) and q.sim}
 NOW = 1_790_000_000.0
@@ -408,6 +545,7 @@ def test_instructor_reports_on_postgresql_match_duckdb(pg_opened):
     assert after[started] == 1 and after.sum() == before.sum() + 1
     pd.testing.assert_series_equal(after, _overridden(duck), check_dtype=False)
     pd.testing.assert_frame_equal(_board(pg), _board(duck), check_dtype=False)
+    assert pg._reports.full_pulls == 1, "the override was appended to the copy, past the tally marks"
     everyone = Filters("one_tenant")
     assert aggregates.counts(pg, everyone) == aggregates.counts(duck, everyone)
     for report in (aggregates.question_errors, aggregates.time_per_part, aggregates.calibration_by_skill, aggregates.skill_shares,
