@@ -26,9 +26,10 @@ HINTED = ONE_TENANT.drill.question("b1_backlog_growth")
 
 @pytest.fixture(params=["duckdb", "postgres"])
 def store(request, tmp_path):
-    if request.param == "duckdb":
-        return AttemptStore(tmp_path / "h.duckdb")
-    return open_store(request.getfixturevalue("pg_url"))
+    opened = (AttemptStore(tmp_path / "h.duckdb") if request.param == "duckdb"
+              else open_store(request.getfixturevalue("pg_url")))
+    yield opened
+    opened.close()   # a PostgreSQL store's pool keeps threads and connections until closed
 
 
 def test_shipped_drills_carry_hints_whose_costs_stay_below_the_mark():
