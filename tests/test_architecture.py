@@ -110,3 +110,23 @@ def test_the_key_scan_catches_each_way_of_spelling_a_key(tmp_path):
         'st.session_state.pop(key, None)\n')
     assert _literal_keys(sample) == {"'go'", "f'go::{i}'", "'backlog'", "'seen'", "'flash'", "'visits'", "'note'",
                                      "'open'", "'pin::' + name"}
+
+
+def _record_rewrites(source: str, tables) -> list[str]:
+    """Statements in `source` that would change or remove rows of `tables` (UPDATE t, DELETE FROM t)."""
+    import re
+
+    names = "|".join(sorted(tables))
+    return re.findall(rf"\b(?:UPDATE|DELETE\s+FROM)\s+(?:{names})\b", source, flags=re.IGNORECASE)
+
+
+def test_record_tables_only_ever_gain_rows():
+    # The DuckDB tallies and the PostgreSQL report copy both read only the rows added since their last pass;
+    # an UPDATE or DELETE of a record row would leave them stale without any error.
+    from drills.store_pg import APPENDED_TABLES
+
+    assert _record_rewrites("DELETE FROM answers WHERE 1; update attempts set x = 1", APPENDED_TABLES) == \
+        ["DELETE FROM answers", "update attempts"]   # the scan finds what it looks for
+    found = {str(p.relative_to(ROOT)): _record_rewrites(p.read_text(encoding="utf-8"), APPENDED_TABLES)
+             for folder in ("drills", "ui", "pages") for p in (ROOT / folder).rglob("*.py")}
+    assert {k: v for k, v in found.items() if v} == {}
