@@ -104,6 +104,9 @@ class LoadedDrill:
     variant: int = 0   # which seeded version of the numbers `values` holds (0: as written)
     # Variants of this drill already computed (drills.variants.in_variant); not part of its identity.
     variant_cache: dict = field(default_factory=dict, compare=False, repr=False)
+    # For a shorter practice cut from a drill (drills.scope): the whole drill, whose formulas give the numbers
+    # the cut's text still quotes from questions it dropped. None for a whole drill.
+    whole: Drill | None = field(default=None, compare=False, repr=False)
 
     def truth(self, question_id: str, sim_values: Mapping[str, float] | None = None) -> float:
         question = self.drill.question(question_id)

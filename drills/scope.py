@@ -105,7 +105,7 @@ def scope_drill(loaded: LoadedDrill, scope: str) -> LoadedDrill:
         title = f"{drill.title} — {chosen.title}"
     cut = drill.model_copy(update={"id": scoped_id(drill.id, scope), "title": title, "time_box_min": minutes,
                                    "parts": parts, **_covered_rubric(drill, parts)})
-    return replace(loaded, drill=cut, variant_cache={})
+    return replace(loaded, drill=cut, variant_cache={}, whole=loaded.whole or drill)
 
 
 def scopes(drill: Drill) -> list[Scope]:

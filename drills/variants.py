@@ -33,7 +33,7 @@ def in_variant(loaded: LoadedDrill, variant: int) -> LoadedDrill:
         return loaded.variant_cache.get(WRITTEN, loaded) if loaded.variant != WRITTEN else loaded
     cache = loaded.variant_cache
     if variant not in cache:
-        values, findings = variant_values(loaded.drill, variant)
+        values, findings = variant_values(loaded.whole or loaded.drill, variant)   # a cut quotes the whole's numbers
         if findings:   # the content tests draw every variant, so this means a drill was edited carelessly
             raise ValueError(f"{loaded.drill.id} variant {variant}: {findings[0].message}")
         if loaded.variant == WRITTEN:

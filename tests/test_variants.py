@@ -80,6 +80,31 @@ def test_scoped_drills_draw_the_same_numbers_as_their_drill():
     assert in_variant(scoped, 3).drill.id == "one_tenant~essentials"
 
 
+@pytest.mark.parametrize("drill_id", sorted(CATALOGUE.drills))
+def test_every_text_of_every_shorter_practice_renders_in_every_variant(drill_id):
+    # A shorter practice drops questions whose answers its text still quotes (the board's fleet use, say);
+    # each variant must give the cut drill the whole drill's numbers, as the written numbers do.
+    from drills.loader import texts
+    from drills.scope import scopes, scoped_id
+
+    full = CATALOGUE.drills[drill_id]
+    drills = ScopedDrills(CATALOGUE.drills)
+    broken = []
+    for scope in scopes(full.drill):
+        cut = drills[scoped_id(drill_id, scope.id)]
+        sims = {q.id: 1.0 for q in cut.drill.all_questions() if isinstance(q, NumericQuestion) and q.sim}
+        for variant in range(full.drill.variants or 1):
+            seen = in_variant(cut, variant)
+            whole = in_variant(full, variant)
+            assert {k: seen.values[k] for k in whole.values} == dict(whole.values)
+            for text in texts(seen.drill):
+                try:
+                    seen.text(text.template, sims)
+                except Exception as problem:   # noqa: BLE001 (collect every failure, then report them together)
+                    broken.append(f"{scope.id} variant {variant}: {problem}")
+    assert broken == []
+
+
 def test_first_attempt_is_as_written_and_retakes_draw_unused_variants(tmp_path):
     drill = CATALOGUE.drills["one_tenant"].drill
     store = AttemptStore(tmp_path / "v.duckdb")
