@@ -68,7 +68,13 @@ def render(text: str, values: Mapping[str, float]) -> str:
     return "".join(out)
 
 
+CLOCK = "clock"   # {name:clock}: minutes after midnight as a time of day, e.g. 790 -> 13:10
+
+
 def format_number(value: float, spec: str | None = None) -> str:
+    if spec == CLOCK:
+        minutes = round(value) % (24 * 60)
+        return f"{minutes // 60:02d}:{minutes % 60:02d}"
     if spec:
         return format(value, spec)
     if float(value).is_integer():

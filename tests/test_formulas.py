@@ -38,3 +38,8 @@ def test_quantities_are_written_the_way_people_write_them(value, unit, decimals,
     from drills.formulas import format_quantity
 
     assert format_quantity(value, unit, decimals) == text
+
+
+@pytest.mark.parametrize("minutes, shown", [(790, "13:10"), (765.4, "12:45"), (959.6, "16:00"), (60 * 24 + 5, "00:05")])
+def test_a_clock_placeholder_shows_minutes_after_midnight_as_a_time_of_day(minutes, shown):
+    assert render("by {t:clock}", {"t": minutes}) == f"by {shown}"
