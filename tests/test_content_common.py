@@ -4,6 +4,10 @@ The figures live beside each drill's own tests (tests/test_content_<drill>.py); 
 """
 from __future__ import annotations
 
+import operator
+import re
+from dataclasses import dataclass
+
 import pytest
 
 from drills import loader
@@ -110,3 +114,73 @@ def test_numeric_tolerances_are_sane(brief):
     for q in numeric(brief.drill):
         if q.tolerance.kind == "relative":
             assert 0 < q.tolerance.value <= 0.3, q.id
+
+
+# -- arithmetic the text states, in every variant --------------------------------------------------
+_NUMBER = r"\$?(\d[\d,]*(?:\.\d+)?)"
+_STATED = re.compile(rf"{_NUMBER}%?\s*([−+×÷/-])\s*{_NUMBER}%?\s*(=|≈)\s*\**\s*{_NUMBER}(%?)\**\s*"
+                     r"(min\b|minutes\b|hours?\b)?")
+_OPERATIONS = {"−": operator.sub, "-": operator.sub, "+": operator.add, "×": operator.mul, "÷": operator.truediv,
+               "/": operator.truediv}
+
+
+@dataclass(frozen=True)
+class StatedSum:
+    """An "a op b = c" (or ≈ c) the text states: what a op b gives, and c as written with its decimals."""
+
+    statement: str
+    worked: float
+    stated: float
+    places: int
+    approximate: bool
+
+    def adds_up(self) -> bool:
+        slack = 0.5 * 10 ** -self.places + 1e-9   # c is the worked value rounded to the places it shows
+        if self.approximate:
+            slack = max(slack, abs(self.worked) * 0.05)
+        return abs(self.worked - self.stated) <= slack
+
+
+def stated_sums(text: str) -> list[StatedSum]:
+    """Each sum in `text`; a result marked % is a share, one in minutes or hours a count of seconds made readable."""
+    found = []
+    for match in _STATED.finditer(text):
+        a, op, b, relation, c, percent, unit = match.groups()
+        worked = _OPERATIONS[op](float(a.replace(",", "")), float(b.replace(",", "")))
+        stated = float(c.replace(",", ""))
+        if percent:
+            worked *= 100
+        elif unit and worked > stated * 10:   # e.g. 1,075 jobs ÷ 0.675 jobs/s ≈ 27 min
+            worked /= 3600 if unit.startswith("hour") else 60
+        places = len(c.split(".")[1]) if "." in c else 0
+        found.append(StatedSum(match.group(0), worked, stated, places, relation == "≈"))
+    return found
+
+
+def test_the_sum_reader_checks_what_it_finds():
+    [right] = stated_sums("so 250 − 100 = **150** units/s")
+    assert (right.worked, right.stated, right.adds_up()) == (150, 150, True)
+    assert not stated_sums("275 − 100 = 125")[0].adds_up()
+    assert stated_sums("1/66 ≈ **1.5%**")[0].adds_up() and stated_sums("1,075 ÷ 0.675 ≈ **27 min**")[0].adds_up()
+    assert not stated_sums("7,500 ÷ 1,560 = 2.4 hours")[0].adds_up()   # 4.8: two places of slack would hide nothing
+
+
+@each_drill
+def test_every_sum_the_text_states_adds_up_in_every_variant(brief):
+    # Worked answers quote their arithmetic with the drawn numbers; a claim written for one set of numbers
+    # reads as a wrong sum in the others.
+    from drills.variants import in_variant
+    from ui.attempt_view import sim_truths_of
+
+    checked, wrong = 0, []
+    for variant in range(brief.loaded.drill.variants or 1):
+        seen = in_variant(brief.loaded, variant)
+        sims = sim_truths_of(seen)
+        for text in loader.texts(seen.drill):
+            for found in stated_sums(seen.text(text.template, sims)):
+                checked += 1
+                if not found.adds_up():
+                    wrong.append(f"variant {variant} {'.'.join(map(str, text.loc))}: {found.statement!r} "
+                                 f"gives {found.worked:g}")
+    assert checked >= brief.loaded.drill.variants, "the drill states sums in its worked answers; none were read"
+    assert wrong == []
