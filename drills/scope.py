@@ -60,11 +60,16 @@ def _covered_rubric(drill: Drill, parts: tuple[Part, ...]) -> dict:
     used = {skill for part in parts for q in _questions(part) for skill in q.skills}
     rubric = tuple(s for s in drill.rubric if s.id in used) or drill.rubric
     share = len(rubric) / len(drill.rubric)
-    verdict = drill.verdict.model_copy(update={
-        "strong_needed": max(1, min(len(rubric), math.ceil(drill.verdict.strong_needed * share))),
-        "watch_skills": tuple(s for s in drill.verdict.watch_skills if s in {r.id for r in rubric}),
-    })
-    return {"rubric": rubric, "verdict": verdict}
+    needed = max(1, min(len(rubric), math.ceil(drill.verdict.strong_needed * share)))
+    update: dict = {"strong_needed": needed,
+                    "watch_skills": tuple(s for s in drill.verdict.watch_skills if s in {r.id for r in rubric})}
+    if needed != drill.verdict.strong_needed:   # the drill's own messages name its whole-drill count
+        strong, covered = drill.level_label("strong"), len(rubric)
+        update["pass_message"] = (f"{strong} on {needed} or more of the {covered} skills this practice covers. "
+                                  "Take the whole drill next, on its own clock.")
+        update["short_message"] = (f"{strong} on fewer than {needed} of the {covered} skills this practice covers. "
+                                   "Go back over the parts you scored lowest and practise again.")
+    return {"rubric": rubric, "verdict": drill.verdict.model_copy(update=update)}
 
 
 def _questions(part: Part) -> list:

@@ -81,6 +81,23 @@ def test_scoped_ids_resolve_through_the_catalogue_mapping():
     assert drills.get("nope~essentials") is None
 
 
+@pytest.mark.parametrize("drill_id", sorted(CATALOGUE.drills))
+def test_a_practice_verdict_names_the_count_it_asks_for(drill_id):
+    whole = CATALOGUE.drills[drill_id].drill
+    drills = ScopedDrills(CATALOGUE.drills)
+    scaled = 0
+    for scope in scopes(whole):
+        verdict = drills[scoped_id(drill_id, scope.id)].drill.verdict
+        if verdict.strong_needed == whole.verdict.strong_needed:
+            assert (verdict.pass_message, verdict.short_message) == (whole.verdict.pass_message,
+                                                                     whole.verdict.short_message)
+            continue
+        scaled += 1
+        for message in (verdict.pass_message, verdict.short_message):
+            assert f" {verdict.strong_needed} " in message and message != whole.verdict.pass_message
+    assert scaled, "some practice covers fewer skills and asks for fewer strong ones"
+
+
 def test_the_catalogue_works_out_each_drills_offers_once(monkeypatch):
     import drills.scope as scope_module
 
