@@ -9,8 +9,9 @@ import re
 
 import pytest
 
-from drills.loader import CONTENT_DIR, load_drill
+from drills.loader import CONTENT_DIR, load_drill, questions, texts
 from drills.schema import ChoiceQuestion, NotesQuestion, NumericQuestion
+from drills.variants import in_variant
 from tests.content_checks import DrillBrief
 
 LOADED = load_drill(CONTENT_DIR / "one_tenant.yaml")
@@ -193,3 +194,120 @@ def test_each_break_has_three_numeric_questions_and_a_plan(part_id):
     assert any(isinstance(q, ChoiceQuestion) for q in questions)
     stages = {s.stage for s in part.reveal}
     assert {"detect", "contain", "degrade", "prevent", "tradeoff"} <= stages
+
+
+# -- clock times and figures that must follow a retake's numbers ------------------------------------
+# A retake draws its own storm length, outage length and spend cap, so every time of day the text quotes
+# for the end of the storm, the end of the outage or the cap tripping has to come from those numbers.
+
+_CLOCK = re.compile(r"\b(\d{1,2}):(\d{2})(?::\d{2})?\b")
+_SIM_STAND_INS = {q.id: 1.0 for _, q in questions(DRILL) if isinstance(q, NumericQuestion) and q.sim}
+
+
+def _clock(minutes: float) -> str:
+    """Minutes after midnight as HH:MM; a moment inside a minute reads as that minute (15:11:32 is 15:11)."""
+    whole = int(minutes) % (24 * 60)
+    return f"{whole // 60:02d}:{whole % 60:02d}"
+
+
+def _story_clocks(values) -> dict[str, str]:
+    return {
+        "storm_end": _clock(13 * 60 + values["storm_minutes"]),
+        "hang_end": _clock(15 * 60 + values["hang_minutes"]),
+        "outage_end": _clock(15 * 60 + values["outage_minutes"]),
+        "cap_trip": _clock(12 * 60 + 30 + 60 * values["b3_hours_to_cap"]),
+    }
+
+
+def _rendered(variant: int) -> tuple[dict[str, float], dict[str, dict[tuple, str]]]:
+    """The variant's numbers and every text of the drill rendered with them, by part id and location."""
+    loaded = in_variant(LOADED, variant)
+    by_part: dict[str, dict[tuple, str]] = {}
+    for text in texts(DRILL):
+        by_part.setdefault(text.part.id, {})[text.loc] = loaded.text(text.template, _SIM_STAND_INS)
+    return loaded.values, by_part
+
+
+def _text_of(by_part: dict[str, dict[tuple, str]], part_id: str, *loc_tail: object) -> str:
+    """The one rendered text of `part_id` whose location ends with loc_tail, e.g. ("followup", "prompt")."""
+    found = [t for loc, t in by_part[part_id].items() if loc[2:][-len(loc_tail):] == loc_tail]
+    assert len(found) == 1, (part_id, loc_tail)
+    return found[0]
+
+
+def _question_prompt(by_part, part_id: str, question_id: str) -> str:
+    part_index = [p.id for p in DRILL.parts].index(part_id)
+    for loc, q in questions(DRILL):
+        if q.id == question_id and loc[1] == part_index:
+            return by_part[part_id][loc + ("prompt",)]
+    raise AssertionError(question_id)
+
+
+def _reveal(by_part, part_id: str, stage: str) -> str:
+    index = [s.stage for s in DRILL.part(part_id).reveal].index(stage)
+    return _text_of(by_part, part_id, "reveal", index, "text")
+
+
+@pytest.mark.parametrize("variant", range(DRILL.variants))
+def test_every_clock_time_in_the_breaks_follows_the_variants_numbers(variant):
+    values, by_part = _rendered(variant)
+    clocks = _story_clocks(values)
+    allowed = {
+        "break1": {"13:00", clocks["storm_end"]},
+        "break2": {"15:00", clocks["hang_end"], clocks["outage_end"]},
+        "break3": {"12:30", "14:00", clocks["cap_trip"]},
+    }
+    for part_id, times in allowed.items():
+        for loc, text in by_part[part_id].items():
+            quoted = {f"{int(h):02d}:{m}" for h, m in _CLOCK.findall(text)}
+            assert quoted <= times, (f"variant {variant}, {'.'.join(map(str, loc))} quotes {sorted(quoted - times)}; "
+                                     f"the story's times are {sorted(times)}")
+
+    # Break 1: the limits go in when the storm ends, and the graded backlog is the one built up until then.
+    storm_end = clocks["storm_end"]
+    assert storm_end in _question_prompt(by_part, "break1", "b1_recovery_capped")
+    assert _reveal(by_part, "break1", "recover").count(storm_end) >= 2
+    # Break 2: A is back when the outage ends; the trade-off and the follow-up both say when.
+    outage_end = clocks["outage_end"]
+    assert outage_end in _reveal(by_part, "break2", "tradeoff")
+    assert outage_end in _text_of(by_part, "break2", "followup", "prompt")
+    assert outage_end in _text_of(by_part, "break2", "followup", "answer")
+    # Break 3: the cap trips where 12:30 plus the graded hours-to-cap lands.
+    cap_trip = clocks["cap_trip"]
+    assert _text_of(by_part, "break3", "body").lstrip("*").startswith(cap_trip)
+    assert cap_trip in _reveal(by_part, "break3", "detect")
+
+
+@pytest.mark.parametrize("variant", range(DRILL.variants))
+def test_no_variant_quotes_a_time_that_only_the_written_numbers_give(variant):
+    values, by_part = _rendered(variant)
+    clocks = _story_clocks(values)
+    written = _story_clocks(VALUES)
+    stale = {written[k] for k in ("storm_end", "outage_end", "cap_trip") if clocks[k] != written[k]}
+    for part_id, rendered in by_part.items():
+        for loc, text in rendered.items():
+            found = {t for t in stale if t in text}
+            assert not found, f"variant {variant}, {'.'.join(map(str, loc))} still says {sorted(found)}"
+
+
+def test_text_that_is_not_templated_states_no_number_a_variant_changes():
+    # Part titles, rubric rows and the givens' notes are shown as written in every variant.
+    moving: dict[float, list[str]] = {}
+    for variant in range(1, DRILL.variants):
+        drawn = in_variant(LOADED, variant).values
+        for name, value in VALUES.items():
+            if drawn.get(name) != value:
+                moving.setdefault(float(value), []).append(name)
+    for given in DRILL.givens:   # a figure equal to a given that never varies may well be that given
+        if given.vary is None:
+            moving.pop(float(given.value), None)
+    written_clocks = _story_clocks(VALUES)
+    fixed_texts = [(f"parts.{p.id}.title", p.title) for p in DRILL.parts]
+    fixed_texts += [(f"rubric.{s.id}", f"{s.strong} {s.ok} {s.weak}") for s in DRILL.rubric]
+    fixed_texts += [(f"givens.{g.name}.note", g.note) for g in DRILL.givens]
+    for where, text in fixed_texts:
+        clocks = {written_clocks[k] for k in ("storm_end", "outage_end", "cap_trip") if written_clocks[k] in text}
+        assert not clocks, f"{where} quotes {sorted(clocks)}, a time that moves with the variant"
+        figures = [float(n.replace(",", "")) for n in re.findall(r"(?<![\w.])\d[\d,]*(?:\.\d+)?", _LABELS.sub("", text))]
+        moved = [n for n in figures if n in moving]
+        assert not moved, f"{where} states {moved[0]:g}, which is {moving[moved[0]][0]} as written and moves with the variant"
