@@ -143,8 +143,14 @@ def calibration(results: Sequence[QuestionResult]) -> Calibration:
 class Totals:
     earned: float
     possible: int
-    answered: int
+    answered: int          # questions with a locked answer, skips included
     unrated_notes: int
+    skipped: int = 0
+
+    @property
+    def locked(self) -> int:
+        """Questions answered with a guess, a choice or notes: the results page and history say "Locked in"."""
+        return self.answered - self.skipped
 
     @property
     def percent(self) -> float:
@@ -158,6 +164,7 @@ def totals(results: Sequence[QuestionResult]) -> Totals:
         possible=len(results),
         answered=sum(1 for r in results if r.answer is not None),
         unrated_notes=sum(1 for r in results if r.kind == "notes" and r.answer is not None and r.score is None),
+        skipped=sum(1 for r in results if r.answer is not None and r.answer.skipped),
     )
 
 

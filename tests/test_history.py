@@ -38,6 +38,13 @@ def test_the_code_is_shown_once_and_opens_the_history_from_a_new_session(app_tes
     assert not any("resume code" in s.value for s in again.success), "a handle gets one code, not one per start"
     store = AttemptStore(db_path)
     finished = store.attempt_by_token(first.query_params["attempt"])
+    from drills.loader import load_catalogue
+
+    drill = load_catalogue().drills[finished.drill_id].drill
+    (guessed, guessed_part), (skipped, skipped_part) = [(q, p) for p in drill.parts for q in p.questions
+                                                        if q.kind == "numeric"][:2]
+    store.lock_answer(finished.id, guessed.id, guessed_part.id, guessed.kind, value=1.0)
+    store.lock_answer(finished.id, skipped.id, skipped_part.id, skipped.kind, skipped=True)
     store.finish(finished.id)
     store.close()
 
@@ -48,6 +55,8 @@ def test_the_code_is_shown_once_and_opens_the_history_from_a_new_session(app_tes
     at = _sign_in(_history(app_test), "ada", code.lower())
     table = next(d.value for d in at.dataframe if "Drill" in d.value.columns)
     assert len(table) == 2 and list(table["State"]) == ["finished", "open"]
+    possible = len(drill.all_questions())
+    assert table["Locked in"].iloc[0] == f"1 / {possible} · 1 skipped", "as the results page counts: a skip is no guess"
     labels = [str(p.label) for p in at.get("page_link")]
     assert any(label.startswith("Review: One Tenant") for label in labels)
     assert any(label.startswith("Resume: One Tenant") for label in labels)

@@ -39,7 +39,8 @@ class AttemptLine:
     title: str
     finished: bool
     score_pct: float
-    answered: int
+    locked: int                      # answered with a guess, a choice or notes (skips not counted)
+    skipped: int
     possible: int
     ranges: int
     hits: int
@@ -58,7 +59,8 @@ def attempt_line(store, attempt: Attempt) -> AttemptLine | None:
     drill = loaded.drill
     levels = {drill.skill(skill_id).name: row.level
               for skill_id, row in scoring.current_levels(store.rubric_history(attempt.id)).items()}
-    return AttemptLine(attempt, drill.title, view.finished, totals.percent, totals.answered, totals.possible,
+    return AttemptLine(attempt, drill.title, view.finished, totals.percent, totals.locked, totals.skipped,
+                       totals.possible,
                        calib.ranges, calib.hits, levels,
                        {level: drill.level_label(level) for level in LEVEL_VALUE})
 
@@ -115,7 +117,7 @@ def history_table(lines: list[AttemptLine]) -> pd.DataFrame:
         "Drill": line.title,
         "State": "finished" if line.finished else "open",
         "Score %": round(line.score_pct),
-        "Locked in": f"{line.answered} / {line.possible}",
+        "Locked in": f"{line.locked} / {line.possible}" + (f" · {line.skipped} skipped" if line.skipped else ""),
         "Ranges held": f"{line.hits} of {line.ranges}" if line.ranges else "",
     } for line in lines])
 

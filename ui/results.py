@@ -227,9 +227,8 @@ def render_results(view: AttemptView) -> None:
     cols[0].metric("Score" if view.finished else "Score so far", f"{format_number(totals.earned)} / {totals.possible}",
                    f"{totals.percent:.0f}%", delta_color="off", delta_arrow="off",
                    help=None if view.finished else "Counts only the questions whose worked answer you have opened.")
-    skipped = sum(1 for r in results if r.answer is not None and r.answer.skipped)
-    cols[1].metric("Locked in", f"{totals.answered - skipped} / {totals.possible}",
-                   f"{skipped} skipped" if skipped else None, delta_color="off", delta_arrow="off")
+    cols[1].metric("Locked in", f"{totals.locked} / {totals.possible}",
+                   f"{totals.skipped} skipped" if totals.skipped else None, delta_color="off", delta_arrow="off")
     rate = calib.hit_rate
     cols[2].metric("80% ranges that held", "—" if rate is None else f"{calib.hits} of {calib.ranges}",
                    None if rate is None else (f"{rate:.0%} vs 80% claimed" if calib.judgeable else "too few to judge"),
