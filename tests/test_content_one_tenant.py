@@ -139,9 +139,10 @@ BRIEF = DrillBrief(LOADED, BRIEF_ANSWERS, BRIEF_DERIVED, BRIEF_SIMS, _LABELS, ti
 
 
 def test_the_projected_trip_time_is_1511():
-    # Break 3: the cap trips at 15:11; projected from 12:30 it lands in that minute.
+    # Break 3: the cap trips at 15:11; projected from 12:30 it lands in that minute, and the text's clock says so.
     trip = 12 * 60 + 30 + VALUES["minutes_to_cap"]
     assert (int(trip // 60), int(trip % 60)) == (15, 11), "the brief's cap trips at 15:11"
+    assert VALUES["cap_trip_min"] == 15 * 60 + 11
 
 
 def test_shedding_free_jobs_alone_would_fit_the_fallbacks():
