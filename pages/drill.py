@@ -10,6 +10,7 @@ from drills.variants import label as variant_label
 from ui import keys
 from ui.attempt_view import AttemptView
 from ui.context import get_store, require_attempt
+from ui.guess import plural
 from ui.history import show_new_resume_code
 from ui.lockin import flash
 from ui.reveal import render_part
@@ -77,6 +78,12 @@ if current == SCORE_STEP:
     if open_questions and attempt.finished_at is None:
         st.warning(f"{open_questions} of {len(drill.all_questions())} questions are still open; finishing now "
                    "counts them as unanswered.", icon="⚠️")
+    unrated = view.unrated_notes() if attempt.finished_at is None else 0
+    if unrated:
+        st.warning(f"{plural(unrated, 'notes answer')} still {'needs' if unrated == 1 else 'need'} your "
+                   "self-rating under its worked answer; once you finish, an unrated answer earns no marks.",
+                   icon="⚠️")
+    if (open_questions or unrated) and attempt.finished_at is None:
         confirmed = st.checkbox("Finish anyway", key=keys.FINISH_ANYWAY)
     if attempt.finished_at is None and st.button("Finish and see results", type="primary", disabled=not confirmed):
         store.finish(attempt.id)

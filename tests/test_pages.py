@@ -123,6 +123,28 @@ def test_break1_end_to_end(app_test, db_path):
     assert "Five or more strong" in _texts(at)
 
 
+def test_an_unrated_notes_answer_is_flagged_before_finishing_and_explained_after(app_test, db_path):
+    at = _start(app_test)
+    loaded = load_catalogue().drills["one_tenant"]
+    part = next(p for p in loaded.drill.parts if any(q.kind == "notes" for q in p.questions))
+    notes = next(q for q in part.questions if q.kind == "notes")
+    _go(at, part.id)
+    at.text_area(key=f"lock::{notes.id}::notes").input("cap the tenant, then drain")
+    at.button(key=f"lock::{notes.id}::submit").click().run()
+    assert not at.exception, at.exception
+    _go(at, "score")
+    assert any("1 notes answer still needs your self-rating" in w.value for w in at.warning)
+    finish = next(b for b in at.button if b.label == "Finish and see results")
+    assert finish.disabled, "an unrated notes answer asks for the same confirmation as open questions"
+    at.checkbox(key="finish_anyway").check().run()
+    next(b for b in at.button if b.label == "Finish and see results").click().run()
+    assert not at.exception, at.exception
+    shown = _texts(at)
+    assert "1 notes answer was never self-rated, so it earns no marks." in shown
+    assert "still need your self-rating" not in shown, "a finished attempt can no longer be rated"
+    assert "Not every skill was scored before the attempt finished" in shown
+
+
 def test_locked_answers_are_read_only_after_a_rerun(app_test, db_path):
     at = _start(app_test)
     _go(at, "board")

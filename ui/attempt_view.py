@@ -79,3 +79,7 @@ class AttemptView:
     def results(self) -> list[scoring.QuestionResult]:
         return scoring.grade_attempt(self.loaded, self.answers, sim_values=self.sim_values,
                                      note_ratings=self.note_ratings)
+
+    def unrated_notes(self) -> int:
+        """Notes answers locked in but not yet self-rated: they earn nothing once the attempt finishes."""
+        return scoring.totals(self.results()).unrated_notes

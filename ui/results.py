@@ -20,6 +20,7 @@ from drills.schema import ChoiceQuestion, NumericQuestion
 from drills.timebox import clock_for, format_duration, format_utc, time_per_part
 from ui import keys
 from ui.attempt_view import AttemptView
+from ui.guess import plural
 from ui.lockin import answer_summary
 from ui.context import now
 
@@ -238,8 +239,11 @@ def render_results(view: AttemptView) -> None:
                    delta_color="red" if clock.over else "off", delta_arrow="off")
     st.caption(calib.verdict)
     if totals.unrated_notes:
-        st.info(f"{totals.unrated_notes} notes answer(s) still need your self-rating (on the drill page, "
-                "after each reveal); until then they are not counted.")
+        notes = plural(totals.unrated_notes, "notes answer")
+        st.info(f"{notes} {'was' if totals.unrated_notes == 1 else 'were'} never self-rated, so "
+                f"{'it earns' if totals.unrated_notes == 1 else 'they earn'} no marks." if view.finished else
+                f"{notes} still {'needs' if totals.unrated_notes == 1 else 'need'} your self-rating (on the drill "
+                "page, under each worked answer); until then they are not counted.")
 
     st.subheader("Your numbers against the truth")
     figure = guess_figure(view, results)
@@ -282,7 +286,9 @@ def render_results(view: AttemptView) -> None:
                          hide_index=True, width="stretch")
     outcome = scoring.verdict(drill, levels)
     if not outcome.complete:
-        st.info("Score every skill to get the verdict.")
+        st.info("Not every skill was scored before the attempt finished, so there is no verdict; your instructor "
+                "can still score the rest." if view.finished else
+                "Score every skill on the drill page's last step to get the verdict.")
     elif outcome.passed:
         st.success(f"{outcome.tally} {outcome.message}")
     else:

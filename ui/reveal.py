@@ -23,7 +23,7 @@ def _skip_button(view: AttemptView, part: Part, questions, label: str, key: str)
     noun = "question" if count == 1 else "questions"
     with st.popover(label):
         st.markdown(f"**{count} unanswered {noun}** will be recorded as skipped and score 0. "
-                    "You cannot answer them afterwards.")
+                    f"You cannot answer {'it' if count == 1 else 'them'} afterwards.")
         if st.button(f"Skip {count} {noun}", key=key, type="primary"):
             try:
                 view.store.lock_answers(view.attempt.id, [AnswerEntry(q.id, part.id, q.kind, skipped=True)
