@@ -277,6 +277,9 @@ def rule_pacing(drill: Drill) -> Iterator[Finding]:
         spread = " + ".join(f"{p.minutes:g}" for p in drill.parts)
         yield Finding(("time_box_min",), f"the parts' minutes add up to {pacing:g} ({spread}), "
                                          f"not the {drill.time_box_min:g}-minute time box")
+    if drill.break_minutes > drill.time_box_min:
+        yield Finding(("break_time_box_min",), f"a single break gets {drill.break_minutes:g} minutes, longer than "
+                                               f"the whole drill's {drill.time_box_min:g}; give it at most that")
 
 
 def compute_values(drill: Drill) -> tuple[dict[str, float], list[Finding]]:

@@ -245,8 +245,10 @@ class Drill(_Frozen):
     summary: str = Field(min_length=1, description="One or two sentences for the catalogue.")
     order: int = Field(default=100, ge=0, description="Position in the catalogue; lower comes first.")
     time_box_min: float = Field(gt=0, le=240, description="The time box in minutes.")
-    break_time_box_min: float = Field(default=45, gt=0, le=240,
-                                      description="The time box of a single-break attempt (the board and one break).")
+    break_time_box_min: float | None = Field(
+        default=None, gt=0, le=240,
+        description="The time box of a single-break attempt (the board and one break); no longer than "
+                    "`time_box_min`, which it defaults to.")
     covers: tuple[str, ...] = Field(default=(), description="Topics the drill practises.")
     givens: tuple[Given, ...] = Field(description="Every number the scenario states.")
     variants: int = Field(default=1, ge=1, le=64,
@@ -257,6 +259,11 @@ class Drill(_Frozen):
     rubric: tuple[Skill, ...] = Field(min_length=1, description="Self-scoring rubric.")
     level_names: LevelNames = Field(default_factory=LevelNames, description="Names shown for strong / ok / weak.")
     verdict: Verdict = Field(description="Verdict rules over the rubric.")
+
+    @property
+    def break_minutes(self) -> float:
+        """The clock of a single-break attempt."""
+        return self.break_time_box_min if self.break_time_box_min is not None else self.time_box_min
 
     def all_questions(self) -> list[NumericQuestion | ChoiceQuestion | NotesQuestion]:
         out: list = []

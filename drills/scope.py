@@ -105,7 +105,7 @@ def scope_drill(loaded: LoadedDrill, scope: str) -> LoadedDrill:
         # The scenario, the board's essential numbers, and the whole break with its follow-up.
         kept = tuple(p if p.id == scope else _trim_part(p, _essential)
                      for p in drill.parts if p.kind in CONTEXT_KINDS or p.id == scope)
-        minutes = drill.break_time_box_min
+        minutes = drill.break_minutes
         parts = _paced(kept, minutes)
         title = f"{drill.title} — {chosen.title}"
     cut = drill.model_copy(update={"id": scoped_id(drill.id, scope), "title": title, "time_box_min": minutes,

@@ -95,6 +95,15 @@ def test_a_small_drill_breaking_pacing_and_skills_is_refused_with_both_errors(co
     assert "pacing" in by_path["rubric[1](pacing)"].message and by_path["rubric[1](pacing)"].line == 17
 
 
+def test_a_single_break_clock_longer_than_the_whole_drill_is_refused(content):
+    (content / "tiny.yaml").write_text(TINY.replace("time_box_min: 30\n", "time_box_min: 10\nbreak_time_box_min: 45\n")
+                                       .replace("  - {id: pacing, name: Pacing, strong: Keeps time, ok: Mostly, "
+                                                "weak: Runs over}\n", ""))
+    errors = _errors_for(content, "tiny.yaml")
+    assert [(e.path, e.line) for e in errors] == [("break_time_box_min", 5)]
+    assert "45" in errors[0].message and "10" in errors[0].message
+
+
 def test_every_schema_error_is_listed_not_only_the_first(content):
     def mutate(data):
         data["parts"][1]["questions"][0]["colour"] = "red"

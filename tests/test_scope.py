@@ -69,7 +69,13 @@ def test_a_break_drill_keeps_its_break_whole_with_the_follow_up():
     kept = cut.part("break3")
     assert kept.questions == whole.questions and kept.followup == whole.followup
     assert kept.reveal == whole.reveal
-    assert cut.time_box_min == loaded.drill.break_time_box_min == 45
+    assert cut.time_box_min == loaded.drill.break_minutes == 45
+
+
+def test_no_single_break_gets_a_longer_clock_than_its_whole_drill():
+    for loaded in CATALOGUE.drills.values():
+        for scope in scopes(loaded.drill):
+            assert scope.minutes <= loaded.drill.time_box_min, f"{loaded.drill.id} {scope.id}: {scope.minutes} min"
 
 
 def test_scoped_ids_resolve_through_the_catalogue_mapping():
