@@ -78,7 +78,9 @@ for drill_id, loaded in catalogue.drills.items():
         st.markdown(drill.summary)
         if drill.covers:
             st.markdown("**Covers:** " + " · ".join(drill.covers))
-        if st.button(f"Start the clock: {drill.title}", type="primary", key=keys.start_button(drill_id)):
+        overruns = work > drill.time_box_min and bool(shorter_ways)   # then a shorter practice is the default
+        if st.button(f"Start the clock: {drill.title}", type="secondary" if overruns else "primary",
+                     key=keys.start_button(drill_id)):
             start(drill_id, drill.time_box_min)
         shorter = {s.id: s for s in shorter_ways}
         if shorter:
@@ -88,7 +90,8 @@ for drill_id, loaded in catalogue.drills.items():
                 "Practise", list(shorter), key=keys.scope_pick(drill_id), label_visibility="collapsed",
                 format_func=lambda s, offered=shorter: f"{offered[s].label} — {offered[s].questions} questions, "
                                                       f"{offered[s].minutes:g} minutes")
-            if cols[1].button("Start this practice", key=keys.start_scope(drill_id), width="stretch"):
+            if cols[1].button("Start this practice", key=keys.start_scope(drill_id), width="stretch",
+                              type="primary" if overruns else "secondary"):
                 start(scoped_id(drill_id, picked), shorter[picked].minutes)
             st.caption("The essentials path keeps a few key questions from every break; a single break keeps "
                        "the scenario, the board's key numbers and that break with its follow-up.")

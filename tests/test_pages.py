@@ -57,6 +57,9 @@ def test_catalogue_page_lists_the_drill(app_test):
     at = app_test("app.py").run()
     assert not at.exception
     assert "One Tenant Takes Everyone Down" in _texts(at) + " ".join(s.value for s in at.subheader)
+    # The whole drill overruns its clock, so the shorter practice is the highlighted way in.
+    assert at.button(key="start_button::one_tenant").proto.type == "secondary"
+    assert at.button(key="start_scope::one_tenant").proto.type == "primary"
 
 
 @pytest.mark.parametrize("page, expected", [("pages/drill.py", "No drill in progress"),
