@@ -104,9 +104,15 @@ def test_pin_a_change_settings_and_see_b_with_the_differences(app_test):
     assert [t["name"] for t in overlay["data"]] == ["A (pinned)", "B (now)"]
     assert len(overlay["data"][0]["x"]) == 4 and len(overlay["data"][1]["x"]) == 6
     settings_table, results_table = (d.value for d in at.dataframe)
-    assert settings_table.to_dict("records") == [{"setting": "shards", "A": "4", "B": "6"}]
-    busiest = results_table[results_table["figure"] == "busiest_shard_load_pct"].iloc[0]
-    assert (busiest["A"], busiest["B"]) == ("152.0", "129.6")
+    assert settings_table.to_dict("records") == [{"setting": "Shards", "A": "4", "B": "6"}]
+    busiest = results_table[results_table["figure"] == "Load on the busiest shard (% of one shard's capacity)"]
+    assert (busiest.iloc[0]["A"], busiest.iloc[0]["B"]) == ("152", "129.6")
+    # words and units, never a field name (the review read hot_shard_load_pct, neighbour_mean_wait_s)
+    assert not any("_" in name for name in results_table["figure"])
+    assert "Mean wait of those neighbours (s)" in set(results_table["figure"])
+    # the headline line's difference is the difference of the numbers it shows (was "A 152, B 130 % (−22.4)")
+    line = next(m.value for m in at.markdown if m.value.startswith("**Load on the busiest shard"))
+    assert "A 152 %, B 130 % (B − A = −22 %)" in line
     at.button(key="unpin::hot_shard.celebrity").click().run()
     assert not at.dataframe
 
@@ -272,3 +278,44 @@ def test_the_platform_page_keeps_its_pinned_run_in_the_url(app_test):
     assert settings_table.to_dict("records") == [{"setting": "idempotency", "A": "False", "B": "True"}]
     line = next(m.value for m in reloaded.markdown if m.value.startswith("Your guesses"))
     assert "A: you guessed **160 jobs**" in line and "B: you guessed **150 jobs**" in line
+
+
+# -- the A/B panel in words --------------------------------------------------------------------
+def test_every_summary_figure_and_setting_of_every_model_has_words_not_a_field_name():
+    import dataclasses
+
+    from ui.sim_controls import _flat, figure_label
+
+    runs = [("hot_shard", hot_shard.shuffle_sharding()), ("concurrency_pool", concurrency_pool.Params()),
+            ("retry_storm", retry_storm.Params()),
+            ("platform", platform.Params.for_scenario("break2", window_min=8.0))]
+    for model, params in runs:
+        module = {"hot_shard": hot_shard, "concurrency_pool": concurrency_pool, "retry_storm": retry_storm,
+                  "platform": platform}[model]
+        names = [*_flat(module.summary(module.run(params, 1))), *(f.name for f in dataclasses.fields(params))]
+        for name in names:
+            label = figure_label(name)
+            assert "_" not in label and not label[0].islower(), (model, name, label)
+
+
+@pytest.mark.parametrize("a, b, expected", [
+    (152.0, 129.6, "A 152 %, B 130 % (B − A = −22 %)"),
+    (12.28, 5.73, "A 12.3 %, B 5.7 % (B − A = −6.6 %)"),
+    (0.16, 0.12, "A 0.16 %, B 0.12 % (B − A = −0.04 %)"),
+    (98.44, 152.0, "A 98.4 %, B 152.0 % (B − A = +53.6 %)"),
+    (5.0, 5.04, "A 5.0 %, B 5.0 % (B − A = ±0.0 %)"),
+])
+def test_the_ab_line_shows_a_b_and_their_difference_at_one_precision(a, b, expected):
+    from ui.sim_controls import ab_line
+
+    assert expected in ab_line("x", "%", a, b)
+
+
+def test_shard_numbers_count_from_one_as_on_the_charts():
+    from ui.sim_controls import differences
+
+    celebrity = hot_shard.run(hot_shard.celebrity(), 1)
+    summary_a = hot_shard.summary(celebrity)
+    summary_b = {**summary_a, "busiest_shard": 2}
+    _, rows = differences(celebrity.params, 1, celebrity.params, 1, summary_a, summary_b)
+    assert rows == [{"figure": "Busiest shard", "A": "Shard 1", "B": "Shard 3"}]
