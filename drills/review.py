@@ -6,7 +6,9 @@ can ask with fresh numbers. Simulation-graded questions have one reference resul
 """
 from __future__ import annotations
 
+import math
 import random
+import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -131,18 +133,66 @@ class GivenShown:
     note: str
 
 
+def _read_with(drill, question: NumericQuestion) -> str:
+    """The text the candidate read the question in: its part's scenario, the follow-up's prompt, the question."""
+    for part in drill.parts:
+        if any(q.id == question.id for q in part.questions):
+            return "\n\n".join((part.body, question.prompt))
+        if part.followup and any(q.id == question.id for q in part.followup.questions):
+            return "\n\n".join((part.body, part.followup.prompt, question.prompt))
+    return question.prompt
+
+
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n\s*\n|\n\s*[-*]\s+")
+
+
+def _as_stated(loaded: LoadedDrill, text: str, given) -> tuple[str, str] | None:
+    """(unit, sentence) where the question's own text states `given` as a rate in another unit than the
+    given's: Hot Tenant's hot_rate is write units/s as given, yet Break 2 says "the tenant still sends
+    {hot_rate} events/s" and asks in events/s. None where the text keeps the given's unit (or never says)."""
+    for sentence in _SENTENCES.split(text):
+        found = re.search(r"\{%s(?::[^}]*)?\}\**\s*([^\s*.,;:!?()]+/[^\s*.,;:!?()]+)" % re.escape(given.name),
+                          sentence)
+        if found and found.group(1) != given.unit:
+            said = " ".join(loaded.text(sentence).replace("**", "").split()).lstrip("-* ")
+            return found.group(1), said
+    return None
+
+
 def givens_for(loaded: LoadedDrill, question: NumericQuestion) -> list[GivenShown]:
     """The givens the question's answer formula reaches (through derived values too), in the drill's order:
-    a prompt read alone may not state every number the answer needs."""
+    a prompt read alone may not state every number the answer needs.
+
+    Each is shown as the question's own part states it: where the part restates a rate in another unit
+    (the write units/s given that Break 2 calls events/s), its unit and sentence replace the given's, so
+    the review never hands over a units/s figure for an events/s question."""
     used = given_uses(loaded.drill)(question.answer or "")
-    return [GivenShown(g.name, loaded.values[g.name], g.unit, g.note) for g in loaded.drill.givens if g.name in used]
+    text = _read_with(loaded.drill, question)
+    shown = []
+    for g in loaded.drill.givens:
+        if g.name not in used:
+            continue
+        stated = _as_stated(loaded, text, g)
+        unit, note = stated if stated else (g.unit, g.note)
+        shown.append(GivenShown(g.name, loaded.values[g.name], unit, note))
+    return shown
+
+
+def is_due(due_at: float, at: float) -> bool:
+    """Whether an item may be reviewed at `at`: the one test the page asks with, and the one its words follow."""
+    return due_at <= at
 
 
 def wait_words(seconds: float) -> str:
-    """How long until an item comes back, the way a person says it: 'now', 'in 10 minutes', 'in 3 days'."""
-    if seconds < 30:
+    """How long until an item comes back, the way a person says it: 'now', 'in 40 seconds', 'in 10 minutes',
+    'in 3 days'. Only an item already due (seconds <= 0, see is_due) is 'now': one a few seconds away is not
+    offered yet, so calling it 'now' would contradict the page."""
+    if seconds <= 0:
         return "now"
-    minutes = round(seconds / 60)
+    whole = math.ceil(seconds)   # never "in 0 seconds" for a time still ahead
+    if whole < 60:
+        return f"in {whole} second{'' if whole == 1 else 's'}"
+    minutes = max(1, round(seconds / 60))
     if minutes < 90:
         return f"in {minutes} minute{'' if minutes == 1 else 's'}"
     hours = round(seconds / 3600)

@@ -129,7 +129,25 @@ def test_the_givens_shown_are_those_the_answer_reaches_through_derived_values():
         "jobs_per_day"] == varied.values["jobs_per_day"]
 
 
-@pytest.mark.parametrize("seconds, words", [(5, "now"), (60, "in 1 minute"), (600, "in 10 minutes"),
+def test_a_given_is_shown_in_the_unit_its_question_s_part_states_it():
+    """Hot Tenant gives hot_rate in write units/s, but Break 2 says "the tenant still sends {hot_rate} events/s"
+    and asks for events/s: the review showed "275 units/s — Write units…" for an events/s question."""
+    hot = in_variant(CATALOGUE.drills["hot_tenant"], 3)
+    question = hot.drill.question("o_shortfall")
+    shown = {g.name: g for g in review.givens_for(hot, question)}
+    assert set(shown) == {"hot_rate", "write_ms"}
+    rate = shown["hot_rate"]
+    assert (rate.value, rate.unit) == (hot.values["hot_rate"], question.unit) == (rate.value, "events/s")
+    assert rate.note == f"The tenant still sends {hot.values['hot_rate']:.0f} events/s."
+    assert "write units" not in rate.note.lower()
+    assert (shown["write_ms"].unit, shown["write_ms"].note) == ("ms", "One ordered write by the stream's single owner")
+    board = hot.drill.question("b_deficit")          # the board asks in units/s: the given as written
+    assert [(g.unit, g.note) for g in review.givens_for(hot, board) if g.name == "hot_rate"] == [
+        ("units/s", "Write units the hot tenant sends each second")]
+
+
+@pytest.mark.parametrize("seconds, words", [(0, "now"), (-3, "now"), (5, "in 5 seconds"), (29.2, "in 30 seconds"),
+                                            (45, "in 45 seconds"), (59.9, "in 1 minute"), (60, "in 1 minute"), (600, "in 10 minutes"),
                                             (3 * 3600, "in 3 hours"), (4 * 86400, "in 4 days")])
 def test_wait_words(seconds, words):
     assert review.wait_words(seconds) == words
@@ -166,7 +184,7 @@ def test_finishing_an_attempt_with_a_miss_puts_it_on_the_review_page(app_test, d
 
     at = _review_page(_sign_in(_history(app_test), "ada", code))   # one sign-in opens history and reviews
     text = _text(at)
-    assert "Nothing due right now" in text and "in 1 minute" in text
+    assert "Nothing due right now" in text and re.search(r"comes back in (1 minute|\d\d seconds) \(", text), text
     table = next(d.value for d in at.dataframe if "Comes back" in d.value.columns)
     assert list(table["Question"]) == [ONE.drill.question("job_duration").prompt]
     assert list(table["Last result"]) == ["again"]
@@ -220,6 +238,32 @@ def test_a_due_item_is_answered_in_fresh_numbers_and_comes_back_later(app_test, 
     assert re.search(r"in (9|10) minutes", " ".join(map(str, next(
         d.value for d in at.dataframe if "Comes back" in d.value.columns)["Comes back"])))
     store.close()
+
+
+def test_a_question_due_in_seconds_is_not_called_due_now(app_test, db_path):
+    """The review page said "Nothing due right now. The next question comes back now" and listed the item as
+    "now" while not offering it: a due time under 30 s away read as "now" but failed the due test."""
+    store = AttemptStore(db_path)
+    attempt = store.start_attempt("one_tenant", "cy", "", 45 * 60, seed=3)
+    store.finish(attempt.id)
+    code = store.issue_resume_code("cy")
+    store.schedule_reviews(attempt.id, "cy", [ReviewEntry("one_tenant", "daily_spend", 0, int(Rating.Again), 1.0,
+                                                          "missed", time.time() - 45)], review.next_card)
+    [item] = store.review_items("cy")
+    assert 0 < item.due_at - time.time() < 16, "a miss comes back 60 s after it was answered"
+    store.close()
+
+    at = _review_page(app_test("app.py").run())
+    at.text_input(key="history::handle").input("cy")
+    at.text_input(key="history::code").input(code)
+    next(b for b in at.button if b.label == "Open my reviews").click().run()
+    text = _text(at)
+    assert "Due now" not in text and "Nothing due right now" in text
+    assert "comes back now" not in text
+    assert re.search(r"comes back in \d{1,2} seconds? \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)", text), text
+    table = next(d.value for d in at.dataframe if "Comes back" in d.value.columns)
+    assert re.fullmatch(r"in \d{1,2} seconds?", table["Comes back"].iloc[0]), table["Comes back"].iloc[0]
+    assert any(b.label == "Check again" for b in at.button), "a question due soon can be looked for again"
 
 
 def test_the_page_says_when_a_question_s_numbers_never_vary():

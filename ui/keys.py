@@ -305,6 +305,7 @@ def skip_button(part_id: str, followup: bool = False) -> str:
 # -- the spaced-review page ----------------------------------------------------------------------------
 REVIEW_OUTCOME = "review::outcome"    # the review just answered, shown once above the next item
 REVIEW_TABLE = "review::schedule"     # the table of every scheduled review
+REVIEW_CHECK_AGAIN = "review::check_again"  # nothing due yet but soon: reruns the page to look again
 
 
 def review_form(row_id: int) -> str:

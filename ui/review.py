@@ -27,6 +27,7 @@ from ui.lockin import SCORE_BADGE
 REVIEW_INTRO = ("Questions you missed in a finished attempt, and questions of skills you scored weak, come back "
                 "here on a spaced schedule, each with fresh numbers. Sign in with your handle and the personal "
                 "resume code shown when you first started a drill with it.")
+SOON_S = 5 * 60   # the next question is near enough to wait for: the page offers a button to look again
 RATING_MEANING = {
     review.Rating.Good: "inside the tolerance",
     review.Rating.Hard: "within twice the tolerance",
@@ -157,7 +158,7 @@ def schedule_table(items: list[ReviewState], catalogue: Catalogue, at: float) ->
         prompt = in_variant(base, item.variant).text(question.prompt)
         rows.append({
             "Question": prompt if len(prompt) <= 90 else prompt[:89] + "…",
-            "Comes back": "due now" if item.due_at <= at else review.wait_words(item.due_at - at),
+            "Comes back": "due now" if review.is_due(item.due_at, at) else review.wait_words(item.due_at - at),
             "Due (UTC)": format_utc(item.due_at, seconds=False),
             "Last result": review.RATING_WORDS[review.Rating(item.rating)],
             "Reviews": item.reviews,
@@ -181,7 +182,7 @@ def render_review() -> None:
                 "back here, and so do a few questions of each skill you score weak.")
         st.page_link("pages/home.py", label="Go to the catalogue", icon="🏠")
         return
-    due = [item for item in items if item.due_at <= at]
+    due = [item for item in items if review.is_due(item.due_at, at)]
     if due:
         st.markdown(f"##### Due now: {len(due)} question{'' if len(due) == 1 else 's'}")
         st.caption("Each is asked in another variant of the drill's numbers: work it out afresh, not from memory.")
@@ -189,6 +190,9 @@ def render_review() -> None:
     else:
         upcoming = min(item.due_at for item in items)
         st.success(f"Nothing due right now. The next question comes back {review.wait_words(upcoming - at)} "
-                   f"({format_utc(upcoming, seconds=False)} UTC).", icon="✅")
+                   f"({format_utc(upcoming, seconds=upcoming - at < 60)} UTC).", icon="✅")
+        if upcoming - at < SOON_S:
+            st.button("Check again", icon="🔁", key=keys.REVIEW_CHECK_AGAIN,
+                      help="The page does not refresh by itself: press this once the question is due.")
     st.markdown("##### Your review schedule")
     st.dataframe(schedule_table(items, catalogue, at), hide_index=True, width="stretch", key=keys.REVIEW_TABLE)
