@@ -96,6 +96,23 @@ def test_results_table_fits_1400_px_and_keeps_every_column(db_path, hot_tenant):
     assert table["#"].tolist() == list(range(1, len(table) + 1))
 
 
+def test_results_table_says_why_a_mark_is_blank_instead_of_none(db_path, hot_tenant):
+    store = AttemptStore(db_path)
+    attempt = store.start_attempt(hot_tenant.drill.id, "ada", "", 2700)
+    parts = scoring._part_of(hot_tenant.drill)
+    notes = next(q for q in hot_tenant.drill.all_questions() if q.kind == "notes")
+    store.lock_answer(attempt.id, notes.id, parts[notes.id], "notes", notes="spread the tenant, then drain")
+    store.lock_answer(attempt.id, "b_deficit", parts["b_deficit"], "numeric", value=1.0)
+    store.finish(attempt.id)
+    view = AttemptView.load(store, store.attempt_by_id(attempt.id), hot_tenant)
+    table = view_results.results_table(view, view.results())
+    scores = dict(zip(table["#"], table["Score"]))
+    numbers = {q.id: n for n, q in enumerate(hot_tenant.drill.all_questions(), start=1)}
+    assert scores[numbers[notes.id]] == "not rated"
+    assert scores[numbers["b_deficit"]] == "0"
+    assert "None" not in set(table["Score"]) and all(isinstance(v, str) for v in table["Score"])
+
+
 def _open_results(app_test, token):
     at = app_test("app.py")
     at.query_params["attempt"] = token

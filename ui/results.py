@@ -52,6 +52,15 @@ def _truth_text(view: AttemptView, result: scoring.QuestionResult) -> str:
 RANGE_HELD = "Range held"
 
 
+def _score_text(view: AttemptView, result: scoring.QuestionResult) -> str:
+    """The mark as the table shows it; a blank mark says why it is blank instead of showing None."""
+    if result.score is not None:
+        return format_number(round(result.score, 2))
+    if result.kind == "notes" and result.answer is not None and not result.answer.skipped:
+        return "not rated"
+    return "" if result.question_id not in view.disclosed else "0"
+
+
 def results_table(view: AttemptView, results: list[scoring.QuestionResult]) -> pd.DataFrame:
     """One row per question; '#' is the question's number in the drill, as on the guess chart."""
     titles = {p.id: p.title for p in view.loaded.drill.parts}
@@ -63,7 +72,7 @@ def results_table(view: AttemptView, results: list[scoring.QuestionResult]) -> p
             "Question": view.text(r.prompt),
             "Your answer": _answer_text(view, r),
             "Truth": _truth_text(view, r),
-            "Score": r.score,
+            "Score": _score_text(view, r),
             RANGE_HELD: {True: "yes", False: "no", None: ""}[r.in_range],
         })
     return pd.DataFrame(rows)
@@ -76,10 +85,11 @@ RESULTS_COLUMNS = {
     "#": st.column_config.NumberColumn(width=32, help="Question number, as on the chart above"),
     "Part": st.column_config.TextColumn(width=110),
     "Question": st.column_config.TextColumn(width=240, help="Click a cell to read all of it"),
-    "Your answer": st.column_config.TextColumn(width=180),
-    "Truth": st.column_config.TextColumn(width=190),
-    "Score": st.column_config.NumberColumn(width=50, format="%.1f", help="1 within tolerance, 0.5 within twice it"),
-    RANGE_HELD: st.column_config.TextColumn(width=72, help="Did your 80% range contain the truth?"),
+    "Your answer": st.column_config.TextColumn(width=170),
+    "Truth": st.column_config.TextColumn(width=170),
+    "Score": st.column_config.TextColumn(width=64, help="1 within tolerance, 0.5 within twice it; a notes "
+                                                         "answer scores once you have rated it"),
+    RANGE_HELD: st.column_config.TextColumn(width=92, help="Did your 80% range contain the truth?"),
 }
 
 
