@@ -12,8 +12,8 @@ from sims import platform
 from sims.platform import CLAIM_RULES, MITIGATIONS, SCENARIO_TITLES, SCENARIOS, Params
 from ui import keys
 from ui.guess import guess_verdict, play_button
-from ui.platform_charts import (backlog_figure, backlog_frames, backlog_series, provider_load_figure,
-                                slot_share_figure, waits_figure)
+from ui.platform_charts import (backlog_figure, backlog_frames, backlog_series, has_break, provider_load_figure,
+                                slot_share_figure, waits_figure, x_offset)
 from ui.sim_charts import playback_figure
 from ui.sim_controls import (SimTab, cached_run, compare_panel, download_panel, locked_guess, share_panel,
                              spread_panel, url_text, with_guess, with_pin)
@@ -173,16 +173,18 @@ def switches(scenario: str, base: Params) -> dict[str, object]:
 
 
 def measured_caption(out: dict[str, object], p: Params) -> str:
-    """Where the headline rates come from, on the same axis as the charts (minutes from the break)."""
-    start = float(out["measured_from_min"]) - p.break_at_min
-    end = float(out["measured_to_min"]) - p.break_at_min
-    if platform.has_surge(p) or platform.has_outage(p):
+    """Where the headline rates come from, on the same axis as the charts: minutes from the break, or,
+    with no break, minutes of the run from 0 (ui.platform_charts.x_offset)."""
+    offset = x_offset(p) - p.break_at_min
+    start = float(out["measured_from_min"]) + offset
+    end = float(out["measured_to_min"]) + offset
+    if has_break(p):
         why = (" (while the break lasts, before any mitigation starts)"
                if p.break_at_min < p.mitigations_from_min < p.window_min else " (while the break lasts)")
         return (f"Rates are measured from minute {start:g} to {end:g} after the break, on the charts' "
                 f"time axis{why}.")
-    return (f"Rates are measured from minute {start:g} to {end:g} on the charts' time axis: the whole run "
-            "after its first minutes of warming up.")
+    return (f"Rates are measured from minute {start:g} to {end:g} of the run, the charts' time axis: the "
+            f"first {start:g} minutes, shaded on the charts as warming up, are left out: the fleet starts empty.")
 
 
 def headline(out: dict[str, object], params: Params) -> None:

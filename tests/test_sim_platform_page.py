@@ -77,6 +77,29 @@ def test_fifo_notes_speak_of_no_fixes_and_measure_on_the_charts_axis(app_test):
     assert "from minute 2 to 5 after the break" in captions
 
 
+def test_the_baseline_caption_and_the_charts_share_one_axis_from_minute_0(app_test):
+    """The review read 'Rates are measured from minute -3 to 55' above charts whose axis started at 0."""
+    from tests.test_sim_pages import drawn_charts
+
+    at = app_test(PAGE).run()
+    _short_window(at, "baseline")
+    _guess(at, 160.0)
+    at.button[0].click().run()
+    at.button(key="play::platform::baseline").click().run()
+    assert not at.exception
+    captions = " ".join(c.value for c in at.caption)
+    assert "from minute 2 to 10 of the run" in captions and "minute -" not in captions
+    assert "shaded" in captions and "warm" in captions
+    for spec in drawn_charts(at):
+        layout = spec["layout"]
+        assert layout["xaxis"]["title"]["text"] == "minutes of the run"
+        assert layout["xaxis"]["range"][0] == 0
+        xs = [x for trace in spec["data"] for x in (trace.get("x") or ())]
+        assert xs and min(xs) >= 0 and max(xs) <= 10
+        warm_up = [shape for shape in layout["shapes"] if shape.get("type") == "rect"]
+        assert [(r["x0"], r["x1"]) for r in warm_up] == [(0, 2)]
+
+
 def test_each_scenario_starts_from_its_own_switches(app_test):
     at = app_test(PAGE).run()
     at.selectbox(key=keys.PLATFORM_SCENARIO).set_value("break2").run()

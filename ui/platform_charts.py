@@ -20,16 +20,41 @@ PROVIDER_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c")
 X_TITLE = "minutes from the break"
 
 
+RUN_X_TITLE = "minutes of the run"
+WARM_UP_COLOUR = "#eeeeee"
+
+
+def has_break(p: platform.Params) -> bool:
+    return platform.has_surge(p) or platform.has_outage(p)
+
+
 def x_title(result: Result) -> str:
-    """The time axis: minutes from the break, or from the same point of a run with no break."""
+    """The time axis: minutes from the break, or, in a run with no break, minutes of the run from 0."""
     p = result.params
-    if platform.has_surge(p) or platform.has_outage(p):
+    if has_break(p):
         return f"{X_TITLE} (minute {p.break_at_min:g} of the run)"
-    return f"minutes from minute {p.break_at_min:g} of the run (where a break would start)"
+    return RUN_X_TITLE
+
+
+def x_offset(p: platform.Params) -> float:
+    """Minutes added to the model's minutes-from-the-break to place them on the chart's axis.
+
+    A run with no break is drawn in minutes of the run from 0, the axis the page's caption quotes, with
+    the warm-up minutes before the measurement shaded; a run with a break is drawn around the break.
+    """
+    return 0.0 if has_break(p) else p.break_at_min
+
+
+def _on_axis(result: Result, minutes) -> list[float]:
+    offset = x_offset(result.params)
+    return [m + offset for m in minutes]
 
 
 def _visible(result: Result) -> int:
-    """Index of the first sample worth drawing: the empty start-up minutes are left out."""
+    """Index of the first sample worth drawing: with a break, the empty start-up minutes are left out
+    (a run with no break draws them, shaded as the warm-up its rates leave out)."""
+    if not has_break(result.params):
+        return 0
     for i, s in enumerate(result.samples):
         if s.t >= platform.SETTLE_S:
             return i
@@ -39,14 +64,20 @@ def _visible(result: Result) -> int:
 def _frame(fig: go.Figure, result: Result, title: str, y_title: str) -> go.Figure:
     """Shared layout plus dotted markers where the break starts, mitigations start and A returns."""
     p = result.params
+    offset = x_offset(p)
     marks = []
-    if platform.has_surge(p) or platform.has_outage(p):
+    if has_break(p):
         marks.append((0.0, "break"))
+    else:
+        warm_up = platform.focus_window(p)[0] / 60.0
+        fig.add_vrect(x0=0.0, x1=warm_up, fillcolor=WARM_UP_COLOUR, opacity=0.6, line_width=0, layer="below",
+                      annotation_text="warming up", annotation_position="top left")
+        fig.update_xaxes(range=[0.0, p.window_min])
     if p.mitigations_from_min > 0:
-        marks.append((p.mitigations_from_min - p.break_at_min, "mitigations on"))
+        marks.append((p.mitigations_from_min - p.break_at_min + offset, "mitigations on"))
     if platform.has_outage(p):
         marks.append((p.outage_min, "A back"))
-    end = p.window_min - p.break_at_min
+    end = p.window_min - p.break_at_min + offset
     for x, label in marks:
         if x <= end:
             fig.add_vline(x=x, line_dash="dot", line_color="#555", annotation_text=label,
@@ -61,7 +92,7 @@ def _frame(fig: go.Figure, result: Result, title: str, y_title: str) -> go.Figur
 def backlog_figure(result: Result) -> go.Figure:
     line = platform.timeline(result)
     k = _visible(result)
-    x = line["minute"][k:]
+    x = _on_axis(result, line["minute"][k:])
     fig = go.Figure()
     fig.add_scatter(x=x, y=line["queued_others"][k:], name="everyone else", line_color=OTHERS_COLOUR)
     fig.add_scatter(x=x, y=line["queued_acme"][k:], name="Acme", line_color=ACME_COLOUR)
@@ -93,11 +124,11 @@ def backlog_frames(result: Result) -> list[go.Figure]:
 
 def waits_figure(result: Result) -> go.Figure:
     fig = go.Figure()
-    start = platform.minutes_from_break(result, platform.SETTLE_S)
+    start = platform.minutes_from_break(result, platform.SETTLE_S if has_break(result.params) else 0.0)
     for acme, name, colour in ((False, "everyone else", OTHERS_COLOUR), (True, "Acme", ACME_COLOUR)):
         minutes, p95 = platform.wait_p95_by_minute(result, acme)
         keep = [i for i, m in enumerate(minutes) if m >= start]
-        fig.add_scatter(x=[minutes[i] for i in keep], y=[p95[i] for i in keep], name=name,
+        fig.add_scatter(x=_on_axis(result, [minutes[i] for i in keep]), y=[p95[i] for i in keep], name=name,
                         mode="lines+markers", line_color=colour, marker_size=4)
     budget = 120.0 - result.params.job_s
     fig.add_hline(y=budget, line_dash="dash", line_color="#888",
@@ -108,7 +139,7 @@ def waits_figure(result: Result) -> go.Figure:
 def slot_share_figure(result: Result) -> go.Figure:
     line = platform.timeline(result)
     k = _visible(result)
-    x = line["minute"][k:]
+    x = _on_axis(result, line["minute"][k:])
     slots = result.params.slots
     fig = go.Figure()
     for key, name, colour in (("running_acme", "Acme", ACME_COLOUR),
@@ -123,7 +154,7 @@ def slot_share_figure(result: Result) -> go.Figure:
 def provider_load_figure(result: Result) -> go.Figure:
     line = platform.timeline(result)
     k = _visible(result)
-    x = line["minute"][k:]
+    x = _on_axis(result, line["minute"][k:])
     fig = go.Figure()
     for i, (name, limit) in enumerate(zip(platform.PROVIDERS, platform.limits_per_s(result.params))):
         colour = PROVIDER_COLOURS[i]
@@ -138,7 +169,8 @@ def backlog_series(result: Result) -> Series:
     line = platform.timeline(result)
     k = _visible(result)
     waiting = tuple(a + b for a, b in zip(line["queued_acme"][k:], line["queued_others"][k:]))
-    return Series(tuple(line["minute"][k:]), waiting, x_title(result), "jobs waiting for a worker slot")
+    return Series(tuple(_on_axis(result, line["minute"][k:])), waiting, x_title(result),
+                  "jobs waiting for a worker slot")
 
 
 FIGURES = (
