@@ -15,6 +15,9 @@ MAX_COHORT = 24
 MAX_REASON = 1000
 THOUSANDS_RE = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
 HANDLE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]*$")
+HANDLE_CHARS = re.compile(r"[A-Za-z0-9 ._-]")
+# A number followed by words or a unit, as in "150 units" or "6 jobs/s": the field already has its unit.
+WORDED_RE = re.compile(r"^[+-]?\d[\d,._]*(?:e[+-]?\d+)?\s*([A-Za-z$%/][^\d]*)$", re.IGNORECASE)
 COHORT_RE = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
@@ -26,6 +29,17 @@ def _finite(value: object, what: str, unit: str | None = None) -> float:
     if value is None or (isinstance(value, str) and not value.strip()):
         raise InputError(f"Enter {what}.")
     if isinstance(value, str):
+        value = value.strip()
+        if value.startswith("$"):
+            if not (unit and "$" in unit):
+                raise InputError(f"{what.capitalize()} is not in dollars: type the number alone, without “$”.")
+            value = value[1:]   # "$7,500" in a field already measured in dollars
+        worded = WORDED_RE.match(value)
+        if worded and not worded.group(1).strip().startswith("%"):   # a % sign has rules of its own below
+            suffix = worded.group(1).strip()
+            raise InputError(f"Type {what} as the number alone: the field is already in {unit}." if suffix == unit
+                             else f"Type {what} as the number alone, without “{suffix}”"
+                             + (f" (the field is in {unit})." if unit else "."))
         value = value.strip().replace("_", "").replace(" ", "")
         if value.endswith("%") and unit is not None:
             if unit != "%":
@@ -104,6 +118,11 @@ def handle_entry(text: object) -> str:
     if len(cleaned) > MAX_HANDLE:
         raise InputError(f"Keep the handle under {MAX_HANDLE} characters.")
     if not HANDLE_RE.match(cleaned):
+        refused = "".join(dict.fromkeys(c for c in cleaned if not HANDLE_CHARS.match(c)))
+        if refused:
+            shown = " ".join(f"“{c}”" for c in refused[:6])
+            raise InputError(f"A handle cannot hold {shown}: use letters, digits, spaces, dots, dashes or "
+                             "underscores.")
         raise InputError("Start the handle with a letter or digit, then use letters, digits, spaces, dots, "
                          "dashes or underscores.")
     return cleaned

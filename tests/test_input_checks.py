@@ -29,7 +29,20 @@ def test_bad_numeric_entries_are_refused_with_a_reason(value, low, high, message
         checks.numeric_entry(value, low, high)
 
 
+@pytest.mark.parametrize("value, unit, message", [
+    ("150 units", "units", "number alone: the field is already in units"),
+    ("6 jobs/s", "jobs/s", "number alone: the field is already in jobs/s"),
+    ("5x", "jobs/s", "without “x” \\(the field is in jobs/s\\)"),
+    ("$7,500", "jobs", "not in dollars"),
+])
+def test_a_number_typed_with_words_or_a_unit_says_to_type_the_number_alone(value, unit, message):
+    with pytest.raises(checks.InputError, match=message):
+        checks.numeric_entry(value, unit=unit)
+
+
 def test_numbers_typed_like_people_type_them():
+    assert checks.numeric_entry("$7,500", unit="$").value == 7500
+    assert checks.numeric_entry("1e5").value == 100_000
     assert checks.numeric_entry("1,200").value == 1200
     assert checks.numeric_entry("-1,234,567.5", allow_negative=True).value == -1234567.5
     assert checks.numeric_entry("0").value == 0
@@ -41,7 +54,9 @@ def test_numbers_typed_like_people_type_them():
 
 @pytest.mark.parametrize("handle, message", [("", "Enter a handle"), ("x" * 10_000, "under 40"),
                                              ("<script>alert(1)</script>", "letters, digits"),
-                                             ("<b>bold</b>", "letters, digits")])
+                                             ("<b>bold</b>", "letters, digits"),
+                                             ("bad/handle!!", "cannot hold “/” “!”"),
+                                             ("-ada", "Start the handle with a letter or digit")])
 def test_bad_handles(handle, message):
     with pytest.raises(checks.InputError, match=message):
         checks.handle_entry(handle)
