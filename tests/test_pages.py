@@ -70,6 +70,14 @@ def test_attempt_pages_explain_what_to_do_without_an_attempt(app_test, page, exp
     assert expected in _texts(at)
 
 
+@pytest.mark.parametrize("page", ["pages/drill.py", "pages/results.py"])
+def test_an_unknown_attempt_link_says_so(app_test, page):
+    at = _open(app_test, page, attempt="nonsense")
+    assert not at.exception
+    assert [t.value for t in at.title] == ["Attempt link not recognised"]
+    assert "copied whole" in _texts(at)
+
+
 def test_break1_end_to_end(app_test, db_path):
     loaded = load_catalogue().drills["one_tenant"]
     at = _start(app_test)

@@ -103,6 +103,16 @@ def require_attempt(title: str, explanation: str) -> tuple[Attempt, LoadedDrill]
     """The current attempt, or an explanation and a way back to the catalogue (stops the page)."""
     found = current_attempt()
     if found is None:
+        token = current_token()
+        attempt = get_store().attempt_by_token(token) if token else None
+        if token and attempt is None:
+            title, explanation = ("Attempt link not recognised",
+                                  "No attempt matches this link. Check that it was copied whole, or open My history "
+                                  "with your handle and resume code to find every attempt you made.")
+        elif attempt is not None:
+            title, explanation = ("This drill is no longer offered",
+                                  f"The attempt belongs to “{attempt.drill_id}”, which the catalogue no longer "
+                                  "lists; its answers are kept, and an instructor can still see them.")
         st.title(title)
         st.info(explanation)
         st.page_link("pages/home.py", label="Go to the catalogue", icon="🏠")
