@@ -63,3 +63,11 @@ def templates(drill: Drill) -> Iterator[tuple[str, str, str]]:
     """Every text a candidate reads, as (part id, where in the drill, template): the loader's own walk."""
     for text in texts(drill):
         yield text.part.id, ".".join(str(item) for item in text.loc[2:]), text.template
+
+
+def fixed_texts(drill: Drill) -> list[tuple[str, str]]:
+    """Text shown as written in every variant (no placeholders): part titles, rubric rows, the givens' notes."""
+    found = [(f"parts.{p.id}.title", p.title) for p in drill.parts]
+    found += [(f"rubric.{s.id}", f"{s.name} {s.strong} {s.ok} {s.weak}") for s in drill.rubric]
+    found += [(f"givens.{g.name}.note", g.note or "") for g in drill.givens]
+    return found

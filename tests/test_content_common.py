@@ -12,7 +12,7 @@ import pytest
 
 from drills import loader
 from tests import test_content_hot_tenant, test_content_one_tenant
-from tests.content_checks import DrillBrief, close, numeric, templates
+from tests.content_checks import DrillBrief, close, fixed_texts, numeric, templates
 
 BRIEFS: dict[str, DrillBrief] = {brief.drill.id: brief
                                  for brief in (test_content_one_tenant.BRIEF, test_content_hot_tenant.BRIEF)}
@@ -184,3 +184,25 @@ def test_every_sum_the_text_states_adds_up_in_every_variant(brief):
                                  f"gives {found.worked:g}")
     assert checked >= brief.loaded.drill.variants, "the drill states sums in its worked answers; none were read"
     assert wrong == []
+
+
+@each_drill
+def test_text_that_is_not_templated_states_no_number_a_variant_changes(brief):
+    # A title, a rubric row or a given's note cannot follow the drawn numbers, so a figure in it that a
+    # variant moves (Break 1's "100× its load") reads wrong beside a retake's numbers.
+    from drills.variants import in_variant
+
+    loaded = brief.loaded
+    moving: dict[float, str] = {}
+    for variant in range(1, loaded.drill.variants):
+        drawn = in_variant(loaded, variant).values
+        moving.update({float(value): name for name, value in loaded.values.items() if drawn.get(name) != value})
+    for given in loaded.drill.givens:   # a figure equal to a given that never varies may well be that given
+        if given.vary is None:
+            moving.pop(float(given.value), None)
+    stated = []
+    for where, text in fixed_texts(loaded.drill):
+        figures = re.findall(r"(?<![\w.])\d[\d,]*(?:\.\d+)?", brief.labels.sub("", text))
+        stated += [f"{where} states {n}, which is {moving[float(n.replace(',', ''))]} as written"
+                   for n in figures if float(n.replace(",", "")) in moving]
+    assert stated == []
