@@ -13,7 +13,7 @@ from drills.scope import scoped_id
 from drills.timebox import clock_for, format_duration
 from drills.variants import variant_for
 from ui import keys
-from ui.context import get_catalogue, get_store, now, remember_attempt
+from ui.context import field_in_url, get_catalogue, get_store, now, remember_attempt
 from ui.frame import require_frame
 from ui.review import due_reminder
 
@@ -34,10 +34,12 @@ for error in catalogue.errors:
 
 st.header("Who are you?")
 identity = st.columns([2, 1])
-handle = identity[0].text_input("Your handle", key=keys.HANDLE, max_chars=checks.MAX_HANDLE, placeholder="e.g. ada",
-                                help="Shown to your instructor; letters, digits, spaces, dots, dashes.")
-cohort = identity[1].text_input("Cohort code (optional)", key=keys.COHORT, max_chars=checks.MAX_COHORT,
-                                help="Your instructor gives you this so your attempt shows on their board.")
+handle = identity[0].text_input("Your handle", placeholder="e.g. ada",
+                                help="Shown to your instructor; letters, digits, spaces, dots, dashes or underscores.",
+                                **field_in_url(keys.HANDLE, keys.HANDLE_PARAM, checks.MAX_HANDLE))
+cohort = identity[1].text_input("Cohort code (optional)",
+                                help="Your instructor gives you this so your attempt shows on their board.",
+                                **field_in_url(keys.COHORT, keys.COHORT_PARAM, checks.MAX_COHORT))
 identity_problem = st.empty()
 due_reminder(store, handle)   # a link to the review page when this handle has reviews due
 
@@ -110,7 +112,8 @@ if mine:
         st.page_link(target, label=f"{title} — {state}", icon="▶️",
                      query_params={keys.ATTEMPT_TOKEN: attempt.token})
 else:
-    st.caption("Attempts you start or resume in this browser tab appear here until you close it. Your attempt "
+    st.caption("Attempts you start or resume in this browser tab appear here until you reload or close it; "
+               "My history lists them all under your handle and resume code. Your attempt "
                "link (it ends in `?attempt=…`) is the lasting way back: bookmark it, and it works from any "
                "browser, even after the server restarts.")
 

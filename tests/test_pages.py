@@ -62,6 +62,18 @@ def test_catalogue_page_lists_the_drill(app_test):
     assert at.button(key="start_scope::one_tenant").proto.type == "primary"
 
 
+def test_the_handle_and_cohort_survive_a_reload_through_the_url(app_test):
+    at = app_test("app.py").run()
+    at.text_input(key="candidate_handle").input("ada").run()
+    at.text_input(key="candidate_cohort").input("north").run()
+    assert [at.query_params.get("handle"), at.query_params.get("cohort")] in (["ada", "north"], [["ada"], ["north"]])
+    reloaded = _open(app_test, "pages/home.py", handle="grace", cohort="south")   # a new session on that URL
+    assert reloaded.text_input(key="candidate_handle").value == "grace"
+    assert reloaded.text_input(key="candidate_cohort").value == "south"
+    reloaded.text_input(key="candidate_cohort").input("").run()
+    assert "cohort" not in reloaded.query_params
+
+
 @pytest.mark.parametrize("page, expected", [("pages/drill.py", "No drill in progress"),
                                             ("pages/results.py", "Results belong to an attempt")])
 def test_attempt_pages_explain_what_to_do_without_an_attempt(app_test, page, expected):

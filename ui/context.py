@@ -120,6 +120,25 @@ def require_attempt(title: str, explanation: str) -> tuple[Attempt, LoadedDrill]
     return found
 
 
+def field_in_url(state_key: str, param: str, max_chars: int) -> dict:
+    """Keep a text field's value in the URL, so a reload or a bookmark brings it back.
+
+    Call before drawing the field and pass the result to it: on a new session the field starts from the URL,
+    and each change is written back (an empty field drops the parameter).
+    """
+    if state_key not in st.session_state and st.query_params.get(param):
+        st.session_state[state_key] = st.query_params[param][:max_chars]
+
+    def to_url() -> None:
+        value = (st.session_state.get(state_key) or "").strip()
+        if value:
+            st.query_params[param] = value
+        else:
+            st.query_params.pop(param, None)
+
+    return {"key": state_key, "max_chars": max_chars, "on_change": to_url}
+
+
 def remember_attempt(token: str) -> None:
     """Keep the token in the URL and in this session's list of attempts to resume."""
     st.session_state[keys.ATTEMPT_TOKEN] = token

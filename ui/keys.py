@@ -12,6 +12,8 @@ PART = "part"                            # ?part= query parameter: where the can
 PART_SELECT = "part_select"              # the drill page's part picker widget
 HANDLE = "candidate_handle"              # the catalogue's "who are you" inputs
 COHORT = "candidate_cohort"
+HANDLE_PARAM = "handle"                  # ?handle= and ?cohort=: the catalogue's inputs survive a reload
+COHORT_PARAM = "cohort"
 MY_ATTEMPTS = "my_attempts"              # tokens started or resumed in this browser session
 INSTRUCTOR_OK = "instructor_signed_in"
 GUESS_PREFIX = "guess::"                 # reader guesses on simulation pages
@@ -47,6 +49,8 @@ CONFLICT = "conflict"                    # why the last lock-in or rating did no
 RESULTS_VIEWED = "results_viewed"        # open attempts whose results page this session has logged
 NEW_RESUME_CODE = "new_resume_code"      # a resume code just issued, shown once on the drill page
 HISTORY_HANDLE = "history_handle"        # the handle whose history this session has opened with its code
+RESUME_CODE_NOTE = "resume_code_note"    # (handle, code) issued in this session, shown until it is noted
+RESUME_CODE_NOTED = "resume_code_noted"  # drill page: "I have noted it" hides the resume code box
 FRAME_RERUN = "frame_rerun"              # this session already reran an unframed page through app.py
 SIM_VISITS = "sim_visits"                # sim pages already recorded as opened during this session's attempt
 SIM_PIN_PREFIX = "sim_pin::"             # a simulation tab's run pinned as A for an A/B comparison
@@ -125,7 +129,9 @@ INSTRUCTOR_DATES_PREFIX = "instructor::dates"             # board filter: start-
 INSTRUCTOR_CANDIDATE = "instructor::candidate"            # attempt view: the candidate picked
 INSTRUCTOR_ATTEMPT = "instructor::attempt"                # attempt view: the attempt picker before a candidate is
 INSTRUCTOR_FLASH = "instructor::flash"                    # an override or grant confirmation shown once (toast)
+INSTRUCTOR_LEADERBOARD = "leaderboard_table"              # leaderboard tab: one row per candidate
 INSTRUCTOR_HEATMAP = "heatmap"                            # skills tab: level per candidate and skill
+INSTRUCTOR_SHARES = "skill_shares_table"                  # skills tab: candidates at each level per skill
 INSTRUCTOR_QUESTIONS_CHART = "questions_fig"              # questions tab: the cohort's guesses against the truth
 TIME_CHART = "time_fig"                                   # minutes per part against pacing (results page and board)
 INSTRUCTOR_CALIBRATION_SKILL_CHART = "calib_skill"        # calibration tab: how often 80% ranges held, per skill
