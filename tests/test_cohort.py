@@ -141,6 +141,34 @@ def test_skill_levels_come_from_each_candidates_latest_attempt():
     assert list(levels["attempt_id"]) == [new.id] and list(levels["level"]) == ["strong"]
 
 
+def test_skill_levels_keep_the_finished_attempt_when_a_retake_is_open():
+    """A retake just started (no scores, or only some) does not blank or replace the finished attempt's skills."""
+    clock = FakeClock()
+    store = _store(clock)
+    first, second = DRILL.rubric[0].id, DRILL.rubric[1].id
+    done = store.start_attempt("one_tenant", "ada", "", 2700)
+    store.add_rubric_score(done.id, first, "strong", scorer="self", scorer_name="ada")
+    store.add_rubric_score(done.id, second, "ok", scorer="self", scorer_name="ada")
+    store.finish(done.id)
+    clock.t += DAY
+    store.start_attempt("one_tenant", "ada", "", 2700)               # opened, nothing scored
+    clock.t += DAY
+    partial = store.start_attempt("one_tenant", "bob", "", 2700)      # bob: a finished attempt, then a retake
+    store.add_rubric_score(partial.id, first, "weak", scorer="self", scorer_name="bob")
+    store.finish(partial.id)
+    clock.t += DAY
+    retake = store.start_attempt("one_tenant", "bob", "", 2700)
+    store.add_rubric_score(retake.id, first, "strong", scorer="self", scorer_name="bob")   # scoring half-way
+    levels = aggregates.skill_levels(store, KEY, ALL)
+    ada = levels[levels["handle"] == "ada"]
+    assert set(ada["attempt_id"]) == {done.id}
+    assert dict(zip(ada["skill_id"], ada["level"])) == {first: "strong", second: "ok"}
+    bob = levels[levels["handle"] == "bob"]
+    assert list(bob["attempt_id"]) == [partial.id] and list(bob["level"]) == ["weak"]
+    shares = aggregates.skill_shares(store, KEY, ALL).set_index("skill_id")
+    assert (shares.loc[first, "strong"], shares.loc[first, "weak"], shares.loc[second, "ok"]) == (1, 1, 1)
+
+
 def test_question_errors_share_in_tolerance_and_ranking():
     store = _store()
     easy, hard = NUMERIC[0], NUMERIC[1]

@@ -27,11 +27,15 @@ from ui import instructor_figures as figures
 from ui import keys
 from ui.attempt_view import AttemptView, sim_truths_of
 from ui.context import get_catalogue, get_store, now
+from ui.guess import plural
 from ui.results import guess_figure, results_table, show_results_table
 
 ALL_COHORTS = "\u0000all"   # a sentinel no cohort code can equal (codes are letters, digits, - and _)
 HEATMAP_ROWS = 60
 DEMO_COMMAND = "FAULTLINES_DB=data/faultlines.duckdb python -m drills.demo --candidates 40"
+MISSING = "—"           # what a table shows for a value that does not exist (Streamlit's own is a faded "None")
+LEADERBOARD_ATTEMPT = "best-scoring attempt"
+SKILLS_ATTEMPT = "latest finished attempt with skill scores"
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -71,8 +75,13 @@ def _rounded(value: float | None, decimals: int) -> float | None:
 
 def _percent(rates: pd.Series) -> pd.Series:
     """Shares as whole percentages, kept numeric so the column sorts by value; missing stays missing
-    (the grid shows a faded "None": text with a dash here sorted "100" before "25")."""
+    (the table draws it as MISSING: text with a dash here sorted "100" before "25")."""
     return (100 * pd.to_numeric(rates, errors="coerce")).round(0)
+
+
+def level_names(drill) -> dict[str, str]:
+    """The drill's own word for each rubric level (Hot Tenant: Staff / Senior / Junior)."""
+    return {level: drill.level_label(level) for level in LEVELS}
 
 
 class Board:
@@ -155,27 +164,54 @@ def render_counts(board: Board) -> aggregates.Counts:
     return counts
 
 
-def render_leaderboard(board: Board, table: pd.DataFrame) -> None:
-    shown = pd.DataFrame({
-        "Candidate": table["handle"], "Cohort": table["cohort"], "Attempts": table["attempts"],
-        "Finished": table["finished"], "Numbers": [variant_label(int(v)) for v in table["variant"]],
+# Widths that keep the columns an instructor compares (who, score, calibration, level count, attempts) in view
+# at a 1300-pixel window; the rest scroll in from the right.
+LEADERBOARD_WIDTHS = {"Candidate": 105, "Cohort": 105, "Score %": 110, "Calibration %": 95, "Ranges held": 85,
+                      "Attempts": 72, "Finished": 68, "Time used (min)": 108, "Time box (min)": 105, "Numbers": 90,
+                      "Overrides": 80}
+
+
+def leaderboard_frame(table: pd.DataFrame, top_level: str) -> pd.DataFrame:
+    """The leaderboard as shown: most compared columns first; the Strong count named by the drill's top level."""
+    return pd.DataFrame({
+        "Candidate": table["handle"], "Cohort": table["cohort"],
         "Score %": table["score_pct"].round(1),
         "Calibration %": _percent(table["hit_rate"]),
-        "Strong": table["strong"], "Overrides": table["overridden"],
+        "Ranges held": [f"{int(h)} of {int(r)}" if r else MISSING for h, r in zip(table["hits"], table["ranges"])],
+        top_level: table["strong"], "Attempts": table["attempts"], "Finished": table["finished"],
         "Time used (min)": table["used_min"].round(1), "Time box (min)": table["limit_min"].round(1),
-        "Ranges held": [f"{int(h)} of {int(r)}" if r else "—" for h, r in zip(table["hits"], table["ranges"])],
+        "Numbers": [variant_label(int(v)) for v in table["variant"]], "Overrides": table["overridden"],
     })
-    st.dataframe(shown, hide_index=True, width="stretch", column_config={
-        "Cohort": st.column_config.TextColumn(help="The cohort code the candidate gave"),
-        "Numbers": st.column_config.TextColumn(help="Which numbers the best attempt drew: as written, or a seeded "
-                                                    "variant (retakes draw numbers the candidate has not had)"),
-        "Score %": st.column_config.ProgressColumn(min_value=0, max_value=100, format="%.0f%%"),
-        "Strong": st.column_config.NumberColumn(help=f"Strong skills of {len(board.key.skill_ids)} on the best attempt"),
-        "Calibration %": st.column_config.NumberColumn(help="How often the 80% ranges held (80 is honest); "
-                                                        "None when no range was given"),
-    })
-    st.caption("One row per candidate, from their best-scoring attempt; calibration counts every attempt. "
-               "Time used runs to the finish, or to the last activity of an unfinished attempt.")
+
+
+def render_leaderboard(board: Board, table: pd.DataFrame) -> None:
+    top_level = board.loaded.drill.level_label("strong")
+    shown = leaderboard_frame(table, top_level)
+    widths = {**LEADERBOARD_WIDTHS, top_level: 62}
+    help_text = {
+        "Cohort": "The cohort code the candidate gave",
+        "Score %": f"Points earned on the {LEADERBOARD_ATTEMPT}",
+        "Calibration %": f"How often the 80% ranges held over every attempt (80 is honest); {MISSING} when the "
+                         "candidate gave no range, so there is nothing to measure",
+        "Ranges held": f"80% ranges that held, of those given, over every attempt; {MISSING} when none was given",
+        top_level: f"Skills scored {top_level} (the drill's top level) of {len(board.key.skill_ids)} on the "
+                   f"{LEADERBOARD_ATTEMPT}",
+        "Numbers": "Which numbers the best attempt drew: as written, or a seeded variant (retakes draw numbers "
+                   "the candidate has not had)",
+        "Overrides": f"Skills an instructor rescored on the {LEADERBOARD_ATTEMPT}",
+        "Time used (min)": "To the finish, or to the last activity of an unfinished attempt",
+    }
+    config = {name: st.column_config.Column(width=width, help=help_text.get(name))
+              for name, width in widths.items()}
+    config["Score %"] = st.column_config.ProgressColumn(min_value=0, max_value=100, format="%.0f%%",
+                                                        width=widths["Score %"], help=help_text["Score %"])
+    config["Calibration %"] = st.column_config.NumberColumn(format="%.0f", width=widths["Calibration %"],
+                                                            help=help_text["Calibration %"])
+    st.dataframe(shown, hide_index=True, width="stretch", placeholder=MISSING, column_config=config,
+                 key=keys.INSTRUCTOR_LEADERBOARD)
+    st.caption(f"One row per candidate, from their {LEADERBOARD_ATTEMPT}; calibration counts every attempt. "
+               f"The Skills tab uses each candidate's {SKILLS_ATTEMPT} instead, so a retake just started "
+               "changes neither.")
 
 
 def render_skills(board: Board, table: pd.DataFrame) -> None:
@@ -185,20 +221,23 @@ def render_skills(board: Board, table: pd.DataFrame) -> None:
         st.info("No rubric scores yet: candidates score themselves at the end of a drill.")
         return
     order = list(zip(top["handle"], top["cohort"]))
-    st.plotly_chart(board.figure("heatmap", lambda: figures.skills_heatmap(levels, board.key, order), tuple(order)),
+    names = level_names(board.loaded.drill)
+    st.plotly_chart(board.figure("heatmap", lambda: figures.skills_heatmap(levels, board.key, order, names),
+                                 tuple(order)),
                     width="stretch", key=keys.INSTRUCTOR_HEATMAP)
-    caption = (f"Each candidate's latest attempt. {figures.OVERRIDE_MARK} marks an instructor override "
-               "(hover for the comment).")
+    caption = (f"Each candidate's {SKILLS_ATTEMPT} (a retake just started does not hide it; the Leaderboard "
+               f"ranks by the {LEADERBOARD_ATTEMPT}); a blank row has no scored attempt yet. "
+               f"{figures.OVERRIDE_MARK} marks an instructor override (hover for the comment).")
     if len(table) > HEATMAP_ROWS:
         caption += f" Showing the top {HEATMAP_ROWS} of {len(table):,} candidates; narrow the filters to see others."
     st.caption(caption)
     shares = board.report("skill_shares")
-    names = dict(zip(board.key.skill_ids, board.key.skill_names))
-    shares = shares.assign(Skill=shares["skill_id"].map(names)).set_index("skill_id").reindex(
+    skills = dict(zip(board.key.skill_ids, board.key.skill_names))
+    shares = shares.assign(Skill=shares["skill_id"].map(skills)).set_index("skill_id").reindex(
         [s for s in board.key.skill_ids if s in set(shares["skill_id"])]).reset_index()
     st.dataframe(shares[["Skill", "strong", "ok", "weak", "overridden"]].rename(
-        columns={"strong": "Strong", "ok": "OK", "weak": "Weak", "overridden": "Overridden"}),
-        hide_index=True, width="stretch")
+        columns={**names, "overridden": "Overridden"}), hide_index=True, width="stretch", key=keys.INSTRUCTOR_SHARES)
+    st.caption("Candidates at each level per skill, on the same attempts as the heatmap.")
 
 
 def render_questions(board: Board) -> None:
@@ -227,12 +266,12 @@ def render_questions(board: Board) -> None:
         "Mean bias %": (100 * errors["mean_error"]).round(0),
         "Ranges held %": _percent(errors["range_hit_rate"]),
         "Id": errors["question_id"],
-    })), hide_index=True, width="stretch", column_config={
+    })), hide_index=True, width="stretch", placeholder=MISSING, column_config={
         "Question": st.column_config.TextColumn(width="large", help="The start of the question's prompt"),
         "Truth": st.column_config.NumberColumn(help="Rounded to the decimals the drill shows for the question"),
         "Id": st.column_config.TextColumn(width="small", help="The question's id in the drill file (for authors)"),
-        "Ranges held %": st.column_config.NumberColumn(help="How often the cohort's 80% ranges held; None when "
-                                                        "no range was given"),
+        "Ranges held %": st.column_config.NumberColumn(help=f"How often the cohort's 80% ranges held; {MISSING} "
+                                                        "when nobody gave a range for the question"),
     })
 
 
@@ -289,8 +328,8 @@ def render_attempt(board: Board, table: pd.DataFrame) -> None:
     totals = scoring.totals(results)
     clock = clock_for(attempt, now())
     metric_cols = st.columns(4)
-    metric_cols[0].metric("Score", f"{totals.earned:g} / {totals.possible}", f"{totals.percent:.0f}%",
-                          delta_color="off")
+    # The percentage in the label, not as a delta: a delta draws an arrow and reads as a change.
+    metric_cols[0].metric(f"Score ({totals.percent:.0f}%)", f"{totals.earned:g} / {totals.possible}")
     metric_cols[1].metric("Time used", format_duration(clock.elapsed_s))
     metric_cols[2].metric("Time box", format_duration(clock.limit_s),
                           f"incl. {format_duration(attempt.extra_s)} extra" if attempt.extra_s else None,
@@ -298,28 +337,60 @@ def render_attempt(board: Board, table: pd.DataFrame) -> None:
     metric_cols[3].metric("Time left", "finished" if clock.finished else format_duration(clock.remaining_s))
 
     st.markdown("##### Timeline")
-    rows = timeline(board.loaded, board.store.events(attempt.id), view.answers)
-    early = sum(1 for r in rows if r.early and r.kind == "revealed")
-    if early:
-        st.warning(f"{early} reveal(s) opened before every question they answer was locked in or skipped.", icon="⚠️")
-    peeks = sum(1 for r in rows if r.early and r.kind != "revealed")
-    if peeks:
-        st.warning(f"{peeks} simulation page(s) opened while questions they answer were still open.", icon="⚠️")
-    st.dataframe(pd.DataFrame({
-        "When (UTC)": [_utc(r.at) for r in rows],
-        "Since start": [format_duration(r.at - attempt.started_at) for r in rows],
-        "Event": [r.kind for r in rows], "Part": [r.part_id or "" for r in rows], "Detail": [r.what for r in rows],
-        "Flag": [f"⚠ {r.flag}" if r.early else "" for r in rows],
-    }), hide_index=True, width="stretch", key=keys.INSTRUCTOR_TIMELINE)
+    rows = timeline(board.loaded, board.store.events(attempt.id), view.answers,
+                    lambda q: figures.short_prompt(view.text(board.loaded.drill.question(q).prompt)))
+    for warning in early_warnings(rows):
+        st.warning(warning, icon="⚠️")
+    st.dataframe(timeline_frame(board.loaded, rows, attempt.started_at), hide_index=True, width="stretch",
+                 key=keys.INSTRUCTOR_TIMELINE, column_config={
+                     "When (UTC)": st.column_config.TextColumn(width=140),
+                     "Since start": st.column_config.TextColumn(width=70),
+                     "Event": st.column_config.TextColumn(width=75),
+                     "Part": st.column_config.TextColumn(width=140),
+                     "Detail": st.column_config.TextColumn(width=290, help="The question (the start of its prompt "
+                                                           "in this attempt's numbers), reveal or skill")})
 
     st.markdown("##### Answers against the truth")
     figure = guess_figure(view, results)
     if figure is not None:
-        st.plotly_chart(figure, width="stretch", key=keys.INSTRUCTOR_GUESS_CHART)
+        st.plotly_chart(as_their_guess(figure), width="stretch", key=keys.INSTRUCTOR_GUESS_CHART)
     show_results_table(results_table(view, results), key=keys.INSTRUCTOR_RESULTS_TABLE, answer_label="Their answer")
 
     render_rubric(board, view)
     render_extra_time(board, view)
+
+
+def early_warnings(rows) -> list[str]:
+    """The timeline's flags in words: reveals opened, and simulations visited, before their questions closed."""
+    early = sum(1 for r in rows if r.early and r.kind == "revealed")
+    peeks = sum(1 for r in rows if r.early and r.kind != "revealed")
+    warnings = []
+    if early:
+        warnings.append(f"{plural(early, 'reveal')} opened before every question "
+                        f"{'it answers' if early == 1 else 'they answer'} was locked in or skipped.")
+    if peeks:
+        warnings.append(f"{plural(peeks, 'simulation page')} opened while questions "
+                        f"{'it answers' if peeks == 1 else 'they answer'} were still open.")
+    return warnings
+
+
+def timeline_frame(loaded: LoadedDrill, rows, started_at: float) -> pd.DataFrame:
+    """The timeline as shown: parts by their titles (the prompt and closing pages have none, so keep their id)."""
+    titles = {p.id: p.title for p in loaded.drill.parts}
+    return pd.DataFrame({
+        "When (UTC)": [_utc(r.at) for r in rows],
+        "Since start": [format_duration(r.at - started_at) for r in rows],
+        "Event": [r.kind for r in rows], "Part": [titles.get(r.part_id, r.part_id or "") for r in rows],
+        "Detail": [r.what for r in rows],
+        "Flag": [f"⚠ {r.flag}" if r.early else "" for r in rows],
+    })
+
+
+def as_their_guess(figure):
+    """The results page's guess chart, worded for the instructor reading it: the guesses are the candidate's."""
+    figure.update_traces(name="their guess", selector=dict(name="your guess"))
+    figure.update_xaxes(title_text="Their guess as a % of the truth (log scale; dashed line at 100% = exact)")
+    return figure
 
 
 def render_rubric(board: Board, view: AttemptView) -> None:

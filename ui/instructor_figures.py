@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import html
 import math
+import textwrap
 
 import pandas as pd
 import plotly.graph_objects as go
 
 from drills.reports.aggregates import LEVEL_VALUE
 from drills.reports.grading_key import DrillKey
+from ui.results import percent_text, percent_ticks
 
 LEVEL_COLOURS = ((0.0, "#c62828"), (0.5, "#f9a825"), (1.0, "#2e7d32"))
-LEVEL_SHORT = {"strong": "Strong", "ok": "OK", "weak": "Weak"}
 OVERRIDE_MARK = "✎"
+SKILL_LABEL_WIDTH = 26   # characters per line of a skill name beside the calibration bars
 
 
 SHORT_PROMPT = 45
@@ -34,23 +36,26 @@ def candidate_label(handle: str, cohort: str) -> str:
     return f"{handle} ({cohort})" if cohort else handle
 
 
-def skills_heatmap(levels: pd.DataFrame, key: DrillKey, order: list[tuple[str, str]]) -> go.Figure:
-    """Rows: candidates in `order` (handle, cohort); columns: the drill's skills; ✎ marks an override."""
+def skills_heatmap(levels: pd.DataFrame, key: DrillKey, order: list[tuple[str, str]],
+                   level_names: dict[str, str]) -> go.Figure:
+    """Rows: candidates in `order` (handle, cohort); columns: the drill's skills, cells named with the drill's
+    own `level_names` (strong / ok / weak -> e.g. Staff / Senior / Junior); ✎ marks an override."""
     names = dict(zip(key.skill_ids, key.skill_names))
     rows = [candidate_label(h, c) for h, c in order]
     index = {pair: i for i, pair in enumerate(order)}
     column = {s: j for j, s in enumerate(key.skill_ids)}
     z = [[None] * len(key.skill_ids) for _ in rows]
     text = [[""] * len(key.skill_ids) for _ in rows]
-    hover = [["not scored"] * len(key.skill_ids) for _ in rows]
+    hover = [[f"{html.escape(row)}: no scored attempt yet"] * len(key.skill_ids) for row in rows]
     for r in levels.itertuples(index=False):
         i, j = index.get((r.handle, r.cohort)), column.get(r.skill_id)
         if i is None or j is None:
             continue
         z[i][j] = LEVEL_VALUE[r.level] / 2
-        text[i][j] = LEVEL_SHORT[r.level] + (f" {OVERRIDE_MARK}" if r.overridden else "")
+        name = html.escape(level_names[r.level])
+        text[i][j] = name + (f" {OVERRIDE_MARK}" if r.overridden else "")
         who = "instructor override: " + html.escape(str(r.reason)) if r.overridden else "self-scored"
-        hover[i][j] = f"{html.escape(rows[i])}<br>{html.escape(names[r.skill_id])}: {LEVEL_SHORT[r.level]}<br>{who}"
+        hover[i][j] = f"{html.escape(rows[i])}<br>{html.escape(names[r.skill_id])}: {name}<br>{who}"
     fig = go.Figure(go.Heatmap(
         z=z, x=[names[s] for s in key.skill_ids], y=[html.escape(r) for r in rows], text=text,
         texttemplate="%{text}", hovertext=hover, hoverinfo="text", colorscale=LEVEL_COLOURS, zmin=0, zmax=1,
@@ -92,7 +97,14 @@ def question_figure(errors: pd.DataFrame, sample: pd.DataFrame, labels: dict[str
     fig.add_trace(go.Scatter(x=[100] * len(ids), y=ids, mode="lines", name="truth", hoverinfo="skip",
                              line=dict(color="#37474f", dash="dash", width=2)))
     fig.add_annotation(x=2.0 if log else 100, y=ids[0], text="truth", showarrow=False, yshift=18)
-    fig.update_xaxes(title="guess as % of the truth" + (" (log scale)" if log else ""), type="log" if log else "linear")
+    if log:
+        # Labelled ticks: Plotly's own log ticks read "3 4 5 … 9 100 2 3", so 30% showed as "3".
+        highs = [v for v in list(ranked["p95"]) + list(sample.get("pct", [])) if v is not None and not _nan(v)]
+        ticks = log_percent_ticks(min(lows + [100]), max(highs + [100]))
+        fig.update_xaxes(title="guess as % of the truth (log scale)", type="log", tickmode="array",
+                         tickvals=ticks, ticktext=[percent_text(t) for t in ticks])
+    else:
+        fig.update_xaxes(title="guess as % of the truth", type="linear", ticksuffix="%")
     fig.update_layout(height=120 + 32 * len(ids), margin=dict(l=10, r=10, t=30, b=40), showlegend=False,
                       yaxis=dict(autorange="reversed", categoryorder="array", categoryarray=ids, tickmode="array",
                                  tickvals=ids, ticktext=[html.escape(labels.get(q, q)) for q in ids]))
@@ -116,22 +128,52 @@ def time_figure(spent: pd.DataFrame) -> go.Figure:
     return fig
 
 
+def log_percent_ticks(low: float, high: float) -> list[float]:
+    """Ticks for a log axis of percentages from `low` to `high` (both > 0): 1-2-5 steps over a short span,
+    1-3 steps (10%, 30%, 100%, 300%) over a longer one, so every decade keeps a tick either side of 100%."""
+    low_log, high_log = math.log10(low), math.log10(high)
+    pad = max(0.05, 0.04 * (high_log - low_log))
+    low_log, high_log = low_log - pad, high_log + pad
+    if high_log - low_log <= 2.5:
+        return percent_ticks(low_log, high_log)
+    return [v for decade in range(math.floor(low_log), math.ceil(high_log) + 1) for v in (10.0 ** decade,
+            3 * 10.0 ** decade) if low_log <= math.log10(v) <= high_log]
+
+
+def wrap_label(text: str, width: int = SKILL_LABEL_WIDTH) -> str:
+    """A label broken into lines of about `width` characters (Plotly's <br>), the text escaped."""
+    return "<br>".join(html.escape(line) for line in textwrap.wrap(str(text), width) or [""])
+
+
 def calibration_figure(by_skill: pd.DataFrame) -> go.Figure:
+    """Per skill, the share of 80% ranges that held: horizontal bars so long skill names sit level and
+    wrapped; each bar's "held of given" count sits inside its base (past the end of a bar too short to hold
+    it), clear of the 80% line and its note, which sits above the plot."""
     shown = by_skill[by_skill["ranges"] > 0]
+    labels = [wrap_label(s) for s in shown["skill"]]
     fig = go.Figure(go.Bar(
-        x=shown["skill"], y=100 * shown["hit_rate"], marker_color="#7e57c2",
-        text=[f"{h} of {r}" for h, r in zip(shown["hits"], shown["ranges"])], textposition="outside",
+        y=labels, x=100 * shown["hit_rate"], orientation="h", marker_color="#7e57c2",
+        text=[f"{h} of {r}" for h, r in zip(shown["hits"], shown["ranges"])], textposition="auto",
+        insidetextanchor="start", insidetextfont=dict(color="white"), outsidetextfont=dict(color="#37474f"),
+        cliponaxis=False,
+        hovertemplate="%{y}: %{x:.0f}% held (%{text})<extra></extra>",
     ))
-    fig.add_hline(y=80, line_dash="dash", line_color="#37474f", annotation_text="80% claimed")
-    fig.update_layout(height=320, margin=dict(l=10, r=10, t=30, b=10), yaxis=dict(title="ranges that held (%)",
-                                                                                  range=[0, 110]))
+    fig.add_vline(x=80, line_dash="dash", line_color="#37474f")
+    # The note sits above the plot, over the line, where no bar or label can be.
+    fig.add_annotation(x=80, y=1, yref="paper", yanchor="bottom", text="80% claimed", showarrow=False,
+                       font=dict(color="#37474f"))
+    lines = sum(label.count("<br>") + 1 for label in labels)
+    fig.update_layout(height=90 + 22 * lines + 18 * len(labels), margin=dict(l=10, r=10, t=30, b=10),
+                      xaxis=dict(title="ranges that held (%)", range=[0, 104], ticksuffix="%", dtick=20),
+                      yaxis=dict(autorange="reversed", automargin=True))
     return fig
 
 
 def calibration_histogram(board: pd.DataFrame) -> go.Figure:
     rates = 100 * board["hit_rate"].dropna()
     fig = go.Figure(go.Histogram(x=rates, xbins=dict(start=0, end=100.001, size=10), marker_color="#7e57c2"))
-    fig.add_vline(x=80, line_dash="dash", line_color="#37474f", annotation_text="80%")
+    fig.add_vline(x=80, line_dash="dash", line_color="#37474f", annotation_text="80%",
+                  annotation_position="top left")
     fig.update_layout(height=260, margin=dict(l=10, r=10, t=30, b=10), bargap=0.05,
-                      xaxis_title="a candidate's ranges that held (%)", yaxis_title="candidates")
+                      xaxis=dict(title="a candidate's ranges that held (%)", ticksuffix="%"), yaxis_title="candidates")
     return fig

@@ -26,10 +26,17 @@ _TIMING = ("""
             WHERE e.kind = 'finished' AND e.attempt_id IN (SELECT attempt_id FROM att) GROUP BY e.attempt_id
         )""", [])
 
-_LATEST = ("""
-        latest AS (
-            SELECT candidate_id, arg_max(attempt_id, (started_at, attempt_id)) AS attempt_id FROM att
-            GROUP BY candidate_id
+# The attempt whose skills count for a candidate: the latest finished attempt with skill scores, else (nothing
+# finished and scored) the latest scored one. A retake just started, with no scores yet, hides nothing.
+# Needs LEVELS before it.
+_SKILL_ATTEMPT = ("""
+        skill_attempt AS (
+            SELECT att.candidate_id,
+                   arg_max(att.attempt_id, (EXISTS (SELECT 1 FROM attempt_events e WHERE e.attempt_id = att.attempt_id
+                                                    AND e.kind = 'finished'), att.started_at, att.attempt_id))
+                       AS attempt_id
+            FROM att WHERE att.attempt_id IN (SELECT attempt_id FROM levels)
+            GROUP BY att.candidate_id
         )""", [])
 
 
@@ -135,8 +142,9 @@ def leaderboard(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.Data
 # -- skills ---------------------------------------------------------------------------------
 def skill_levels(store: AttemptStore, key: DrillKey, filters: Filters,
                  candidate_ids: Sequence[int] | None = None) -> pd.DataFrame:
-    """The level that counts per (candidate, skill) on each candidate's latest attempt (optionally some only)."""
-    head, params = with_ctes(filters.sql(), _LATEST, LEVELS)
+    """The level that counts per (candidate, skill) on each candidate's skill attempt (`_SKILL_ATTEMPT`: the
+    latest finished attempt with scores), optionally for some candidates only."""
+    head, params = with_ctes(filters.sql(), LEVELS, _SKILL_ATTEMPT)
     only = ""
     if candidate_ids is not None:
         only = " WHERE att.candidate_id IN (SELECT unnest(?::BIGINT[]))"
@@ -144,19 +152,19 @@ def skill_levels(store: AttemptStore, key: DrillKey, filters: Filters,
     sql = head + f"""
         SELECT att.candidate_id, att.handle, att.cohort, att.attempt_id, l.skill_id, l.level, l.overridden,
                CASE WHEN l.overridden THEN l.reason ELSE '' END AS reason
-        FROM latest JOIN att USING (attempt_id) JOIN levels l USING (attempt_id){only}
+        FROM skill_attempt JOIN att USING (attempt_id) JOIN levels l USING (attempt_id){only}
         ORDER BY att.handle, att.cohort, l.skill_id"""
     return source.frame(store, sql, params)
 
 
 def skill_shares(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
-    """Per skill, how many latest attempts sit at each level (the heatmap's summary for big cohorts)."""
-    head, params = with_ctes(filters.sql(), _LATEST, LEVELS)
+    """Per skill, how many candidates' skill attempts sit at each level (the heatmap's summary for big cohorts)."""
+    head, params = with_ctes(filters.sql(), LEVELS, _SKILL_ATTEMPT)
     sql = head + """
         SELECT l.skill_id, COUNT(*) FILTER (WHERE l.level = 'strong') AS strong,
                COUNT(*) FILTER (WHERE l.level = 'ok') AS ok, COUNT(*) FILTER (WHERE l.level = 'weak') AS weak,
                COUNT(*) FILTER (WHERE l.overridden) AS overridden
-        FROM latest JOIN levels l USING (attempt_id) GROUP BY l.skill_id ORDER BY l.skill_id"""
+        FROM skill_attempt JOIN levels l USING (attempt_id) GROUP BY l.skill_id ORDER BY l.skill_id"""
     return source.frame(store, sql, params)
 
 
