@@ -1,6 +1,7 @@
 """A candidate's own history: every attempt under their handle, score, calibration and skills over time.
 
-Opened by handle and personal resume code (no passwords); the code is shown once, when it is issued.
+Opened by handle and personal resume code (no passwords); the code is shown on the drill page from when it is
+issued until the candidate says they have noted it, within that browser session only.
 """
 from __future__ import annotations
 
@@ -21,14 +22,33 @@ from ui.attempt_view import AttemptView
 from ui.context import get_catalogue, get_store
 from ui.safe import escape_markdown
 
+NOTED = "I have noted it"
+
+
+def _forget_resume_code() -> None:
+    st.session_state.pop(keys.RESUME_CODE_NOTE, None)
+
+
 def show_new_resume_code(handle: str) -> None:
-    """Once, on the drill page after the first start under a handle: the code that opens the history."""
-    code = st.session_state.pop(keys.NEW_RESUME_CODE, None)
-    if code:
-        st.success(f"Your personal resume code is **{code}**. Note it down: with your handle it opens "
-                   "**My history** from any browser, with every attempt you make under this handle. "
-                   "It is shown only this once.", icon="🔑")
-        st.page_link("pages/history.py", label="My history", icon="🗂️")
+    """On the drill page, from the first start under a handle until the candidate says they have noted it (or
+    this browser session ends): the code that opens the history. Shown only once, it was gone at the first
+    Next. It stays in this session's memory, where the start put it: never in the URL or the store (which
+    keeps only its hash), and only beside an attempt of the handle it opens."""
+    issued = st.session_state.pop(keys.NEW_RESUME_CODE, None)
+    if issued:
+        st.session_state[keys.RESUME_CODE_NOTE] = (handle, issued)
+    kept = st.session_state.get(keys.RESUME_CODE_NOTE)
+    if not kept or kept[0] != handle:
+        return
+    with st.container(border=True):
+        st.success(f"Your personal resume code is **{kept[1]}** (for the handle **{escape_markdown(handle)}**). "
+                   "Note it down: with your handle it opens **My history** and **Spaced review** from any "
+                   "browser, with every attempt you make under this handle.", icon="🔑")
+        st.caption(f"This box stays on the drill page while this browser session lasts, until you press "
+                   f"“{NOTED}”. After that the code is not shown again: the app keeps only a fingerprint of it.")
+        with st.container(horizontal=True):
+            st.button(NOTED, key=keys.RESUME_CODE_NOTED, on_click=_forget_resume_code, icon="✅")
+            st.page_link("pages/history.py", label="My history", icon="🗂️")
 
 
 @dataclass(frozen=True)
@@ -46,6 +66,7 @@ class AttemptLine:
     hits: int
     levels: dict[str, str]           # skill name -> level (the one that counts, instructor's if overridden)
     level_names: dict[str, str]      # level -> the drill's word for it
+    drill_title: str = ""            # the whole drill's title (a shorter practice's `title` names its cut)
 
 
 def attempt_line(store, attempt: Attempt) -> AttemptLine | None:
@@ -62,7 +83,8 @@ def attempt_line(store, attempt: Attempt) -> AttemptLine | None:
     return AttemptLine(attempt, drill.title, view.finished, totals.percent, totals.locked, totals.skipped,
                        totals.possible,
                        calib.ranges, calib.hits, levels,
-                       {level: drill.level_label(level) for level in LEVEL_VALUE})
+                       {level: drill.level_label(level) for level in LEVEL_VALUE},
+                       (loaded.whole or drill).title)
 
 
 HISTORY_INTRO = ("Open every attempt you made under one handle, from any browser. You need the handle and the "
@@ -111,15 +133,21 @@ def signed_in_bar(store, *, intro: str = HISTORY_INTRO, button: str = "Open my h
     return handle
 
 
+IN_PROGRESS = "in progress"
+
+
 def history_table(lines: list[AttemptLine]) -> pd.DataFrame:
+    """One row per attempt, oldest first, numbered as the charts' axes are. An open attempt has no score yet
+    (its score would only count what it has disclosed so far), so its cell is blank and its state says so."""
     return pd.DataFrame([{
+        "#": n,
         "Started (UTC)": format_utc(line.attempt.started_at, seconds=False),
         "Drill": line.title,
-        "State": "finished" if line.finished else "open",
-        "Score %": round(line.score_pct),
+        "State": "finished" if line.finished else IN_PROGRESS,
+        "Score %": str(round(line.score_pct)) if line.finished else "",
         "Locked in": f"{line.locked} / {line.possible}" + (f" · {line.skipped} skipped" if line.skipped else ""),
         "Ranges held": f"{line.hits} of {line.ranges}" if line.ranges else "",
-    } for line in lines])
+    } for n, line in enumerate(lines, start=1)])
 
 
 def attempt_labels(lines: list[AttemptLine]) -> dict[int, str]:
@@ -164,8 +192,36 @@ def calibration_figure(lines: list[AttemptLine]) -> go.Figure:
     return fig
 
 
+def _scale(line: AttemptLine) -> str:
+    return " · ".join(line.level_names[level] for level in LEVEL_VALUE)
+
+
+def level_scales(lines: list[AttemptLine]) -> dict[str, list[str]]:
+    """Each level scale the scored attempts use (lowest to highest, in the drill's words) -> the drills using it."""
+    scales: dict[str, list[str]] = {}
+    for line in lines:
+        if line.levels:
+            drills = scales.setdefault(_scale(line), [])
+            if line.drill_title not in drills:
+                drills.append(line.drill_title)
+    return scales
+
+
+def skills_caption(lines: list[AttemptLine]) -> str:
+    """What the skills chart's words mean: one drill's scale, or which scale each drill uses."""
+    scales = level_scales(lines)
+    colours = "red, yellow, green from lowest to highest"
+    if len(scales) == 1:
+        [(scale, _drills)] = scales.items()
+        return f"Levels in the drill's own words ({colours}): {scale}."
+    each = "; ".join(f"{', '.join(escape_markdown(d) for d in drills)}: {scale}" for scale, drills in scales.items())
+    return (f"Each cell uses its own drill's level names, so one colour ({colours}) covers different words: "
+            f"{each}.")
+
+
 def skills_figure(lines: list[AttemptLine]) -> go.Figure | None:
-    """Each skill's level per scored attempt, in the drill's own level names."""
+    """Each skill's level per scored attempt, in that attempt's drill's own level names (the hover names the
+    drill and its scale, since drills word their levels differently)."""
     scored = [line for line in lines if line.levels]
     if not scored:
         return None
@@ -175,9 +231,10 @@ def skills_figure(lines: list[AttemptLine]) -> go.Figure | None:
     z = [[LEVEL_VALUE.get(line.levels.get(skill), None) for line in scored] for skill in skills]
     text = [[line.level_names.get(line.levels.get(skill), "") if skill in line.levels else "" for line in scored]
             for skill in skills]
-    fig = go.Figure(go.Heatmap(z=z, x=columns, y=skills, text=text, texttemplate="%{text}", zmin=0, zmax=2,
-                               colorscale=[[0, "#ef9a9a"], [0.5, "#fff59d"], [1, "#a5d6a7"]], showscale=False,
-                               hovertemplate="%{y}: %{text}<extra>%{x}</extra>"))
+    scale = [[f"{line.drill_title} · levels {_scale(line)}" for line in scored] for _skill in skills]
+    fig = go.Figure(go.Heatmap(z=z, x=columns, y=skills, text=text, customdata=scale, texttemplate="%{text}",
+                               zmin=0, zmax=2, colorscale=[[0, "#ef9a9a"], [0.5, "#fff59d"], [1, "#a5d6a7"]],
+                               showscale=False, hovertemplate="%{y}: %{text}<br>%{customdata}<extra>%{x}</extra>"))
     fig.update_layout(height=90 + 34 * len(skills), margin=dict(l=10, r=10, t=10, b=10),
                       yaxis=dict(autorange="reversed"))
     return fig
@@ -193,12 +250,15 @@ def render_history() -> None:
         st.info("No attempts under this handle yet. Start one from the catalogue.")
         st.page_link("pages/home.py", label="Go to the catalogue", icon="🏠")
         return
-    st.dataframe(history_table(lines), hide_index=True, width="stretch", key=keys.HISTORY_TABLE)
+    # A static table: every column fits by wrapping its text (a data grid cut off the right-hand columns at
+    # 1300 px), and it has no hover toolbar to cover the sign-out button above it.
+    st.table(history_table(lines), hide_index=True)
     st.markdown("##### Resume or review")
-    for number, line in enumerate(reversed(lines), start=1):
+    st.caption("Newest first; # is the attempt's number in the table and on the charts.")
+    for number, line in reversed(list(enumerate(lines, start=1))):
         target = "pages/results.py" if line.finished else "pages/drill.py"
         verb = "Review" if line.finished else "Resume"
-        st.page_link(target, label=f"{verb}: {line.title} — started "
+        st.page_link(target, label=f"#{number} {verb}: {line.title} — started "
                                    f"{format_utc(line.attempt.started_at, seconds=False)} UTC",
                      icon="📊" if line.finished else "▶️", query_params={keys.ATTEMPT_TOKEN: line.attempt.token})
     st.markdown("##### Score over time")
@@ -216,4 +276,5 @@ def render_history() -> None:
     if figure is None:
         st.caption("Score yourself against the rubric at the end of an attempt to see your skills here.")
     else:
+        st.caption(skills_caption(lines))
         st.plotly_chart(figure, width="stretch", key=keys.HISTORY_SKILLS_CHART)
