@@ -137,3 +137,35 @@ def test_hot_tenant_page_opens_the_tab_the_link_asks_for(app_test, query, expect
     assert not at.exception
     labels = [t.label for t in at.tabs]
     assert labels[_tab_container(at).default_tab_index] == expected
+
+
+# -- 6 · the hot-shard chart reads on a phone (review: legend under the controls, titles run together) --
+def test_shard_chart_keeps_its_legend_on_top_and_its_titles_apart():
+    from sims import hot_shard
+
+    frames = sim_charts.shard_load_frames(hot_shard.run(hot_shard.celebrity(shards=12), 1))
+    fig = sim_charts.playback_figure(frames)
+    # no side-by-side subplot titles: each panel says what it is on its own axis
+    assert not [a for a in fig.layout.annotations if a.yref == "paper" and a.y == 1.0]
+    assert fig.layout.yaxis.title.text == "load, % of one shard's capacity"
+    assert fig.layout.yaxis2.title.text == "requests waiting" and fig.layout.yaxis2.side == "right"
+    assert list(fig.data[0].x) == [str(s) for s in range(1, 13)] and fig.layout.xaxis.title.text == "shard"
+    # the legend holds the three reference lines only and sits between the title and the plot, placed on
+    # the whole figure, so wrapping on a narrow screen pushes the plot down, not into the controls below
+    assert [t.name for t in fig.data if t.showlegend is not False] == [
+        "capacity (100%)", "fleet average (27%)", "hot key alone (96%)"]
+    assert fig.layout.legend.yref == "container" and fig.layout.legend.yanchor == "top"
+    assert fig.layout.legend.y * fig.layout.height == pytest.approx(fig.layout.height - sim_charts.TITLE_PX)
+    assert fig.layout.title.yref == "container" and fig.layout.title.y == 1.0
+
+
+def test_playback_scrubber_has_its_own_row_under_the_buttons():
+    from sims import hot_shard
+
+    for frames in (sim_charts.shard_load_frames(hot_shard.run(hot_shard.celebrity(), 1)),
+                   sim_charts.lanes_frames(concurrency_pool.run(concurrency_pool.Params(), 1))):
+        fig = sim_charts.playback_figure(frames)
+        (buttons,), (scrubber,) = fig.layout.updatemenus, fig.layout.sliders
+        assert scrubber.x == 0 and scrubber.len == 1
+        plot_px = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+        assert (buttons.y - scrubber.y) * plot_px >= 50          # a row apart, not beside each other

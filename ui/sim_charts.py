@@ -24,13 +24,24 @@ STATE_NAMES = {"waiting": "waiting for a pool slot", "429": "429 round trip",
 CALM_SHADES = ("#1f77b4", "#6baed6", "#08519c", "#9ecae1", "#4292c6", "#2171b5", "#c6dbef", "#084594")
 FRAMES = 12                                 # frames per animation: smooth enough, cheap to send
 LEGEND_Y = -0.26                            # legends sit under the x axis title, in plot fractions
+SCRUBBER_ROW_PX = 55                        # the playback scrubber's row under the play buttons
+TITLE_PX = 44                               # a chart title's band at the top; a legend on top starts below it
 
 
 def _cutoffs(end: float, frames: int = FRAMES) -> list[float]:
     return [end * (i + 1) / frames for i in range(frames)]
 
 
-def _layout(fig: go.Figure, title: str, height: int = 420) -> go.Figure:
+def _layout(fig: go.Figure, title: str, height: int = 420, *, legend_on_top: bool = False) -> go.Figure:
+    """Shared layout. The legend sits under the axis titles, or with ``legend_on_top`` between the title and
+    the plot: there, however many rows it wraps to on a narrow screen, it pushes the plot down instead
+    of running into the playback controls below it."""
+    if legend_on_top:
+        fig.update_layout(title=dict(text=title, yref="container", y=1.0, yanchor="top", pad=dict(t=12)),
+                          height=height, margin=dict(l=50, r=20, t=50, b=40),
+                          legend=dict(orientation="h", yref="container", y=1.0 - TITLE_PX / height,
+                                      yanchor="top", x=0, xanchor="left"))
+        return fig
     fig.update_layout(title=title, height=height, margin=dict(l=50, r=20, t=60, b=40),
                       legend=dict(orientation="h", yanchor="top", y=LEGEND_Y, x=0))   # clear of the axis titles
     return fig
@@ -93,12 +104,15 @@ def shard_load_figure(result: hot_shard.Result) -> go.Figure:
     traces, title = _shard_load_frame(result, p.duration_s, final=True)
     hot = set(result.placement[0])
     names = [f"Shard {s + 1}" for s in range(p.shards)]
-    fig = make_subplots(rows=1, cols=2, column_widths=[0.45, 0.55],
-                        subplot_titles=("Load, % of one shard's capacity", "Requests waiting"))
-    fig.add_trace(go.Bar(x=names, marker_color=[HOT if s in hot else CALM for s in range(p.shards)],
+    # Axis titles, not subplot titles: two titles side by side ran together on a phone.
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.45, 0.55], horizontal_spacing=0.1)
+    # Bars numbered 1..n under a "shard" axis title: "Shard 1" labels turned 45° on a phone and took the
+    # room the playback controls below need.
+    fig.add_trace(go.Bar(x=[str(s + 1) for s in range(p.shards)],
+                         marker_color=[HOT if s in hot else CALM for s in range(p.shards)],
                          textposition="inside", insidetextanchor="end", textfont=dict(color="white"),
                          showlegend=False,
-                         hovertemplate="%{x}: %{y:.0f}%<extra></extra>", **traces[0]), row=1, col=1)
+                         hovertemplate="Shard %{x}: %{y:.0f}%<extra></extra>", **traces[0]), row=1, col=1)
     floor = hot_shard.hot_key_floor_pct(p)
     # Reference lines are named in the legend, not beside the line, so no bar label can overlap them.
     lines = [(100.0, dict(color=LIMIT, dash="solid"), "capacity (100%)"),
@@ -111,16 +125,24 @@ def shard_load_figure(result: hot_shard.Result) -> go.Figure:
         fig.add_hline(y=y, line=style, layer="below", row=1, col=1)
     fig.update_layout(uniformtext=dict(minsize=10, mode="hide"))
     fig.update_yaxes(range=[0, max(traces[0]["y"] + [floor, 100.0]) * 1.25], row=1, col=1)
+    # One queue line per shard, named on hover rather than in the legend: with up to 12 shards the
+    # legend wrapped into rows that ran under the playback controls on a narrow screen. The hot
+    # shard's line is red like its bar; the axis title says so.
     for shard in range(p.shards):
         colour = HOT if shard in hot else CALM_SHADES[shard % len(CALM_SHADES)]
-        fig.add_trace(go.Scatter(mode="lines", name=names[shard], line=dict(color=colour), **traces[shard + 1]),
-                      row=1, col=2)
+        fig.add_trace(go.Scatter(mode="lines", name=names[shard], line=dict(color=colour), showlegend=False,
+                                 hovertemplate=f"{names[shard]}: %{{y}} waiting at %{{x:.0f}} s<extra></extra>",
+                                 **traces[shard + 1]), row=1, col=2)
     for _, style, label in lines:
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=style, name=label, hoverinfo="skip"),
                       row=1, col=1)
+    fig.update_xaxes(title_text="shard", tickangle=0, row=1, col=1)
+    fig.update_yaxes(title_text="load, % of one shard's capacity", row=1, col=1)
     fig.update_xaxes(title_text="seconds", range=[0, p.duration_s], row=1, col=2)
-    fig.update_yaxes(rangemode="tozero", row=1, col=2)     # a count: no queue is a flat line at 0, not mid-axis
-    return _layout(fig, title)
+    # the queue's axis on the right edge, so its title never sits against the load bars on a phone
+    fig.update_yaxes(title_text="requests waiting", side="right",
+                     rangemode="tozero", row=1, col=2)     # a count: no queue is a flat line at 0, not mid-axis
+    return _layout(fig, title, legend_on_top=True)
 
 
 def shard_load_frames(result: hot_shard.Result) -> list[go.Figure]:
@@ -368,15 +390,25 @@ def playback_figure(frames: list[go.Figure]) -> go.Figure:
     margin = dict(layout.get("margin") or {})
     top, bottom = margin.get("t", 60), margin.get("b", 40)
     plot_px = (layout.get("height") or 420) - top - bottom     # kept: the controls get new room below
-    legend_y = (layout.get("legend") or {}).get("y", LEGEND_Y)
-    legend_px = max(0.0, -legend_y) * plot_px + 45              # under the x axis title and any legend below
+    legend = layout.get("legend") or {}
+    if legend.get("yref") == "container":
+        # A legend on top pushes the plot down as it wraps on a narrow screen, and the controls' place is
+        # a fraction of the plot's height: room enough for the axis titles when the plot is a third shorter.
+        legend_px = 65.0
+    else:
+        legend_px = max(0.0, -legend.get("y", LEGEND_Y)) * plot_px + 45   # under the x axis title and legend
     below = -legend_px / plot_px
-    margin["b"] = int(legend_px + 80)
+    # Buttons, then the scrubber on its own row under them: side by side they overlapped on a phone.
+    margin["b"] = int(legend_px + 80 + SCRUBBER_ROW_PX)
     layout["margin"] = margin
-    layout["height"] = int(plot_px + top + margin["b"])
+    height = int(plot_px + top + margin["b"])
+    if legend.get("yref") == "container":        # keep a legend on top the same pixels under the title
+        legend["y"] = 1.0 - (1.0 - legend.get("y", 1.0)) * (layout.get("height") or 420) / height
+    layout["height"] = height
     layout["updatemenus"] = [dict(type="buttons", direction="left", showactive=False, x=0.0, xanchor="left",
                                   y=below, yanchor="top", pad=dict(t=10), buttons=buttons)]
-    layout["sliders"] = [dict(active=count - 1, x=0.42, len=0.58, y=below, yanchor="top", pad=dict(t=0),
+    layout["sliders"] = [dict(active=count - 1, x=0.0, len=1.0, y=below - SCRUBBER_ROW_PX / plot_px,
+                              yanchor="top", pad=dict(t=0),
                               currentvalue=dict(prefix="Playback: ", font=dict(size=12)),
                               steps=[dict(label=f"{100 * (i + 1) // count}%", method="animate",
                                           args=_animate_args(0, [name])) for i, name in enumerate(names)])]
