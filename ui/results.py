@@ -78,15 +78,15 @@ def results_table(view: AttemptView, results: list[scoring.QuestionResult]) -> p
     return pd.DataFrame(rows)
 
 
-# Widths in pixels, scaled up together to fill the container: at 1400 px the whole table fits with no
+# Widths in pixels, scaled up together to fill the container: at 1300 px the whole table fits with no
 # sideways scroll. Prompts and choice texts run to 100-200 characters, so rows are four lines high and wrap.
 RESULTS_ROW_HEIGHT = 88
 RESULTS_COLUMNS = {
     "#": st.column_config.NumberColumn(width=32, help="Question number, as on the chart above"),
-    "Part": st.column_config.TextColumn(width=110),
-    "Question": st.column_config.TextColumn(width=240, help="Click a cell to read all of it"),
-    "Your answer": st.column_config.TextColumn(width=170),
-    "Truth": st.column_config.TextColumn(width=170),
+    "Part": st.column_config.TextColumn(width=100),
+    "Question": st.column_config.TextColumn(width=230, help="Click a cell to read all of it"),
+    "Your answer": st.column_config.TextColumn(width=150),
+    "Truth": st.column_config.TextColumn(width=150),
     "Score": st.column_config.TextColumn(width=64, help="1 within tolerance, 0.5 within twice it; a notes "
                                                          "answer scores once you have rated it"),
     RANGE_HELD: st.column_config.TextColumn(width=92, help="Did your 80% range contain the truth?"),
@@ -163,7 +163,7 @@ def guess_figure(view: AttemptView, results: list[scoring.QuestionResult]) -> go
         question = view.loaded.drill.question(r.question_id)
         prompt = view.text(r.prompt)
         ratio = 100 * r.answer.value / r.truth
-        labels.append(f"{numbers[r.question_id]}. {_short(prompt)}")  # numbered: two prompts may shorten alike
+        labels.append(f"{numbers[r.question_id]}. {_short(prompt, 52)}")  # numbered: two prompts may shorten alike
         ratios.append(ratio)
         has_range = r.answer.low is not None and r.answer.low > 0
         if has_range:
@@ -181,8 +181,9 @@ def guess_figure(view: AttemptView, results: list[scoring.QuestionResult]) -> go
                          f"{'held' if r.in_range else 'missed the truth'}")
         hover.append("<br>".join([f"<b>{numbers[r.question_id]}.</b> {_wrap(prompt)}"]
                                  + [html.escape(line) for line in lines]))
+    rows = list(range(len(labels)))
     fig = go.Figure(go.Scatter(
-        x=ratios, y=labels, mode="markers", marker=dict(size=12, color=colours),
+        x=ratios, y=rows, mode="markers", marker=dict(size=12, color=colours),
         error_x=dict(type="data", symmetric=False, array=highs, arrayminus=lows, color="#90a4ae"),
         hovertext=hover, hoverinfo="text", name="your guess",
     ))
@@ -198,10 +199,15 @@ def guess_figure(view: AttemptView, results: list[scoring.QuestionResult]) -> go
     ticks = percent_ticks(low - pad, high + pad)
     fig.update_xaxes(type="log", range=[low - pad, high + pad], tickvals=ticks, ticktext=[percent_text(t) for t in ticks],
                      tickfont=dict(size=13), showgrid=True,
-                     title=dict(text="Your guess as a % of the truth (log scale; dashed line at 100% = exact)",
+                     title=dict(text="Your guess as a % of the truth (log scale)",
                                 font=dict(size=14)))
-    fig.update_yaxes(tickfont=dict(size=13, color="#263238"), automargin=True, autorange="reversed")
-    fig.update_layout(height=130 + 34 * len(labels), margin=dict(l=10, r=10, t=20, b=50), showlegend=False,
+    # Each question's label sits above its row across the full width, not in a left margin: on a phone a
+    # margin of prompts left the plot a sliver.
+    for row, label in zip(rows, labels):
+        fig.add_annotation(x=0, xref="paper", y=row, yref="y", yshift=9, text=html.escape(label), showarrow=False,
+                           xanchor="left", yanchor="bottom", font=dict(size=13, color="#263238"))
+    fig.update_yaxes(showticklabels=False, range=[len(rows) - 0.5, -0.9], showgrid=False, zeroline=False)
+    fig.update_layout(height=110 + 50 * len(labels), margin=dict(l=10, r=10, t=10, b=50), showlegend=False,
                       hoverlabel=dict(align="left"),
                       yaxis2=dict(overlaying="y", range=[0, 1], visible=False, fixedrange=True))
     return fig
