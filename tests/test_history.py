@@ -59,7 +59,7 @@ def test_the_code_is_issued_once_and_opens_the_history_from_a_new_session(app_te
     assert not at.dataframe
     table = _history_table(at)
     assert len(table) == 2 and list(table["State"]) == ["finished", "in progress"]
-    assert list(table["#"]) == [1, 2] and table["Score %"].iloc[1] == "", "an open attempt has no score yet"
+    assert list(table["Attempt"]) == ["#1", "#2"] and table["Score %"].iloc[1] == "", "an open attempt has no score yet"
     assert table["Score %"].iloc[0].isdigit()
     possible = len(drill.all_questions())
     assert table["Locked in"].iloc[0] == f"1 / {possible} · 1 skipped", "as the results page counts: a skip is no guess"

@@ -19,6 +19,7 @@ from drills.scoring import grade_attempt, tolerance_band
 from drills.scope import scope_drill
 from drills.store import AttemptStore, ReviewEntry
 from drills.variants import in_variant
+from ui.safe import escape_markdown
 from tests.test_history import _code_from, _history, _sign_in
 from tests.test_pages import LOCK, _go, _start
 
@@ -185,8 +186,8 @@ def test_finishing_an_attempt_with_a_miss_puts_it_on_the_review_page(app_test, d
     at = _review_page(_sign_in(_history(app_test), "ada", code))   # one sign-in opens history and reviews
     text = _text(at)
     assert "Nothing due right now" in text and re.search(r"comes back in (1 minute|\d\d seconds) \(", text), text
-    table = next(d.value for d in at.dataframe if "Comes back" in d.value.columns)
-    assert list(table["Question"]) == [ONE.drill.question("job_duration").prompt]
+    table = next(t.value for t in at.table if "Comes back" in t.value.columns)
+    assert list(table["Question"]) == [escape_markdown(ONE.drill.question("job_duration").prompt)]
     assert list(table["Last result"]) == ["again"]
 
 
@@ -236,7 +237,7 @@ def test_a_due_item_is_answered_in_fresh_numbers_and_comes_back_later(app_test, 
     assert (after.reviews, after.variant, Rating(after.rating)) == (2, variant, Rating.Good)
     assert after.due_at > time.time() + 500 and store.count_due("bea") == 0
     assert re.search(r"in (9|10) minutes", " ".join(map(str, next(
-        d.value for d in at.dataframe if "Comes back" in d.value.columns)["Comes back"])))
+        t.value for t in at.table if "Comes back" in t.value.columns)["Comes back"])))
     store.close()
 
 
@@ -261,7 +262,7 @@ def test_a_question_due_in_seconds_is_not_called_due_now(app_test, db_path):
     assert "Due now" not in text and "Nothing due right now" in text
     assert "comes back now" not in text
     assert re.search(r"comes back in \d{1,2} seconds? \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)", text), text
-    table = next(d.value for d in at.dataframe if "Comes back" in d.value.columns)
+    table = next(t.value for t in at.table if "Comes back" in t.value.columns)
     assert re.fullmatch(r"in \d{1,2} seconds?", table["Comes back"].iloc[0]), table["Comes back"].iloc[0]
     assert any(b.label == "Check again" for b in at.button), "a question due soon can be looked for again"
 

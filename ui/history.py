@@ -140,7 +140,7 @@ def history_table(lines: list[AttemptLine]) -> pd.DataFrame:
     """One row per attempt, oldest first, numbered as the charts' axes are. An open attempt has no score yet
     (its score would only count what it has disclosed so far), so its cell is blank and its state says so."""
     return pd.DataFrame([{
-        "#": n,
+        "Attempt": f"#{n}",   # a bare "#" header would read as a markdown heading in st.table
         "Started (UTC)": format_utc(line.attempt.started_at, seconds=False),
         "Drill": line.title,
         "State": "finished" if line.finished else IN_PROGRESS,
@@ -254,7 +254,7 @@ def render_history() -> None:
     # 1300 px), and it has no hover toolbar to cover the sign-out button above it.
     st.table(history_table(lines), hide_index=True)
     st.markdown("##### Resume or review")
-    st.caption("Newest first; # is the attempt's number in the table and on the charts.")
+    st.caption("Newest first, numbered as in the table and on the charts.")
     for number, line in reversed(list(enumerate(lines, start=1))):
         target = "pages/results.py" if line.finished else "pages/drill.py"
         verb = "Review" if line.finished else "Resume"

@@ -23,6 +23,7 @@ from ui.attempt_view import AttemptView
 from ui.context import get_catalogue, get_store, now
 from ui.history import signed_in_bar
 from ui.lockin import SCORE_BADGE
+from ui.safe import escape_markdown
 
 REVIEW_INTRO = ("Questions you missed in a finished attempt, and questions of skills you scored weak, come back "
                 "here on a spaced schedule, each with fresh numbers. Sign in with your handle and the personal "
@@ -149,6 +150,9 @@ def _review_one(store, handle: str, item: ReviewState, base: LoadedDrill, questi
 
 
 def schedule_table(items: list[ReviewState], catalogue: Catalogue, at: float) -> pd.DataFrame:
+    """Every scheduled item, for a static table: st.table wraps long prompts where a data grid cut off its
+    right-hand columns, and it reads cells as markdown, so the texts are escaped (a prompt's "$3,800 … $1,560"
+    would otherwise turn into a formula)."""
     rows = []
     for item in items:
         found = _question(catalogue, item)
@@ -157,12 +161,12 @@ def schedule_table(items: list[ReviewState], catalogue: Catalogue, at: float) ->
         base, question = found
         prompt = in_variant(base, item.variant).text(question.prompt)
         rows.append({
-            "Question": prompt if len(prompt) <= 90 else prompt[:89] + "…",
+            "Question": escape_markdown(prompt.replace("**", "")),
             "Comes back": "due now" if review.is_due(item.due_at, at) else review.wait_words(item.due_at - at),
             "Due (UTC)": format_utc(item.due_at, seconds=False),
             "Last result": review.RATING_WORDS[review.Rating(item.rating)],
             "Reviews": item.reviews,
-            "Drill": base.drill.title,
+            "Drill": escape_markdown(base.drill.title),
         })
     return pd.DataFrame(rows)
 
@@ -195,4 +199,4 @@ def render_review() -> None:
             st.button("Check again", icon="🔁", key=keys.REVIEW_CHECK_AGAIN,
                       help="The page does not refresh by itself: press this once the question is due.")
     st.markdown("##### Your review schedule")
-    st.dataframe(schedule_table(items, catalogue, at), hide_index=True, width="stretch", key=keys.REVIEW_TABLE)
+    st.table(schedule_table(items, catalogue, at), hide_index=True)
