@@ -117,8 +117,9 @@ else:
                "link (it ends in `?attempt=…`) is the lasting way back: bookmark it, and it works from any "
                "browser, even after the server restarts.")
 
-st.page_link("pages/history.py", label="My history: every attempt under your handle, from any browser",
-             icon="🗂️", help="Needs your handle and the personal resume code shown when you first started.")
+st.page_link("pages/history.py", label="My history", icon="🗂️",
+             help="Needs your handle and the personal resume code shown when you first started.")
+st.caption("Every attempt under your handle, from any browser.")   # a long link label is cut on a phone
 
 with st.form("resume", enter_to_submit=True):
     pasted = st.text_input("Paste an attempt link or token", max_chars=300)
