@@ -80,9 +80,24 @@ def test_instructor_signs_in_sees_charts_opens_a_timeline_and_downloads_csv(inst
     questions = _tab(page, "Questions")
     questions.locator(".js-plotly-plot .boxlayer .trace").first.wait_for(state="attached")
     assert questions.locator(".js-plotly-plot .boxlayer path.box").count() >= 10
+    ticks = [t for t in questions.locator(".js-plotly-plot .xtick text").all_text_contents() if t.strip()]
+    assert "100%" in ticks and all(t.endswith("%") for t in ticks), ticks     # not Plotly's bare "3 4 5 … 2"
+
+    calibration = _tab(page, "Calibration")
+    note = calibration.locator(".js-plotly-plot .annotation", has_text="80% claimed")
+    note.wait_for()
+    box = note.bounding_box()
+    labels = calibration.locator(".js-plotly-plot").first.locator(".bars text")
+    assert labels.count() >= 1
+    for label in labels.all():    # the note sits clear of every "held of given" bar label
+        other = label.bounding_box()
+        assert (other["y"] >= box["y"] + box["height"] or other["y"] + other["height"] <= box["y"]
+                or other["x"] >= box["x"] + box["width"] or other["x"] + other["width"] <= box["x"])
 
     attempt = _tab(page, "Attempt")
     attempt.get_by_text("Timeline", exact=True).wait_for()
+    attempt.get_by_test_id("stDataFrame").nth(1).wait_for()     # the heading can draw before the tables do
+    assert page.get_by_test_id("stException").count() == 0
     assert attempt.get_by_test_id("stDataFrame").count() >= 2
     assert "Time box" in attempt.get_by_test_id("stMetric").all_inner_texts()[2]
 

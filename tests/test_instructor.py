@@ -1,6 +1,7 @@
 """The instructor page in AppTest: the passphrase gate, the board, overrides, extra time and bad input."""
 from __future__ import annotations
 
+import json
 import shutil
 
 import pandas as pd
@@ -392,3 +393,106 @@ def test_short_prompts_cut_at_a_word():
     short = board_ui.figures.short_prompt("How long   does one job take end to end, ignoring queueing and retries?")
     assert short == "How long does one job take end to end…"
     assert board_ui.figures.short_prompt("x" * 100) == "x" * 45 + "…"
+
+
+# -- what the board shows (review of the instructor board) ---------------------------------------
+HOT = load_catalogue().drills["hot_tenant"]
+
+
+def _dataframe_with(at, column):
+    return next(d for d in at.dataframe if column in d.value.columns)
+
+
+def test_missing_calibration_shows_a_dash_with_its_reason_never_none(app_test, demo_db, configured):
+    store = AttemptStore(demo_db)
+    store.start_attempt("one_tenant", "newcomer", "north", 45 * 60)     # no ranges given: nothing to calibrate
+    store.close()
+    at = _signed_in(app_test)
+    element = _dataframe_with(at, "Calibration %")
+    frame = element.value
+    assert element.proto.placeholder == "—"                            # how the grid draws a missing value
+    assert not frame.astype(str).isin(["None", "nan", "NaN"]).drop(columns=["Calibration %"]).any().any()
+    assert pd.isna(frame.set_index("Candidate").loc["newcomer", "Calibration %"])    # numeric, sorts by value
+    calibration_help = json.loads(element.proto.columns)["Calibration %"]["help"]
+    assert board_ui.MISSING in calibration_help and "no range" in calibration_help
+    questions = _dataframe_with(_open_tab(at, "Questions"), "Ranges held %")
+    assert questions.proto.placeholder == "—" and "None when" not in questions.proto.columns
+
+
+def test_the_leaderboard_puts_compared_columns_first_with_widths():
+    table = pd.DataFrame({"candidate_id": [1], "handle": ["ada"], "cohort": ["demo-spring"], "attempts": [2],
+                          "finished": [1], "attempt_id": [7], "variant": [0], "score_pct": [69.0], "strong": [3],
+                          "overridden": [0], "used_min": [4.3], "limit_min": [30.0], "ranges": [0], "hits": [0],
+                          "hit_rate": [None]})
+    shown = board_ui.leaderboard_frame(table, HOT.drill.level_label("strong"))
+    assert list(shown.columns)[:6] == ["Candidate", "Cohort", "Score %", "Calibration %", "Ranges held", "Staff"]
+    assert "Strong" not in shown.columns and shown.loc[0, "Ranges held"] == board_ui.MISSING
+    widths = board_ui.LEADERBOARD_WIDTHS
+    first = ["Candidate", "Cohort", "Score %", "Calibration %", "Ranges held", "Attempts", "Finished"]
+    assert sum(widths[c] for c in first) + 62 <= 760      # the main column at a 1300-pixel window, sidebar open
+
+
+def test_the_heatmap_and_shares_name_levels_as_the_drill_does(app_test, demo_db, configured):
+    key = board_ui.DrillKey.from_loaded(HOT, {})
+    skill = key.skill_ids[0]
+    levels = pd.DataFrame({"candidate_id": [1, 1], "handle": ["ada", "ada"], "cohort": ["", ""],
+                           "attempt_id": [3, 3], "skill_id": [skill, key.skill_ids[1]], "level": ["strong", "weak"],
+                           "overridden": [False, True], "reason": ["", "see notes"]})
+    names = board_ui.level_names(HOT.drill)
+    assert names == {"strong": "Staff", "ok": "Senior", "weak": "Junior"}
+    fig = board_ui.figures.skills_heatmap(levels, key, [("ada", "")], names)
+    cells = [t for row in fig.data[0].text for t in row if t]
+    assert cells == ["Staff", f"Junior {board_ui.figures.OVERRIDE_MARK}"]
+    assert not any(word in " ".join(map(str, fig.data[0].hovertext[0])) for word in ("Strong", "Weak"))
+    at = _signed_in(app_test, tab="Skills")       # one_tenant keeps the default names, taken from the drill too
+    shares = _frame_with(at, "Overridden")
+    assert list(shares.columns) == ["Skill", *board_ui.level_names(LOADED.drill).values(), "Overridden"]
+    caption = " ".join(c.value for c in at.caption)
+    assert board_ui.SKILLS_ATTEMPT in caption and board_ui.LEADERBOARD_ATTEMPT in caption
+
+
+def test_the_questions_log_axis_is_labelled_in_percent():
+    errors = pd.DataFrame({"question_id": ["a", "b"], "median_abs_error": [0.5, 0.2], "p5": [30.0, 60.0],
+                           "p25": [60.0, 80.0], "p50": [90.0, 100.0], "p75": [150.0, 120.0], "p95": [900.0, 200.0]})
+    sample = pd.DataFrame({"question_id": ["a"], "handle": ["ada"], "pct": [35.0], "score": [0.0]})
+    axis = board_ui.figures.question_figure(errors, sample).layout.xaxis
+    assert axis.type == "log" and axis.tickmode == "array"
+    assert list(axis.ticktext) == ["50%", "100%", "200%", "500%", "1,000%"]
+    assert list(axis.tickvals) == [50, 100, 200, 500, 1000]
+    assert board_ui.figures.log_percent_ticks(5, 2000) == [10, 30, 100, 300, 1000]
+
+
+def test_the_calibration_bars_lie_flat_with_the_80_note_above_them():
+    by_skill = pd.DataFrame({"skill_id": ["s1", "s2"], "skill": ["Fairness, replay and recovery trade-offs", "Skew"],
+                             "ranges": [60, 10], "hits": [45, 1], "hit_rate": [0.75, 0.1]})
+    fig = board_ui.figures.calibration_figure(by_skill)
+    bars = fig.data[0]
+    assert bars.orientation == "h" and list(bars.text) == ["45 of 60", "1 of 10"]
+    assert bars.insidetextanchor == "start"                    # counts at the bars' base, away from the 80% line
+    assert all(len(line) <= board_ui.figures.SKILL_LABEL_WIDTH for y in bars.y for line in y.split("<br>"))
+    note = next(a for a in fig.layout.annotations if a.text == "80% claimed")
+    assert (note.yref, note.y, note.yanchor) == ("paper", 1, "bottom")     # above the plot, over no bar label
+
+
+def test_the_attempt_view_reads_as_the_instructors(app_test, demo_db, configured):
+    at = _signed_in(app_test, tab="Attempt")
+    score = next(m for m in at.metric if m.label.startswith("Score"))
+    assert not score.delta and score.label.endswith("%)")          # no arrow that reads as a change
+    chart = next(c for c in at.get("plotly_chart") if c.proto.id.endswith(keys.INSTRUCTOR_GUESS_CHART))
+    assert "Their guess" in chart.proto.spec and "Your guess" not in chart.proto.spec
+    timeline_rows = _frame_with(at, "Flag")
+    ids = {q.id for q in LOADED.drill.all_questions()} | {p.id for p in LOADED.drill.parts}
+    assert not set(timeline_rows["Detail"]) & ids and not set(timeline_rows["Part"]) & ids - {"prompt", "closing"}
+    locked = timeline_rows[timeline_rows["Event"] == "locked"]
+    assert len(locked) and all(d and not d.startswith(("b_", "q_")) for d in locked["Detail"])
+
+
+def test_early_warnings_count_in_words():
+    from drills.reports.timeline import TimelineRow
+    one = [TimelineRow(1.0, "revealed", "board", "x", True), TimelineRow(2.0, "sim_opened", None, "y", True)]
+    assert board_ui.early_warnings(one) == [
+        "1 reveal opened before every question it answers was locked in or skipped.",
+        "1 simulation page opened while questions it answers were still open."]
+    two = board_ui.early_warnings(one * 2)
+    assert two[0].startswith("2 reveals opened before every question they answer")
+    assert two[1].startswith("2 simulation pages opened") and "(s)" not in " ".join(two)
