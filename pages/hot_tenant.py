@@ -203,6 +203,8 @@ def sim_givens(partition_count: int, capacity: int, hot_rate: int, buckets: int,
     else:
         tenant = (f"the tenant sends {hot_rate:,} units/s spread over {buckets} buckets, placed "
                   + ("bucket b on partition b mod P" if placement == "even" else "by a seeded hash"))
+        if placement == "even" and buckets < partition_count:
+            tenant += f", so it lands on {buckets} of the {partition_count} partitions"
     replay = f"{pending:,} units wait to be replayed" if pending else "there is no backlog to replay"
     return f"{fleet}; {tenant}; {replay}."
 
@@ -221,16 +223,21 @@ def simulate(partition_count: int, capacity: float, hot_rate: float, buckets: in
 def render_sim() -> None:
     st.markdown("Partitions each serve a fixed rate, and one tenant sends more than a single partition can "
                 "take. Spread it over buckets, then replay a backlog while fresh work keeps priority.")
+    # Bound to the URL, so a drill question's link (ui.sim_embed.explore_query) opens the sim on its numbers.
+    def setting(name: str) -> dict:
+        return dict(key=keys.sim_setting(keys.HOT_TENANT_SIM_PREFIX, name), bind="query-params")
+
     cols = st.columns(3)
-    buckets = cols[0].slider("Buckets (1 = no spreading)", 1, 16, 1)
-    hot_rate = cols[1].slider("Tenant rate (units/s)", 0, 1_000, 250, step=10)
-    capacity = cols[2].slider("Partition capacity (units/s)", 25, 400, 100, step=25)
+    buckets = cols[0].slider("Buckets (1 = no spreading)", 1, 16, 1, **setting("buckets"))
+    # steps of 5 so every rate a retake of the drill draws (225, 250, 275) can be set
+    hot_rate = cols[1].slider("Tenant rate (units/s)", 0, 1_000, 250, step=5, **setting("rate"))
+    capacity = cols[2].slider("Partition capacity (units/s)", 25, 400, 100, step=25, **setting("capacity"))
     cols = st.columns(3)
-    partition_count = cols[0].slider("Partitions", 2, 8, 4)
-    pending = cols[1].slider("Pending units to replay", 0, 30_000, 9_000, step=500)
+    partition_count = cols[0].slider("Partitions", 2, 8, 4, **setting("partitions"))
+    pending = cols[1].slider("Pending units to replay", 0, 30_000, 9_000, step=500, **setting("pending"))
     placement = cols[2].radio("Bucket placement", list(partitions.PLACEMENTS), horizontal=True,
                               help="even: bucket b on partition b mod P. hashed: a seeded random draw, "
-                                   "so two buckets can share a partition.")
+                                   "so two buckets can share a partition.", **setting("placement"))
     seed = 1
     if placement == "hashed":
         seed = int(cols[2].number_input("Seed", 0, 10_000, 1))

@@ -4,22 +4,31 @@ Set the sliders, lock in a guess, press Play and watch every call's lane fill in
 """
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 
 from sims import concurrency_pool
 from ui import keys
 from ui.guess import plural
-from ui.sim_charts import lanes_frames, pool_in_service_series
+from ui.sim_charts import fanout_in_service_series, lanes_frames, pool_in_service_series
 from ui.sim_controls import Question, SimTab, play, settings
+from ui.sim_embed import FANOUT_LANE, POOL_LANE
 from ui.frame import require_frame
 
 require_frame()
 
-# The brief's figure for a pool of 10 (about 19 429s) depends on K, so that is what is asked;
-# the fan-out's 429s do not move with the pool size slider.
+# The brief's figure for a pool of 10 (about 19 429s) depends on K, so the pool is asked about by default;
+# a drill's link can ask about the fan-out instead (?cp_lane=, ui.sim_embed.explore_query), whose 429s do
+# not move with the pool size slider. Each lane keeps its own guess and pin.
 POOL = SimTab("concurrency_pool.pool_limit", "cp", "concurrency_pool",
               Question("429 refusals the pool of K collects", "refusals", 2_000.0, 1.0, tolerance_rel=0.15),
               lambda r: float(r.pool.rejected), lanes_frames, pool_in_service_series)
+FANOUT = SimTab("concurrency_pool.fanout", "cp", "concurrency_pool",
+                Question("429 refusals the unbounded fan-out collects", "refusals",
+                         float(concurrency_pool.MAX_REFUSALS), 1.0, tolerance_rel=0.15),
+                lambda r: float(r.fanout.rejected), lanes_frames, fanout_in_service_series)
+LANES = {POOL_LANE: POOL, FANOUT_LANE: FANOUT}
 
 st.title("Concurrency pool")
 st.caption("A provider that serves a few calls at a time, and two ways of sending it a batch.")
@@ -42,9 +51,16 @@ with pool_tab:
     pool_size, limit, calls, retry_after = chosen.values
     params = concurrency_pool.Params(calls=calls, provider_limit=limit, pool_size=pool_size,
                                      retry_after_s=retry_after)
-    st.caption(f"The question is about the bottom lanes: a pool of K = {pool_size} in front of a provider "
-               f"that serves R = {limit} at once.")
-    result = play(POOL, params, chosen)
+    lane = st.radio("Guess about", list(LANES), horizontal=True, key=keys.sim_setting(POOL.prefix, "lane"),
+                    bind="query-params")
+    chosen = dataclasses.replace(chosen, query={**chosen.query, keys.sim_setting(POOL.prefix, "lane"): lane})
+    if lane == FANOUT_LANE:
+        st.caption(f"The question is about the top lanes: all {calls} calls fired at once at a provider that "
+                   f"serves R = {limit} at once, with no pool in front of it.")
+    else:
+        st.caption(f"The question is about the bottom lanes: a pool of K = {pool_size} in front of a provider "
+                   f"that serves R = {limit} at once.")
+    result = play(LANES[lane], params, chosen)
     if result is not None:
         fan, pool = result.fanout, result.pool
         st.markdown(

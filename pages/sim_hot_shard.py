@@ -15,6 +15,7 @@ from ui.sim_charts import (neighbour_wait_series, shard_load_figure, shard_load_
                            shuffle_groups, tenant_wait_frames, waiting_by_class_frames, waiting_total_series)
 from ui.sim_controls import Question, SimTab, cached_run, play, settings
 from ui.frame import require_frame
+from ui.sim_embed import HOT_SHARD_TABS
 
 require_frame()
 
@@ -40,7 +41,7 @@ def celebrity_note(result: hot_shard.Result) -> str:
             f"hides the one shard that matters: a key cannot be split across shards, so that shard carries "
             f"the celebrity's whole {p.hot_key_share:.0%} of the traffic plus whatever ordinary keys hash next to it.")
 
-TABS = ("Celebrity key", "Tenant groups", "Shuffle sharding")
+TABS = HOT_SHARD_TABS                  # bound to ?tab=, so a drill question's link opens its tab
 CELEBRITY = SimTab("hot_shard.celebrity", "hs_celeb", "hot_shard",
                    Question("Load on the busiest shard, as % of one shard's capacity", "%", 1_000.0, 5.0),
                    hot_shard.busiest_shard_load_pct, shard_load_frames, shard_load_series)

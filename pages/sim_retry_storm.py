@@ -12,6 +12,7 @@ from ui.guess import plural
 from ui.sim_charts import calls_per_second_frames, calls_per_second_series
 from ui.sim_controls import Question, SimTab, play, settings
 from ui.frame import require_frame
+from ui.sim_embed import RETRY_STORM_TABS
 
 require_frame()
 
@@ -19,10 +20,10 @@ st.title("Retry storm")
 st.caption(f"Provider A is back after a {retry_storm.Params().outage_s / 60:g}-minute outage. "
            "How hard does your own fleet hit it?")
 
-TABS = {
-    "Synchronised breakers": (False, "Every worker process has its own breaker. They all opened at the "
+TABS = {                                # labels bound to ?tab=, so a drill question's link opens its tab
+    RETRY_STORM_TABS[False]: (False, "Every worker process has its own breaker. They all opened at the "
                                      "same moment and probe every 30 seconds, exactly."),
-    "Jitter, shared state, ramp": (True, "Probes are spread out at random, the breaker state is shared so "
+    RETRY_STORM_TABS[True]: (True, "Probes are spread out at random, the breaker state is shared so "
                                          "one success speaks for all, and A's share of traffic steps up "
                                          "10% → 25% → 50% → 100%, a minute per step."),
 }

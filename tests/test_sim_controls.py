@@ -275,7 +275,7 @@ def test_the_platform_page_keeps_its_pinned_run_in_the_url(app_test):
     assert reloaded.button(key=f"play::{name}").disabled                # B's settings: a fresh guess
     reloaded = lock_and_play(reloaded, name, 150.0)
     settings_table = reloaded.dataframe[0].value
-    assert settings_table.to_dict("records") == [{"setting": "idempotency", "A": "False", "B": "True"}]
+    assert settings_table.to_dict("records") == [{"setting": "Idempotency", "A": "off", "B": "on"}]
     line = next(m.value for m in reloaded.markdown if m.value.startswith("Your guesses"))
     assert "A: you guessed **160 jobs**" in line and "B: you guessed **150 jobs**" in line
 

@@ -198,3 +198,72 @@ def test_celebrity_question_grades_the_busiest_shard_not_shard_one(app_test):
     at = lock_and_play(at, "hot_shard.celebrity", 100.0)
     assert {m.label: m.value for m in at.metric}["Simulation"] == "112 %"
     assert any("shard 5, sits at **112%**" in m.value for m in at.markdown)
+
+
+# -- a drill question's "Explore" link opens the sim on the question's own settings ------------------
+def _opened_by_link(app_test, preset_id: str, values=None):
+    from sims import presets
+    from ui.sim_embed import MODEL_PAGES, explore_query
+
+    page = MODEL_PAGES[presets.PRESETS[preset_id].model][0]
+    at = app_test(page)
+    at.query_params.update(explore_query(preset_id, values))
+    at.run()
+    assert not at.exception
+    return at
+
+
+def test_the_uneven_replay_link_opens_the_partition_sim_on_3_of_4_even_buckets(app_test):
+    # the review: Hot Tenant Break 3's link opened the sim with 1 bucket
+    at = _opened_by_link(app_test, "partitions.replay_drain_uneven")
+    value = {s.label: s.value for s in at.slider}
+    assert value["Buckets (1 = no spreading)"] == 3 and value["Partitions"] == 4
+    assert value["Tenant rate (units/s)"] == 250 and value["Partition capacity (units/s)"] == 100
+    assert value["Pending units to replay"] == 9000 and at.radio[-1].value == "even"
+    assert any("lands on 3 of the 4 partitions" in c.value for c in at.caption)
+
+
+def test_a_retake_link_carries_the_retakes_own_numbers(app_test):
+    """A variant draws the tenant's rate from 225, 250, 275: the slider takes each one."""
+    from drills.loader import load_drill, variant_values
+    from pathlib import Path
+
+    drill = load_drill(Path("drills/content/hot_tenant.yaml")).drill
+    rates = set()
+    for variant in range(1, 9):
+        values, _ = variant_values(drill, variant)
+        rates.add(values["hot_rate"])
+        if values["hot_rate"] != 250:
+            at = _opened_by_link(app_test, "partitions.replay_drain", values)
+            assert {s.label: s.value for s in at.slider}["Tenant rate (units/s)"] == values["hot_rate"]
+            assert {s.label: s.value for s in at.slider}["Buckets (1 = no spreading)"] == 4
+            break
+    else:
+        raise AssertionError(f"no variant moved the rate: {rates}")
+
+
+def test_the_fanout_questions_link_asks_about_the_fanout_lane(app_test):
+    # the review: the pool page asked about the pool lane while the drill asked about the fan-out
+    at = _opened_by_link(app_test, "concurrency_pool.fanout_rejected")
+    assert at.radio(key="cp_lane").value == "the fan-out (top lanes)"
+    assert any("about the top lanes" in c.value for c in at.caption)
+    assert any(n.label.startswith("429 refusals the unbounded fan-out") for n in at.number_input)
+    at = lock_and_play(at, "concurrency_pool.fanout", 70.0)
+    assert {m.label: m.value for m in at.metric}["Simulation"].startswith("75")      # the fan-out's 75 × 429
+    pool = _opened_by_link(app_test, "concurrency_pool.pool10_rejected")
+    assert pool.radio(key="cp_lane").value == "the pool of K (bottom lanes)"
+    assert pool.slider(key="cp_pool").value == 10
+    assert any(n.label.startswith("429 refusals the pool of K") for n in pool.number_input)
+
+
+@pytest.mark.parametrize("preset_id, tab, sliders", [
+    ("hot_shard.celebrity_6", "Celebrity key", {"hs_celeb_shards": 6, "hs_celeb_share": 0.3}),
+    ("hot_shard.tenant_groups", "Tenant groups", {"hs_ten_groups": 4, "hs_ten_mult": 100}),
+    ("retry_storm.jitter_peak", "Jitter, shared state, ramp", {"rs_jitter_procs": 40, "rs_jitter_parked": 9}),
+])
+def test_sim_links_open_the_questions_tab_and_settings(app_test, preset_id, tab, sliders):
+    at = _opened_by_link(app_test, preset_id)
+    container = next(n for n in at.main.children.values() if n.type == "tab_container").proto.tab_container
+    assert [t.label for t in at.tabs][container.default_tab_index] == tab
+    for key, value in sliders.items():
+        assert at.slider(key=key).value == pytest.approx(value), key

@@ -212,6 +212,7 @@ def pg_lab_again(experiment: str) -> str:
 # ---- simulation pages --------------------------------------------------------------------------
 
 HOT_SHARD_GROWN_CHART = "hs_celeb_grown_chart"            # hot-shard celebrity tab: the load after adding shards
+HOT_TENANT_SIM_PREFIX = "ht_sim"                          # hot-tenant partition sim's sliders, bound to ?ht_sim_*=
 
 
 def sim_setting(prefix: str, name: str) -> str:

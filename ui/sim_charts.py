@@ -447,9 +447,16 @@ def waiting_total_series(result: hot_shard.Result) -> Series:
 
 
 def pool_in_service_series(result: concurrency_pool.Result) -> Series:
-    steps = concurrency_pool.in_service_steps(result.pool)
-    return Series(tuple(t for t, _ in steps), tuple(n for _, n in steps), "seconds",
-                  f"calls in service, {result.pool.name}")
+    return _in_service_series(result.pool)
+
+
+def fanout_in_service_series(result: concurrency_pool.Result) -> Series:
+    return _in_service_series(result.fanout)
+
+
+def _in_service_series(lane) -> Series:
+    steps = concurrency_pool.in_service_steps(lane)
+    return Series(tuple(t for t, _ in steps), tuple(n for _, n in steps), "seconds", f"calls in service, {lane.name}")
 
 
 def calls_per_second_series(result: retry_storm.Result) -> Series:

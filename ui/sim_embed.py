@@ -16,6 +16,12 @@ from ui import keys
 # The hot-tenant page's tabs, bound to ?tab= (keys.HOT_TENANT_TAB) so a link can open the simulation tab.
 HOT_TENANT_TABS = ("Event-store lab", "Partition simulation")
 
+# The concurrency-pool page's "Guess about" choices, bound to ?cp_lane= so a drill's link asks about its lane.
+POOL_LANE, FANOUT_LANE = "the pool of K (bottom lanes)", "the fan-out (top lanes)"
+# The tabs of the hot-shard and retry-storm pages, bound to ?tab= (keys.SIM_TAB).
+HOT_SHARD_TABS = ("Celebrity key", "Tenant groups", "Shuffle sharding")
+RETRY_STORM_TABS = ("Synchronised breakers", "Jitter, shared state, ramp")
+
 # Which app page lets a candidate explore each model on their own, and the query that opens it there.
 MODEL_PAGES = {
     "hot_shard": ("pages/sim_hot_shard.py", "Hot shard", None),
@@ -51,11 +57,73 @@ def page_models(url_path: str) -> list[str]:
     return [model for model, (page, _, _) in MODEL_PAGES.items() if Path(page).stem == url_path]
 
 
+def _text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return format(value, ".12g") if isinstance(value, float) else str(value)
+
+
+def _settings(prefix: str, **values: object) -> dict[str, str]:
+    return {keys.sim_setting(prefix, name): _text(value) for name, value in values.items()}
+
+
+def _hot_shard_query(p) -> dict[str, str]:
+    from sims import hot_shard
+
+    if p.bad_key_breaks_groups:
+        return {keys.SIM_TAB: HOT_SHARD_TABS[2], **_settings("hs_shuf", groups=p.shards, per=p.groups_per_key)}
+    if p.service_s == hot_shard.JOB_S:        # tenants in worker groups: the page's slider is the noisy load
+        multiplier = round(p.hot_key_share * p.arrival_rps / hot_shard.NOISY_NORMAL_JOBS_PER_S)
+        return {keys.SIM_TAB: HOT_SHARD_TABS[1], **_settings("hs_ten", groups=p.shards, mult=multiplier)}
+    return {keys.SIM_TAB: HOT_SHARD_TABS[0], **_settings("hs_celeb", shards=p.shards, share=p.hot_key_share)}
+
+
+def _platform_query(p) -> dict[str, str]:
+    from sims.platform import MITIGATIONS, SCENARIO_TITLES, Params
+
+    base = Params.for_scenario(p.scenario)
+    shown = ("claim", "acme_multiplier", "acme_cap", "outage_min", "window_min", "mitigations_from_min",
+             *MITIGATIONS)        # the page's controls; a bound radio keeps the label it shows, "round robin"
+    moved = {name: getattr(p, name) for name in shown if getattr(p, name) != getattr(base, name)}
+    return {keys.PLATFORM_SCENARIO: SCENARIO_TITLES[p.scenario],
+            **{keys.platform_key(p.scenario, name): value.replace("_", " ") if name == "claim" else _text(value)
+               for name, value in moved.items()}}
+
+
+def explore_query(preset_id: str, values: Mapping[str, float] | None = None) -> dict[str, str]:
+    """The query that opens the preset's page with the preset's own settings (the attempt's numbers when
+    the run is built from them), on the tab and, on the pool page, the lane the question asks about.
+
+    Only what the page has a control for travels; the page's seed stays its own (the drill grades with
+    seed 0, which the pages' seed boxes, from 1, cannot show).
+    """
+    preset = presets.PRESETS[preset_id]
+    p = preset.params_for(values)
+    query = dict(MODEL_PAGES[preset.model][2] or {})
+    if preset.model == "hot_shard":
+        query.update(_hot_shard_query(p))
+    elif preset.model == "concurrency_pool":
+        lane = FANOUT_LANE if preset.metric.startswith("fanout.") else POOL_LANE
+        query.update(_settings("cp", pool=p.pool_size, limit=p.provider_limit, calls=p.calls,
+                               retry=p.retry_after_s, lane=lane))
+    elif preset.model == "retry_storm":
+        slug = "jitter" if p.jitter else "sync"
+        query.update({keys.SIM_TAB: RETRY_STORM_TABS[p.jitter],
+                      **_settings(f"rs_{slug}", procs=p.processes, parked=p.in_flight_per_process)})
+    elif preset.model == "platform":
+        query.update(_platform_query(p))
+    elif preset.model == "partitions":
+        query.update(_settings(keys.HOT_TENANT_SIM_PREFIX, buckets=p.buckets, rate=p.hot_rate,
+                               capacity=p.partition_capacity, partitions=p.partitions, pending=p.pending,
+                               placement=p.placement))
+    return query
+
+
 def render_sim_embed(preset_id: str, seed: int, *, revealed: bool, locked: bool,
                      values: Mapping[str, float] | None = None) -> None:
     """`values`: the attempt's drill numbers, for a preset whose run is built from them."""
     preset = presets.PRESETS[preset_id]
-    page, name, query = MODEL_PAGES[preset.model]
+    page, name, _ = MODEL_PAGES[preset.model]
     if not revealed:
         if locked:
             st.caption(f"🎲 Graded against the **{name}** simulation ({preset.label.lower()}); its run opens "
@@ -64,7 +132,8 @@ def render_sim_embed(preset_id: str, seed: int, *, revealed: bool, locked: bool,
             st.caption(f"🎲 Graded against the **{name}** simulation ({preset.label.lower()}). Lock in your own "
                        "estimate first: opening the simulation while this question is open is recorded on "
                        "your attempt's timeline, and your instructor sees it.")
-        st.page_link(page, label=f"Explore the {name} simulation", icon="🎲", query_params=query)
+        st.page_link(page, label=f"Explore the {name} simulation", icon="🎲",
+                     query_params=explore_query(preset_id, values))
         return
     with st.expander(f"🎲 The {name} run this answer was graded against"):
         inputs = presets.inputs_of([preset_id], values) if values is not None else ()
