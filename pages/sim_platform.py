@@ -172,6 +172,21 @@ def switches(scenario: str, base: Params) -> dict[str, object]:
     return chosen
 
 
+def written_numbers(base: Params) -> str | None:
+    """Which numbers a break scenario replays: the drill's as written, which a retake may change."""
+    if not has_break(base):
+        return None
+    parts = []
+    if platform.has_surge(base):
+        parts.append(f"Acme at {base.acme_multiplier:g}× its usual load from minute {base.break_at_min:g} of the run")
+        if base.break_at_min < base.mitigations_from_min < base.window_min:
+            parts.append(f"the limits going in {base.mitigations_from_min - base.break_at_min:g} minutes later")
+    if platform.has_outage(base):
+        parts.append(f"provider A down for {base.outage_min:g} minutes from minute {base.break_at_min:g}")
+    return (f"This scenario replays the drill's numbers as written: {', '.join(parts)}. A retake of the drill "
+            "may draw other numbers; set them under Load, outage and timing.")
+
+
 def measured_caption(out: dict[str, object], p: Params) -> str:
     """Where the headline rates come from, on the same axis as the charts: minutes from the break, or,
     with no break, minutes of the run from 0 (ui.platform_charts.x_offset)."""
@@ -224,6 +239,9 @@ def main() -> None:
     scenario = st.selectbox("Scenario", names, format_func=lambda n: SCENARIO_TITLES[n],
                             key=keys.PLATFORM_SCENARIO, bind=BIND)
     base = Params.for_scenario(scenario)
+    written = written_numbers(base)
+    if written:
+        st.caption(written)
     chosen = switches(scenario, base)
     # Only what differs from the scenario goes in the link (as the bound widgets do in the URL);
     # a bound selectbox or radio keeps the label it shows there, not the option behind it.

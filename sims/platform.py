@@ -144,14 +144,16 @@ SCENARIOS: dict[str, dict[str, object]] = {
     "break2_polish_off": dict(_BREAK2, polish_switch=False),
 }
 
+# The breaks replay the drill's numbers as written (Acme's 100x, limits 10 minutes in, a 40-minute outage);
+# a retake draws other numbers, so a title names the break and the fix, never a figure a retake changes.
 SCENARIO_TITLES = {
     "baseline": "Weekday peak, nothing broken",
-    "break1_fifo": "Break 1: Acme at 100x, first-in first-out",
-    "break1_fair": "Break 1: per-tenant caps from 13:10, Acme held at 20",
-    "break1_round_robin": "Break 1: round-robin claim with caps from 13:10",
-    "break1_paused": "Break 1: per-tenant caps from 13:10, Acme paused",
-    "break2": "Break 2: provider A down 40 min, polish switch on",
-    "break2_polish_off": "Break 2: provider A down 40 min, polish kept",
+    "break1_fifo": "Break 1 as written: Acme's surge, first-in first-out",
+    "break1_fair": "Break 1 as written: per-tenant caps once the limits go in, Acme held at 20",
+    "break1_round_robin": "Break 1 as written: round-robin claim with caps once the limits go in",
+    "break1_paused": "Break 1 as written: per-tenant caps once the limits go in, Acme paused",
+    "break2": "Break 2 as written: provider A down, polish switch on",
+    "break2_polish_off": "Break 2 as written: provider A down, polish kept",
 }
 
 CLAIM_RULES = {

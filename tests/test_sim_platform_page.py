@@ -150,3 +150,27 @@ def test_a_link_reopens_the_scenario_its_switches_seed_and_guess(app_test):
     assert command == "python -m sims platform scenario=break1_fair rate_limit=false seed=4"
     link = next(c.value for c in at.code if "platform_scenario=" in c.value)
     assert "rate_limit=false" in link and "idempotency" not in link      # only what differs from the scenario
+
+
+def test_scenario_titles_and_preset_labels_quote_no_number_a_retake_changes():
+    """Retakes draw Acme's rate, the storm's length and the outage's: a label next to a retake must not
+    quote the written 100x, 13:10 or 40 minutes as if they were the retake's."""
+    written = ("100x", "100×", "13:10", "40 min", "40-minute")
+    labels = [*platform.SCENARIO_TITLES.values(), *(p.label for p in presets.PRESETS.values())]
+    assert not [label for label in labels if any(figure in label for figure in written)]
+    assert all("as written" in title for name, title in platform.SCENARIO_TITLES.items() if name != "baseline")
+    # labels only: the runs behind them are the drill's written numbers, as before
+    assert presets.PRESETS["platform.break1_growth"].params == platform.Params.for_scenario("break1_fifo")
+    assert platform.Params.for_scenario("break1_fifo").acme_multiplier == 100.0
+
+
+def test_a_break_scenario_says_its_numbers_are_the_drills_as_written(app_test):
+    at = app_test(PAGE).run()
+    assert not any("as written" in c.value for c in at.caption)           # the baseline has no break
+    at.selectbox(key=keys.PLATFORM_SCENARIO).set_value("break1_fair").run()
+    note = next(c.value for c in at.caption if "as written" in c.value)
+    assert "Acme at 100× its usual load from minute 5" in note and "10 minutes later" in note
+    assert "retake" in note
+    at.selectbox(key=keys.PLATFORM_SCENARIO).set_value("break2").run()
+    note = next(c.value for c in at.caption if "as written" in c.value)
+    assert "provider A down for 40 minutes" in note
