@@ -389,7 +389,8 @@ def timeline_frame(loaded: LoadedDrill, rows, started_at: float) -> pd.DataFrame
 def as_their_guess(figure):
     """The results page's guess chart, worded for the instructor reading it: the guesses are the candidate's."""
     figure.update_traces(name="their guess", selector=dict(name="your guess"))
-    figure.update_xaxes(title_text="Their guess as a % of the truth (log scale; dashed line at 100% = exact)")
+    title = figure.layout.xaxis.title.text or ""
+    figure.update_xaxes(title_text=title.replace("Your guess", "Their guess"))   # the rest of the wording is theirs
     return figure
 
 
