@@ -21,7 +21,7 @@ X_TITLE = "minutes from the break"
 
 
 RUN_X_TITLE = "minutes of the run"
-WARM_UP_COLOUR = "#eeeeee"
+WARM_UP_COLOUR = "#7f7f7f"
 
 
 def has_break(p: platform.Params) -> bool:
@@ -70,8 +70,9 @@ def _frame(fig: go.Figure, result: Result, title: str, y_title: str) -> go.Figur
         marks.append((0.0, "break"))
     else:
         warm_up = platform.focus_window(p)[0] / 60.0
-        fig.add_vrect(x0=0.0, x1=warm_up, fillcolor=WARM_UP_COLOUR, opacity=0.6, line_width=0, layer="below",
-                      annotation_text="warming up", annotation_position="top left")
+        # a grey veil over the minutes the rates leave out (the caption names it): over the data, so the
+        # stacked areas cannot hide it, and with no label to strike through a limit line
+        fig.add_vrect(x0=0.0, x1=warm_up, fillcolor=WARM_UP_COLOUR, opacity=0.3, line_width=0, layer="above")
         fig.update_xaxes(range=[0.0, p.window_min])
     if p.mitigations_from_min > 0:
         marks.append((p.mitigations_from_min - p.break_at_min + offset, "mitigations on"))
