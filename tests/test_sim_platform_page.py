@@ -23,6 +23,16 @@ def _guess(at, value: float) -> None:
     box.set_value(value)
 
 
+def _played_captions(at, scenario: str, guess: float) -> str:
+    """Lock a guess on a 10-minute run of the scenario, press Play, and return the page's captions."""
+    _short_window(at, scenario)
+    _guess(at, guess)
+    at.button[0].click().run()
+    at.button(key=f"play::platform::{scenario}").click().run()
+    assert not at.exception
+    return " ".join(c.value for c in at.caption)
+
+
 def test_play_waits_for_a_locked_guess(app_test):
     at = app_test(PAGE).run()
     assert not at.exception
@@ -65,12 +75,7 @@ def test_changing_a_setting_after_play_asks_for_a_fresh_guess(app_test):
 def test_fifo_notes_speak_of_no_fixes_and_measure_on_the_charts_axis(app_test):
     at = app_test(PAGE).run()
     at.selectbox(key=keys.PLATFORM_SCENARIO).set_value("break1_fifo").run()
-    _short_window(at, "break1_fifo")
-    _guess(at, 50.0)
-    at.button[0].click().run()
-    at.button(key="play::platform::break1_fifo").click().run()
-    assert not at.exception
-    captions = " ".join(c.value for c in at.caption)
+    captions = _played_captions(at, "break1_fifo", 50.0)
     assert "mitigation" not in captions.lower() and "fixes on" not in captions
     assert "no fixes" in captions
     # the break starts at minute 5 of the run; the charts count minutes from it, and so does the caption
@@ -82,12 +87,7 @@ def test_the_baseline_caption_and_the_charts_share_one_axis_from_minute_0(app_te
     from tests.test_sim_pages import drawn_charts
 
     at = app_test(PAGE).run()
-    _short_window(at, "baseline")
-    _guess(at, 160.0)
-    at.button[0].click().run()
-    at.button(key="play::platform::baseline").click().run()
-    assert not at.exception
-    captions = " ".join(c.value for c in at.caption)
+    captions = _played_captions(at, "baseline", 160.0)
     assert "from minute 2 to 10 of the run" in captions and "minute -" not in captions
     assert "shaded" in captions and "warm" in captions
     for spec in drawn_charts(at):
