@@ -47,7 +47,7 @@ PG_LAB_OWNER_RACE = "pg_lab::owner_race" # last DuckDB-beside-PostgreSQL owner r
 FLASH = "flash"                          # a confirmation left for the next run to show once (toast)
 CONFLICT = "conflict"                    # why the last lock-in or rating did not count (shown once)
 RESULTS_VIEWED = "results_viewed"        # open attempts whose results page this session has logged
-NEW_RESUME_CODE = "new_resume_code"      # a resume code just issued, shown once on the drill page
+NEW_RESUME_CODE = "new_resume_code"      # a resume code just issued, handed once to RESUME_CODE_NOTE
 HISTORY_HANDLE = "history_handle"        # the handle whose history this session has opened with its code
 RESUME_CODE_NOTE = "resume_code_note"    # (handle, code) issued in this session, shown until it is noted
 RESUME_CODE_NOTED = "resume_code_noted"  # drill page: "I have noted it" hides the resume code box
@@ -82,7 +82,6 @@ def platform_key(scenario: str, name: str) -> str:
 FINISH_ANYWAY = "finish_anyway"                    # drill page: "Finish anyway" ticked with questions still open
 HISTORY_HANDLE_INPUT = "history::handle"           # history sign-in form: the handle typed
 HISTORY_CODE_INPUT = "history::code"               # history sign-in form: the resume code typed
-HISTORY_TABLE = "history_table"                    # history: the table of every attempt under the handle
 HISTORY_SCORES_CHART = "history_scores"            # history: score per attempt over time
 HISTORY_CALIBRATION_CHART = "history_calibration"  # history: how often the 80% ranges held
 HISTORY_SKILLS_CHART = "history_skills"            # history: rubric level per skill over time
@@ -311,7 +310,6 @@ def skip_button(part_id: str, followup: bool = False) -> str:
 
 # -- the spaced-review page ----------------------------------------------------------------------------
 REVIEW_OUTCOME = "review::outcome"    # the review just answered, shown once above the next item
-REVIEW_TABLE = "review::schedule"     # the table of every scheduled review
 REVIEW_CHECK_AGAIN = "review::check_again"  # nothing due yet but soon: reruns the page to look again
 
 
