@@ -83,3 +83,14 @@ def start_drill(page, url: str, title: str, handle: str = "browser-ada") -> str:
     page.wait_for_url(re.compile(r".*attempt=.*"))
     wait_for_app(page)
     return re.search(r"attempt=([^&]+)", page.url).group(1)
+
+
+def finish_attempt(page) -> None:
+    """Press Finish on the last step, ticking "Finish anyway" first when the page asks for it (questions
+    still open, or notes answers not yet self-rated)."""
+    wait_for_app(page)
+    confirm = page.get_by_text("Finish anyway", exact=True)
+    if confirm.count():
+        confirm.click()
+        wait_for_app(page)
+    page.get_by_role("button", name="Finish and see results").click()

@@ -8,7 +8,7 @@ import pytest
 
 from drills.loader import load_catalogue
 from drills.scope import scope_drill, scopes
-from tests.browser import wait_for_app
+from tests.browser import finish_attempt, wait_for_app
 from tests.test_browser_full_drill import _results_csv, walk_every_part
 
 pytestmark = pytest.mark.browser
@@ -38,7 +38,7 @@ def test_a_shorter_practice_runs_end_to_end_inside_its_clock(app_server, page, s
     drill = loaded.drill
     _start_scope(page, app_server.url, scope, handle=f"short-{scope}")
     walk_every_part(page, loaded)
-    page.get_by_role("button", name="Finish and see results").click()
+    finish_attempt(page)
     page.wait_for_url(re.compile(r".*/results\?.*attempt=.*"))
     page.get_by_role("heading", name=re.compile("^Results")).wait_for()
     wait_for_app(page)
