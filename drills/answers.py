@@ -40,7 +40,7 @@ def _finite(value: object, what: str, unit: str | None = None) -> float:
             raise InputError(f"Type {what} as the number alone: the field is already in {unit}." if suffix == unit
                              else f"Type {what} as the number alone, without “{suffix}”"
                              + (f" (the field is in {unit})." if unit else "."))
-        value = value.strip().replace("_", "").replace(" ", "")
+        value = value.replace("_", "").replace(" ", "")
         if value.endswith("%") and unit is not None:
             if unit != "%":
                 raise InputError(f"{what.capitalize()} is in {unit}, not a percentage: drop the % sign.")

@@ -452,9 +452,9 @@ def given_uses(drill: Drill) -> Callable[[str], set[str]]:
 
 def drawn_variants(drill: Drill) -> list[tuple[int, dict[str, float], list[Finding]]]:
     """Each seeded variant from 1 up, its values and the formulas that fail on it; none when no given varies."""
-    if not any(g.vary is not None for g in drill.givens):
-        return []
-    return [(variant, *variant_values(drill, variant)) for variant in range(1, drill.variants)]
+    from drills.draws import varies   # drills.draws reaches drills.scope, which imports this module
+
+    return [(variant, *variant_values(drill, variant)) for variant in range(1, drill.variants)] if varies(drill) else []
 
 
 def rule_variants(drill: Drill, written: Mapping[str, float],

@@ -145,7 +145,7 @@ class Totals:
     possible: int
     answered: int          # questions with a locked answer, skips included
     unrated_notes: int
-    skipped: int = 0
+    skipped: int
 
     @property
     def locked(self) -> int:
