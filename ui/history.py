@@ -83,7 +83,7 @@ def attempt_line(store, attempt: Attempt) -> AttemptLine | None:
     return AttemptLine(attempt, drill.title, view.finished, totals.percent, totals.locked, totals.skipped,
                        totals.possible,
                        calib.ranges, calib.hits, levels,
-                       {level: drill.level_label(level) for level in LEVEL_VALUE},
+                       drill.level_names.model_dump(),
                        (loaded.whole or drill).title)
 
 
@@ -231,7 +231,8 @@ def skills_figure(lines: list[AttemptLine]) -> go.Figure | None:
     z = [[LEVEL_VALUE.get(line.levels.get(skill), None) for line in scored] for skill in skills]
     text = [[line.level_names.get(line.levels.get(skill), "") if skill in line.levels else "" for line in scored]
             for skill in skills]
-    scale = [[f"{line.drill_title} · levels {_scale(line)}" for line in scored] for _skill in skills]
+    scales = [f"{line.drill_title} · levels {_scale(line)}" for line in scored]   # the same for every skill
+    scale = [scales] * len(skills)
     fig = go.Figure(go.Heatmap(z=z, x=columns, y=skills, text=text, customdata=scale, texttemplate="%{text}",
                                zmin=0, zmax=2, colorscale=[[0, "#ef9a9a"], [0.5, "#fff59d"], [1, "#a5d6a7"]],
                                showscale=False, hovertemplate="%{y}: %{text}<br>%{customdata}<extra>%{x}</extra>"))

@@ -80,8 +80,8 @@ def _percent(rates: pd.Series) -> pd.Series:
 
 
 def level_names(drill) -> dict[str, str]:
-    """The drill's own word for each rubric level (Hot Tenant: Staff / Senior / Junior)."""
-    return {level: drill.level_label(level) for level in LEVELS}
+    """The drill's own word for each rubric level (Hot Tenant: Staff / Senior / Junior), strongest first."""
+    return drill.level_names.model_dump()
 
 
 class Board:
