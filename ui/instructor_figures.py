@@ -91,7 +91,8 @@ def question_figure(errors: pd.DataFrame, sample: pd.DataFrame, labels: dict[str
                                     [0.75, "#f9a825"], [0.99, "#f9a825"], [1, "#2e7d32"]]),
             hovertext=[html.escape(str(h)) for h in sample["handle"]], hoverinfo="text+x",
         ))
-    lows = [v for v in list(ranked["p5"]) + list(sample.get("pct", [])) if v is not None and not _nan(v)]
+    guesses = list(sample.get("pct", []))
+    lows = _drawn(ranked["p5"], guesses)
     log = bool(lows) and min(lows) > 0
     # The truth as a trace, not a shape: shapes and autorange disagree about log axes.
     fig.add_trace(go.Scatter(x=[100] * len(ids), y=ids, mode="lines", name="truth", hoverinfo="skip",
@@ -99,8 +100,7 @@ def question_figure(errors: pd.DataFrame, sample: pd.DataFrame, labels: dict[str
     fig.add_annotation(x=2.0 if log else 100, y=ids[0], text="truth", showarrow=False, yshift=18)
     if log:
         # Labelled ticks: Plotly's own log ticks read "3 4 5 … 9 100 2 3", so 30% showed as "3".
-        highs = [v for v in list(ranked["p95"]) + list(sample.get("pct", [])) if v is not None and not _nan(v)]
-        ticks = log_percent_ticks(min(lows + [100]), max(highs + [100]))
+        ticks = log_percent_ticks(min(lows + [100]), max(_drawn(ranked["p95"], guesses) + [100]))
         fig.update_xaxes(title="guess as % of the truth (log scale)", type="log", tickmode="array",
                          tickvals=ticks, ticktext=[percent_text(t) for t in ticks])
     else:
@@ -113,6 +113,11 @@ def question_figure(errors: pd.DataFrame, sample: pd.DataFrame, labels: dict[str
 
 def _nan(v) -> bool:
     return isinstance(v, float) and math.isnan(v)
+
+
+def _drawn(*columns) -> list[float]:
+    """The values of `columns` that can be drawn: neither missing nor NaN."""
+    return [v for column in columns for v in column if v is not None and not _nan(v)]
 
 
 def time_figure(spent: pd.DataFrame) -> go.Figure:

@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from drills.disclosure import FOLLOWUP
 from drills.loader import LoadedDrill
 from drills.records import Event, EventKind, LockedAnswer, RubricScore
 from drills.reports import source
@@ -64,8 +65,8 @@ def timeline(loaded: LoadedDrill, events: Sequence[Event], answers: dict[str, Lo
                 part = None
             if part is not None:
                 what = next((section_title(r) for r in part.reveal if r.stage == section),
-                            "Follow-up" if section == "followup" else section)
-                gating = part.followup.questions if section == "followup" and part.followup else part.questions
+                            "Follow-up" if section == FOLLOWUP else section)
+                gating = part.followup.questions if section == FOLLOWUP and part.followup else part.questions
                 early = any(q.id not in answers or answers[q.id].locked_at > e.at for q in gating)
                 flag = "revealed before lock-in" if early else ""
         elif e.kind == EventKind.SIM_OPENED:
