@@ -12,7 +12,7 @@ from sims import platform
 from sims.platform import CLAIM_RULES, MITIGATIONS, SCENARIO_TITLES, SCENARIOS, Params
 from ui import keys
 from ui.guess import guess_verdict, play_button
-from ui.platform_charts import (backlog_figure, backlog_frames, backlog_series, has_break, provider_load_figure,
+from ui.platform_charts import (backlog_figure, backlog_frames, backlog_series, provider_load_figure,
                                 slot_share_figure, waits_figure, x_offset)
 from ui.sim_charts import playback_figure
 from ui.sim_controls import (SimTab, cached_run, compare_panel, download_panel, locked_guess, share_panel,
@@ -174,7 +174,7 @@ def switches(scenario: str, base: Params) -> dict[str, object]:
 
 def written_numbers(base: Params) -> str | None:
     """Which numbers a break scenario replays: the drill's as written, which a retake may change."""
-    if not has_break(base):
+    if not platform.has_break(base):
         return None
     parts = []
     if platform.has_surge(base):
@@ -193,7 +193,7 @@ def measured_caption(out: dict[str, object], p: Params) -> str:
     offset = x_offset(p) - p.break_at_min
     start = float(out["measured_from_min"]) + offset
     end = float(out["measured_to_min"]) + offset
-    if has_break(p):
+    if platform.has_break(p):
         why = (" (while the break lasts, before any mitigation starts)"
                if p.break_at_min < p.mitigations_from_min < p.window_min else " (while the break lasts)")
         return (f"Rates are measured from minute {start:g} to {end:g} after the break, on the charts' "

@@ -1232,6 +1232,11 @@ def has_outage(p: Params) -> bool:
     return p.outage_min > 0
 
 
+def has_break(p: Params) -> bool:
+    """Whether the run breaks something: Acme's surge or A's outage (else it is a calm peak)."""
+    return has_surge(p) or has_outage(p)
+
+
 def focus_window(p: Params) -> tuple[float, float]:
     """Seconds over which the headline rates are measured.
 
@@ -1239,7 +1244,7 @@ def focus_window(p: Params) -> tuple[float, float]:
     until it ends, the mitigations start, or the run ends, whichever comes first.
     """
     end = p.window_min * 60.0
-    if not (has_surge(p) or has_outage(p)):
+    if not has_break(p):
         return min(SETTLE_S, end / 2), end
     start = p.break_at_min * 60.0
     if has_outage(p):

@@ -24,14 +24,10 @@ RUN_X_TITLE = "minutes of the run"
 WARM_UP_COLOUR = "#7f7f7f"
 
 
-def has_break(p: platform.Params) -> bool:
-    return platform.has_surge(p) or platform.has_outage(p)
-
-
 def x_title(result: Result) -> str:
     """The time axis: minutes from the break, or, in a run with no break, minutes of the run from 0."""
     p = result.params
-    if has_break(p):
+    if platform.has_break(p):
         return f"{X_TITLE} (minute {p.break_at_min:g} of the run)"
     return RUN_X_TITLE
 
@@ -42,7 +38,7 @@ def x_offset(p: platform.Params) -> float:
     A run with no break is drawn in minutes of the run from 0, the axis the page's caption quotes, with
     the warm-up minutes before the measurement shaded; a run with a break is drawn around the break.
     """
-    return 0.0 if has_break(p) else p.break_at_min
+    return 0.0 if platform.has_break(p) else p.break_at_min
 
 
 def _on_axis(result: Result, minutes) -> list[float]:
@@ -53,7 +49,7 @@ def _on_axis(result: Result, minutes) -> list[float]:
 def _visible(result: Result) -> int:
     """Index of the first sample worth drawing: with a break, the empty start-up minutes are left out
     (a run with no break draws them, shaded as the warm-up its rates leave out)."""
-    if not has_break(result.params):
+    if not platform.has_break(result.params):
         return 0
     for i, s in enumerate(result.samples):
         if s.t >= platform.SETTLE_S:
@@ -66,7 +62,7 @@ def _frame(fig: go.Figure, result: Result, title: str, y_title: str) -> go.Figur
     p = result.params
     offset = x_offset(p)
     marks = []
-    if has_break(p):
+    if platform.has_break(p):
         marks.append((0.0, "break"))
     else:
         warm_up = platform.focus_window(p)[0] / 60.0
@@ -125,7 +121,7 @@ def backlog_frames(result: Result) -> list[go.Figure]:
 
 def waits_figure(result: Result) -> go.Figure:
     fig = go.Figure()
-    start = platform.minutes_from_break(result, platform.SETTLE_S if has_break(result.params) else 0.0)
+    start = platform.minutes_from_break(result, platform.SETTLE_S if platform.has_break(result.params) else 0.0)
     for acme, name, colour in ((False, "everyone else", OTHERS_COLOUR), (True, "Acme", ACME_COLOUR)):
         minutes, p95 = platform.wait_p95_by_minute(result, acme)
         keep = [i for i, m in enumerate(minutes) if m >= start]
