@@ -16,9 +16,10 @@ from ui.platform_charts import (backlog_figure, backlog_frames, backlog_series, 
                                 slot_share_figure, waits_figure, x_offset)
 from ui.sim_charts import playback_figure
 from ui.sim_controls import (SimTab, cached_run, compare_panel, download_panel, locked_guess, share_panel,
-                             spread_panel, url_text, with_guess, with_pin)
+                             spread_panel, with_guess, with_pin)
 from ui.sim_controls import Question as SimQuestion
 from ui.frame import require_frame
+from ui.sim_embed import claim_label, platform_query
 
 require_frame()
 
@@ -134,10 +135,6 @@ def chart_notes(p: Params, out: dict[str, object]) -> tuple[str, str, str, str]:
             + "B and C stay idle until A fails.")
 
 
-def claim_label(rule: str) -> str:
-    return rule.replace("_", " ")
-
-
 def switches(scenario: str, base: Params) -> dict[str, object]:
     """The mitigation switches and a few bounded sliders, starting from the scenario's values."""
     chosen: dict[str, object] = {}
@@ -246,10 +243,7 @@ def main() -> None:
     # Only what differs from the scenario goes in the link (as the bound widgets do in the URL);
     # a bound selectbox or radio keeps the label it shows there, not the option behind it.
     defaults = {**{name: getattr(base, name) for name in chosen if name != "seed"}, "seed": 1}
-    shown = {name: claim_label(value) if name == "claim" else value
-             for name, value in chosen.items() if value != defaults[name]}
-    query = {keys.PLATFORM_SCENARIO: SCENARIO_TITLES[scenario],
-             **{keys.platform_key(scenario, name): url_text(value) for name, value in shown.items()}}
+    query = platform_query(scenario, {name: value for name, value in chosen.items() if value != defaults[name]})
     seed = int(chosen.pop("seed"))
     try:
         params = Params.for_scenario(scenario, **chosen)

@@ -25,6 +25,7 @@ from ui import keys
 from ui.guess import (digest, fmt_figure, fmt_guess, guess_lockin, guess_param, guess_verdict, play_button,
                       waiting_chart)
 from ui.sim_charts import Series, playback_figure
+from ui.sim_embed import url_text
 
 SEED_MAX = 1_000_000
 SPREAD_DEFAULT = 20
@@ -67,12 +68,6 @@ class Settings:
     values: tuple
     seed: int
     query: dict[str, str]
-
-
-def url_text(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return format(value, ".12g") if isinstance(value, float) else str(value)
 
 
 def settings(tab: SimTab, intro: str, *sliders: dict, page_tab: tuple[str, str] | None = None) -> Settings:

@@ -10,7 +10,8 @@ from typing import Mapping
 import plotly.graph_objects as go
 import streamlit as st
 
-from sims import presets
+from sims import hot_shard, presets
+from sims.platform import MITIGATIONS, SCENARIO_TITLES, Params
 from ui import keys
 
 # The hot-tenant page's tabs, bound to ?tab= (keys.HOT_TENANT_TAB) so a link can open the simulation tab.
@@ -57,19 +58,32 @@ def page_models(url_path: str) -> list[str]:
     return [model for model, (page, _, _) in MODEL_PAGES.items() if Path(page).stem == url_path]
 
 
-def _text(value: object) -> str:
+# Here rather than in ui.sim_controls, which the sim pages use, so the app's start-up (which imports this
+# module for the sidebar) does not load the sim pages' machinery with it.
+def url_text(value: object) -> str:
+    """A setting's value as its bound widget writes it in the URL."""
     if isinstance(value, bool):
         return "true" if value else "false"
     return format(value, ".12g") if isinstance(value, float) else str(value)
 
 
+def claim_label(rule: str) -> str:
+    """A claim rule as the platform page's radio shows it, and so as its bound value reads in the URL."""
+    return rule.replace("_", " ")
+
+
+def platform_query(scenario: str, moved: Mapping[str, object]) -> dict[str, str]:
+    """The platform page's query: the scenario, and the controls in ``moved`` (those set off its values)."""
+    return {keys.PLATFORM_SCENARIO: SCENARIO_TITLES[scenario],
+            **{keys.platform_key(scenario, name): url_text(claim_label(value) if name == "claim" else value)
+               for name, value in moved.items()}}
+
+
 def _settings(prefix: str, **values: object) -> dict[str, str]:
-    return {keys.sim_setting(prefix, name): _text(value) for name, value in values.items()}
+    return {keys.sim_setting(prefix, name): url_text(value) for name, value in values.items()}
 
 
 def _hot_shard_query(p) -> dict[str, str]:
-    from sims import hot_shard
-
     if p.bad_key_breaks_groups:
         return {keys.SIM_TAB: HOT_SHARD_TABS[2], **_settings("hs_shuf", groups=p.shards, per=p.groups_per_key)}
     if p.service_s == hot_shard.JOB_S:        # tenants in worker groups: the page's slider is the noisy load
@@ -79,15 +93,11 @@ def _hot_shard_query(p) -> dict[str, str]:
 
 
 def _platform_query(p) -> dict[str, str]:
-    from sims.platform import MITIGATIONS, SCENARIO_TITLES, Params
-
     base = Params.for_scenario(p.scenario)
     shown = ("claim", "acme_multiplier", "acme_cap", "outage_min", "window_min", "mitigations_from_min",
-             *MITIGATIONS)        # the page's controls; a bound radio keeps the label it shows, "round robin"
-    moved = {name: getattr(p, name) for name in shown if getattr(p, name) != getattr(base, name)}
-    return {keys.PLATFORM_SCENARIO: SCENARIO_TITLES[p.scenario],
-            **{keys.platform_key(p.scenario, name): value.replace("_", " ") if name == "claim" else _text(value)
-               for name, value in moved.items()}}
+             *MITIGATIONS)        # the page's controls
+    return platform_query(p.scenario, {name: getattr(p, name) for name in shown
+                                       if getattr(p, name) != getattr(base, name)})
 
 
 def explore_query(preset_id: str, values: Mapping[str, float] | None = None) -> dict[str, str]:
