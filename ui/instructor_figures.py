@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import html
 import math
-import textwrap
 
 import pandas as pd
 import plotly.graph_objects as go
 
 from drills.reports.aggregates import LEVEL_VALUE
 from drills.reports.grading_key import DrillKey
-from ui.results import percent_text, percent_ticks
+from ui.results import percent_text, percent_ticks, wrap_text
 
 LEVEL_COLOURS = ((0.0, "#c62828"), (0.5, "#f9a825"), (1.0, "#2e7d32"))
 OVERRIDE_MARK = "✎"
@@ -138,16 +137,12 @@ def log_percent_ticks(low: float, high: float) -> list[float]:
     1-3 steps (10%, 30%, 100%, 300%) over a longer one, so every decade keeps a tick either side of 100%."""
     low_log, high_log = math.log10(low), math.log10(high)
     pad = max(0.05, 0.04 * (high_log - low_log))
-    low_log, high_log = low_log - pad, high_log + pad
-    if high_log - low_log <= 2.5:
-        return percent_ticks(low_log, high_log)
-    return [v for decade in range(math.floor(low_log), math.ceil(high_log) + 1) for v in (10.0 ** decade,
-            3 * 10.0 ** decade) if low_log <= math.log10(v) <= high_log]
+    return percent_ticks(low_log - pad, high_log + pad, long_steps=(1, 3))
 
 
 def wrap_label(text: str, width: int = SKILL_LABEL_WIDTH) -> str:
     """A label broken into lines of about `width` characters (Plotly's <br>), the text escaped."""
-    return "<br>".join(html.escape(line) for line in textwrap.wrap(str(text), width) or [""])
+    return wrap_text(str(text), width)
 
 
 def calibration_figure(by_skill: pd.DataFrame) -> go.Figure:

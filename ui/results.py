@@ -112,8 +112,8 @@ def _short(text: str, limit: int = 60) -> str:
     return cut.rstrip(" ,;:.") + "…"
 
 
-def _wrap(text: str, width: int = 70) -> str:
-    """Hover text on several lines; prompts are escaped because plotly reads a subset of HTML."""
+def wrap_text(text: str, width: int = 70) -> str:
+    """Text on lines of about `width` characters (plotly's <br>), escaped because plotly reads a subset of HTML."""
     return "<br>".join(html.escape(line) for line in textwrap.wrap(text, width)) or html.escape(text)
 
 
@@ -123,12 +123,13 @@ def percent_text(percent: float) -> str:
     return f"{percent:,.{decimals}f}%"
 
 
-def percent_ticks(low_log: float, high_log: float) -> list[float]:
-    """Tick values (in %) inside a log10 range: 1-2-5 per decade when it is short, else powers of ten.
+def percent_ticks(low_log: float, high_log: float, long_steps: tuple[int, ...] = (1,)) -> list[float]:
+    """Tick values (in %) inside a log10 range: 1-2-5 per decade when it is short, else `long_steps` per decade
+    (powers of ten by default).
 
     1-2-5 is symmetric about 100% (50% and 200% are both a factor of 2 off), so misses either way read alike.
     """
-    steps = (1, 2, 5) if high_log - low_log <= 2.5 else (1,)
+    steps = (1, 2, 5) if high_log - low_log <= 2.5 else long_steps
     ticks = []
     for decade in range(math.floor(low_log), math.ceil(high_log) + 1):
         for step in steps:
@@ -179,7 +180,7 @@ def guess_figure(view: AttemptView, results: list[scoring.QuestionResult]) -> go
             lines.append(f"80% range {format_quantity(r.answer.low, question.unit)} – "
                          f"{format_quantity(r.answer.high, question.unit)}: "
                          f"{'held' if r.in_range else 'missed the truth'}")
-        hover.append("<br>".join([f"<b>{numbers[r.question_id]}.</b> {_wrap(prompt)}"]
+        hover.append("<br>".join([f"<b>{numbers[r.question_id]}.</b> {wrap_text(prompt)}"]
                                  + [html.escape(line) for line in lines]))
     rows = list(range(len(labels)))
     fig = go.Figure(go.Scatter(
