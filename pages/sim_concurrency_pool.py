@@ -51,9 +51,9 @@ with pool_tab:
     pool_size, limit, calls, retry_after = chosen.values
     params = concurrency_pool.Params(calls=calls, provider_limit=limit, pool_size=pool_size,
                                      retry_after_s=retry_after)
-    lane = st.radio("Guess about", list(LANES), horizontal=True, key=keys.sim_setting(POOL.prefix, "lane"),
-                    bind="query-params")
-    chosen = dataclasses.replace(chosen, query={**chosen.query, keys.sim_setting(POOL.prefix, "lane"): lane})
+    lane_key = keys.sim_setting(POOL.prefix, "lane")
+    lane = st.radio("Guess about", list(LANES), horizontal=True, key=lane_key, bind="query-params")
+    chosen = dataclasses.replace(chosen, query={**chosen.query, lane_key: lane})   # the share link keeps it
     if lane == FANOUT_LANE:
         st.caption(f"The question is about the top lanes: all {calls} calls fired at once at a provider that "
                    f"serves R = {limit} at once, with no pool in front of it.")

@@ -391,7 +391,8 @@ def playback_figure(frames: list[go.Figure]) -> go.Figure:
     top, bottom = margin.get("t", 60), margin.get("b", 40)
     plot_px = (layout.get("height") or 420) - top - bottom     # kept: the controls get new room below
     legend = layout.get("legend") or {}
-    if legend.get("yref") == "container":
+    legend_on_top = legend.get("yref") == "container"          # set by _layout(legend_on_top=True)
+    if legend_on_top:
         # A legend on top pushes the plot down as it wraps on a narrow screen, and the controls' place is
         # a fraction of the plot's height: room enough for the axis titles when the plot is a third shorter.
         legend_px = 65.0
@@ -402,7 +403,7 @@ def playback_figure(frames: list[go.Figure]) -> go.Figure:
     margin["b"] = int(legend_px + 80 + SCRUBBER_ROW_PX)
     layout["margin"] = margin
     height = int(plot_px + top + margin["b"])
-    if legend.get("yref") == "container":        # keep a legend on top the same pixels under the title
+    if legend_on_top:                            # keep it the same pixels under the title
         legend["y"] = 1.0 - (1.0 - legend.get("y", 1.0)) * (layout.get("height") or 420) / height
     layout["height"] = height
     layout["updatemenus"] = [dict(type="buttons", direction="left", showactive=False, x=0.0, xanchor="left",
