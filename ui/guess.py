@@ -49,9 +49,24 @@ def guess_param(name: str) -> str:
     return f"{keys.GUESS_PARAM_PREFIX}{name}"
 
 
+def guess_for_param(name: str) -> str:
+    """The query parameter naming the settings a linked guess was made for (their digest)."""
+    return f"{keys.GUESS_FOR_PARAM_PREFIX}{name}"
+
+
 def _from_link(name: str, scope: str, low: float, high: float) -> None:
-    """Adopt a guess carried in the URL (a reload or a shared link) for the settings now shown."""
+    """Adopt a guess carried in the URL (a reload or a shared link) for the settings now shown.
+
+    A guess belongs to the settings it was made for: a link whose digest (``guess_for_param``) names other
+    settings, say the pinned run A's before B's were set, loses its guess here. A link with no digest keeps it.
+    """
     raw = st.query_params.get(guess_param(name))
+    made_for = st.query_params.get(guess_for_param(name))
+    if made_for is not None and made_for != scope:
+        st.query_params.pop(guess_param(name), None)
+        st.query_params.pop(guess_for_param(name), None)
+        st.session_state[keys.guess_stale_key(name)] = True     # the form says why it is empty
+        return
     if raw is None or keys.guess_key(name) in st.session_state:
         return
     try:
@@ -68,6 +83,15 @@ def _forget(name: str) -> None:
     st.session_state.pop(keys.guess_key(name), None)
     st.session_state.pop(keys.played_key(name), None)
     st.query_params.pop(guess_param(name), None)
+    st.query_params.pop(guess_for_param(name), None)
+
+
+def _link_scope(name: str, scope: str, locked: float | None) -> None:
+    """Keep the URL's digest beside its guess: the settings this guess was made for, or nothing without one."""
+    if locked is None:
+        st.query_params.pop(guess_for_param(name), None)
+    elif scope and st.query_params.get(guess_for_param(name)) != scope:
+        st.query_params[guess_for_param(name)] = scope
 
 
 def _locked(name: str, scope: str) -> float | None:
@@ -96,6 +120,8 @@ def guess_lockin(name: str, label: str, unit: str, *, min_value: float, max_valu
     if in_url:
         _from_link(name, scope, min_value, max_value)
     locked = _locked(name, scope)
+    if in_url:
+        _link_scope(name, scope, locked)
     if locked is not None:
         cols = st.columns([3, 1])
         cols[0].info(f"**{label}**  \nYour locked guess: **{fmt_guess(locked)} {unit}**")
@@ -119,6 +145,7 @@ def guess_lockin(name: str, label: str, unit: str, *, min_value: float, max_valu
                 st.session_state.pop(keys.guess_stale_key(name), None)
                 if in_url:
                     st.query_params[guess_param(name)] = format(float(value), ".12g")
+                    _link_scope(name, scope, float(value))
                 st.rerun()
     st.caption("Lock in a guess to unlock Play.")
     return None

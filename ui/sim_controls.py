@@ -22,8 +22,8 @@ from sims import export, spread
 from sims.__main__ import command, parse_params, to_args
 from sims.platform import SCENARIO_TITLES
 from ui import keys
-from ui.guess import (digest, fmt_figure, fmt_guess, guess_lockin, guess_param, guess_verdict, play_button,
-                      waiting_chart)
+from ui.guess import (digest, fmt_figure, fmt_guess, guess_for_param, guess_lockin, guess_param, guess_verdict,
+                      play_button, waiting_chart)
 from ui.sim_charts import Series, playback_figure
 from ui.sim_embed import url_text
 
@@ -123,10 +123,6 @@ def share_link(query: dict[str, str]) -> str:
     return f"{base}?{urlencode(query)}"
 
 
-def guess_for_param(name: str) -> str:
-    return f"{keys.GUESS_FOR_PARAM_PREFIX}{name}"
-
-
 def with_guess(query: dict[str, str], name: str, guess: float | None, scope: str | None = None) -> dict[str, str]:
     """The settings' query plus the locked guess and the settings it was made for, when there is one."""
     if guess is None:
@@ -137,24 +133,13 @@ def with_guess(query: dict[str, str], name: str, guess: float | None, scope: str
 def locked_guess(tab: SimTab, params: object, seed: int) -> tuple[float | None, str]:
     """The reader's guess for these settings and seed (None until locked), and the settings' digest.
 
-    A guess belongs to the settings it was made for: move a slider and the page asks for a new one.
-    A link carries that too: the digest rides beside the guess (?guessfor_<tab>=), and a linked guess
-    made for other settings, say the pinned run A's before B's settings were set, is dropped here
-    before ``guess_lockin`` could take it for these. (A link with no digest keeps its guess.)
+    A guess belongs to the settings it was made for: move a slider and the page asks for a new one. A link
+    carries that too, as the digest beside the guess (``guess_lockin`` with ``in_url`` keeps the two together).
     """
     scope = digest(tab.model, params, seed)
-    made_for = st.query_params.get(guess_for_param(tab.name))
-    if made_for is not None and made_for != scope:
-        st.query_params.pop(guess_param(tab.name), None)
-        st.query_params.pop(guess_for_param(tab.name), None)
-        st.session_state[keys.guess_stale_key(tab.name)] = True     # the form says why it is empty
     question = tab.question
     guess = guess_lockin(tab.name, question.label, question.unit, min_value=question.min_value,
                          max_value=question.max_value, step=question.step, scope=scope, in_url=True)
-    if guess is None:
-        st.query_params.pop(guess_for_param(tab.name), None)
-    elif st.query_params.get(guess_for_param(tab.name)) != scope:
-        st.query_params[guess_for_param(tab.name)] = scope
     return guess, scope
 
 
