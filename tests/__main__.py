@@ -18,7 +18,24 @@ ROOT = Path(__file__).resolve().parent.parent
 DEBIAN_PACKAGES = {CHROMIUM: "chromium", Path("/usr/sbin/nginx"): "nginx"}
 
 
+def install_node_tools() -> None:
+    """npm ci the pinned Node tools the tests drive (package.json): oidc-provider and axe-core.
+
+    Skipped when node_modules already matches the lock file, so a second run costs nothing.
+    """
+    lock, installed = ROOT / "package-lock.json", ROOT / "node_modules" / ".package-lock.json"
+    if installed.exists() and installed.stat().st_mtime >= lock.stat().st_mtime:
+        return
+    npm = shutil.which("npm")
+    if npm is None:
+        print("warning: npm is missing; the sign-in and accessibility tests will fail", file=sys.stderr)
+        return
+    print("Installing the tests' Node tools (npm ci)…", flush=True)
+    subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=ROOT, check=True)
+
+
 def main(argv: list[str]) -> int:
+    install_node_tools()
     missing = [package for path, package in DEBIAN_PACKAGES.items() if not path.exists()]
     if missing:
         if shutil.which("apt-get"):
