@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.context import current_token, store_fault
+from ui.context import current_token, get_store, store_fault
 from ui.faults import show_store_fault
 from ui.frame import run_in_frame
-from ui.sim_visits import record_sim_visit
+from ui.identity import account_box
+from ui.sim_visits import attribution_note, record_sim_visit
 from ui.timer import sidebar_clock
 
 st.set_page_config(page_title="Fault Lines", page_icon="🧭", layout="wide")
@@ -47,6 +48,8 @@ navigation = st.navigation(PAGES)
 record_sim_visit(navigation.url_path)   # a sim page opened while its questions are open goes on the timeline
 
 with st.sidebar:
+    if fault is None:
+        account_box(get_store())   # who is signed in, with Sign in / Sign out, when a provider is configured
     token = current_token()
     if token:
         sidebar_clock(token)   # reads the part the candidate is on itself, on every tick
@@ -54,4 +57,7 @@ with st.sidebar:
 if fault is not None and any(navigation is page for section in STORE_SECTIONS for page in PAGES[section]):
     show_store_fault(fault)
 else:
+    unattributed = attribution_note(navigation.url_path)
+    if unattributed:
+        st.caption(unattributed)
     run_in_frame(navigation)

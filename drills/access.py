@@ -11,9 +11,6 @@ import hmac
 import os
 import secrets
 import sys
-import threading
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 HASH_ENV = "FAULTLINES_INSTRUCTOR_HASH"
@@ -22,9 +19,6 @@ SCHEME = "pbkdf2_sha256"
 ITERATIONS = 240_000
 MIN_PASSPHRASE = 10
 MAX_PASSPHRASE = 256
-# A wrong passphrase waits this long, doubled per earlier failure in this process (capped): slow to guess, cheap to retype.
-FAILURE_DELAY_S = 1.0
-MAX_FAILURE_DELAY_S = 8.0
 
 
 class AccessError(ValueError):
@@ -96,59 +90,6 @@ def session_still_valid(remembered: object, encoded: str | None) -> bool:
 
     A session that fails this once must sign in again, even if the old hash comes back later."""
     return encoded is not None and isinstance(remembered, str) and hmac.compare_digest(remembered, fingerprint(encoded))
-
-
-def failure_delay(previous_failures: int) -> float:
-    return min(MAX_FAILURE_DELAY_S, FAILURE_DELAY_S * (2 ** max(0, previous_failures)))
-
-
-class FailureCounter:
-    """Wrong passphrases seen by this process (all sessions).
-
-    `total` only grows (for the page to report); `streak` counts wrong tries since the last right one and
-    sets the back-off, so a new browser session (or a reload) does not start from a short wait again.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.total = 0
-        self.streak = 0
-
-    def record(self) -> int:
-        """Count one wrong try; returns the new total."""
-        with self._lock:
-            self.total += 1
-            self.streak += 1
-            return self.total
-
-    def fail(self) -> int:
-        """Count one wrong try; returns how many wrong tries came before it since the last right one."""
-        with self._lock:
-            earlier = self.streak
-            self.total += 1
-            self.streak += 1
-            return earlier
-
-    def succeed(self) -> None:
-        with self._lock:
-            self.streak = 0
-
-
-FAILURES = FailureCounter()
-SLEEP: Callable[[float], None] = time.sleep   # how the sign-in waits; tests replace it to stay fast
-
-
-def wait_after_failure(counter: FailureCounter | None = None,
-                       sleep: Callable[[float], None] | None = None) -> float:
-    """Record a wrong passphrase in the process-wide counter and wait; returns the delay used.
-
-    The delay grows with the process's wrong tries since the last right one (capped at MAX_FAILURE_DELAY_S),
-    so opening a new session does not reset it. `sleep` is injectable so tests need not wait.
-    """
-    counter = counter if counter is not None else FAILURES
-    delay = failure_delay(counter.fail())
-    (sleep if sleep is not None else SLEEP)(delay)
-    return delay
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -46,6 +46,7 @@ class Attempt:
     extra_s: float
     finished_at: float | None
     variant: int = 0   # which seeded version of the drill's numbers the attempt drew (0: as written)
+    account_id: int | None = None   # the signed-in account it belongs to (None: an anonymous handle's)
 
 
 @dataclass(frozen=True)

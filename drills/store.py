@@ -7,7 +7,6 @@ Times are UNIX seconds (DOUBLE) so that clocks are easy to inject and compare.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import duckdb
 
+from drills.accounts import AccountsStore, new_resume_code, resume_code_hash  # noqa: F401 - re-exported
 from drills.records import (  # noqa: F401 - the store's record types, re-exported for its callers
     AnswerEntry, Attempt, AttemptFinished, Candidate, Event, EventKind, LockedAnswer, RevealEntry, ReviewEntry,
     ReviewState, RubricScore)
@@ -213,6 +213,55 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
     (9, """
     ALTER TABLE answers ADD COLUMN hint_cost DOUBLE NOT NULL DEFAULT 0;
     """),
+    # Accounts and classes. An account is a provider's (issuer, subject); each class it joins, and its
+    # practice outside any class, is a candidates row that names it. Resume codes belong to one handle in
+    # one cohort (two people called alex in two cohorts are two people); the old per-handle codes carry over
+    # to every cohort that handle used. access_tries keeps every guess at a secret, so a throttle counts
+    # them across processes. Classes name their owner and other instructors by e-mail.
+    (10, """
+    CREATE TABLE accounts (
+        id BIGINT PRIMARY KEY DEFAULT nextval('seq_ids'),
+        issuer VARCHAR NOT NULL,
+        subject VARCHAR NOT NULL,
+        email VARCHAR NOT NULL DEFAULT '',
+        name VARCHAR NOT NULL DEFAULT '',
+        created_at DOUBLE NOT NULL,
+        UNIQUE (issuer, subject)
+    );
+    ALTER TABLE candidates ADD COLUMN account_id BIGINT;
+    CREATE TABLE candidate_codes (
+        candidate_id BIGINT PRIMARY KEY,
+        code_hash VARCHAR NOT NULL,
+        created_at DOUBLE NOT NULL
+    );
+    INSERT INTO candidate_codes (candidate_id, code_hash, created_at)
+        SELECT c.id, r.code_hash, r.created_at FROM candidates c JOIN resume_codes r ON r.handle = c.handle;
+    CREATE TABLE classes (
+        cohort VARCHAR PRIMARY KEY,
+        title VARCHAR NOT NULL,
+        join_hash VARCHAR NOT NULL UNIQUE,
+        owner_email VARCHAR NOT NULL,
+        requires_sign_in BOOLEAN NOT NULL DEFAULT TRUE,
+        created_at DOUBLE NOT NULL
+    );
+    CREATE TABLE class_instructors (
+        cohort VARCHAR NOT NULL,
+        email VARCHAR NOT NULL,
+        added_by VARCHAR NOT NULL,
+        added_at DOUBLE NOT NULL,
+        PRIMARY KEY (cohort, email)
+    );
+    CREATE TABLE access_tries (
+        id BIGINT PRIMARY KEY DEFAULT nextval('seq_ids'),
+        kind VARCHAR NOT NULL,
+        target VARCHAR NOT NULL,
+        ok BOOLEAN NOT NULL,
+        who VARCHAR NOT NULL DEFAULT '',
+        tried_at DOUBLE NOT NULL
+    );
+    CREATE INDEX idx_access_target ON access_tries (kind, target, tried_at);
+    CREATE INDEX idx_candidates_account ON candidates (account_id);
+    """),
 )
 
 
@@ -222,7 +271,7 @@ _ATTEMPT_SELECT = """
     SELECT a.id, a.token, a.candidate_id, c.handle, c.cohort, a.drill_id, a.seed, a.time_box_s, a.started_at,
            COALESCE((SELECT SUM(g.seconds) FROM time_grants g WHERE g.attempt_id = a.id), 0),
            (SELECT MIN(e.happened_at) FROM attempt_events e WHERE e.attempt_id = a.id AND e.kind = 'finished'),
-           a.variant
+           a.variant, c.account_id
     FROM attempts a JOIN candidates c ON c.id = a.candidate_id
 """
 
@@ -234,21 +283,6 @@ def _refuse_if_finished(cur, attempt_id: int) -> None:
     """Checked inside the writing transaction, so a lock-in racing a Finish click cannot slip past it."""
     if cur.execute(_FINISHED_SQL, [attempt_id]).fetchone() is not None:
         raise AttemptFinished(attempt_id)
-
-
-_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"   # no 0/O or 1/I to misread
-
-
-def new_resume_code() -> str:
-    """Eight characters in two groups (about 40 bits), e.g. 'K7QM-3XHD'."""
-    raw = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(8))
-    return f"{raw[:4]}-{raw[4:]}"
-
-
-def resume_code_hash(code: str) -> str:
-    """The stored form of a code: SHA-256 of its letters and digits, upper-cased."""
-    cleaned = re.sub(r"[^0-9A-Za-z]", "", code or "").upper()
-    return hashlib.sha256(cleaned.encode()).hexdigest()
 
 
 _BATCH_ROWS = 500   # rows per multi-row statement in the batch writes
@@ -351,7 +385,7 @@ _LATEST_CARD = ("SELECT id, card FROM review_log WHERE handle = ? AND drill_id =
 Advance = Callable[[str | None, int, float], tuple[str, float]]
 
 
-class StoreCore:
+class StoreCore(AccountsStore):
     """Every public method of the attempt store, written once in DuckDB-flavoured SQL (`?` placeholders).
 
     A backend supplies the plumbing: `_transaction()` (a cursor whose writes commit together),
@@ -412,7 +446,12 @@ class StoreCore:
 
     def start_attempt(self, drill_id: str, handle: str, cohort: str, time_box_s: float,
                       *, seed: int | None = None, variant: int = 0) -> Attempt:
-        candidate = self.ensure_candidate(handle, cohort)
+        return self.start_attempt_for(self.ensure_candidate(handle, cohort), drill_id, time_box_s,
+                                      seed=seed, variant=variant)
+
+    def start_attempt_for(self, candidate: Candidate, drill_id: str, time_box_s: float,
+                          *, seed: int | None = None, variant: int = 0) -> Attempt:
+        """A new attempt of a candidate row already chosen (an account's in its class, or a claimed handle)."""
         token = secrets.token_urlsafe(18)
         seed = seed if seed is not None else secrets.randbelow(2**31)
         now = self.clock()
@@ -445,23 +484,12 @@ class StoreCore:
             if value is not None:
                 clauses.append(clause)
                 params.append(value)
-        where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
-        rows = self._all(_ATTEMPT_SELECT + where + " ORDER BY a.started_at, a.id", params)
+        return self._attempts_where(" AND ".join(clauses), params)
+
+    def _attempts_where(self, where: str, params: list) -> list[Attempt]:
+        rows = self._all(_ATTEMPT_SELECT + (f" WHERE {where}" if where else "") + " ORDER BY a.started_at, a.id",
+                         params)
         return [Attempt(*r) for r in rows]
-
-    # -- resume codes ----------------------------------------------------------------
-    def issue_resume_code(self, handle: str) -> str | None:
-        """A new personal resume code for `handle`, returned this once; None when the handle has one already."""
-        code = new_resume_code()
-        with self._transaction() as cur:
-            created = self._insert_new(cur, "resume_codes", "handle, code_hash, created_at",
-                                       [handle, resume_code_hash(code), self.clock()], {"handle": handle})
-        return code if created else None
-
-    def check_resume_code(self, handle: str, code: str) -> bool:
-        """Whether `code` is the resume code issued to `handle` (spacing, dashes and case do not matter)."""
-        row = self._one("SELECT code_hash FROM resume_codes WHERE handle = ?", [handle])
-        return row is not None and secrets.compare_digest(row[0], resume_code_hash(code))
 
     # -- lock-ins --------------------------------------------------------------------
     def lock_answer(self, attempt_id: int, question_id: str, part_id: str, kind: str, *,
@@ -677,12 +705,16 @@ class StoreCore:
         return opened
 
     def log_event(self, attempt_id: int, kind: str, part_id: str | None = None,
-                  detail: Mapping[str, object] | None = None) -> None:
+                  detail: Mapping[str, object] | None = None) -> bool:
+        """Append a candidate's event; a finished attempt gains none (False), only instructor actions."""
         with self._transaction() as cur:
+            if cur.execute(_FINISHED_SQL, [attempt_id]).fetchone() is not None:
+                return False
             cur.execute(
                 "INSERT INTO attempt_events (attempt_id, happened_at, kind, part_id, detail) VALUES (?, ?, ?, ?, ?)",
                 [attempt_id, self.clock(), kind, part_id, json.dumps(dict(detail or {}))],
             )
+        return True
 
     def events(self, attempt_id: int) -> list[Event]:
         rows = self._all(

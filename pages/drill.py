@@ -48,7 +48,7 @@ def go_to(step: str) -> None:
 
 view = AttemptView.load(store, attempt, loaded)
 flash()
-show_new_resume_code(attempt.handle)
+show_new_resume_code(attempt)
 
 
 def step_label(step: str) -> str:

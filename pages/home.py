@@ -4,18 +4,15 @@ Thin page: checks come from drills.answers, writes go through the attempt store.
 """
 from __future__ import annotations
 
-import secrets
-
 import streamlit as st
 
-from drills import answers as checks
+from drills.accounts import may_open
 from drills.scope import scoped_id
 from drills.timebox import clock_for, format_duration
-from drills.variants import variant_for
 from ui import keys
-from ui.context import field_in_url, get_catalogue, get_store, now, remember_attempt
+from ui.context import get_catalogue, get_store, now, remember_attempt
 from ui.frame import require_frame
-from ui.review import due_reminder
+from ui.start import start as start_attempt, who_are_you
 
 require_frame()
 
@@ -33,15 +30,7 @@ for error in catalogue.errors:
     st.error(f"A drill could not be loaded: {error}", icon="🧩")
 
 st.header("Who are you?")
-identity = st.columns([2, 1])
-handle = identity[0].text_input("Your handle", placeholder="e.g. ada",
-                                help="Shown to your instructor; letters, digits, spaces, dots, dashes or underscores.",
-                                **field_in_url(keys.HANDLE, keys.HANDLE_PARAM, checks.MAX_HANDLE))
-cohort = identity[1].text_input("Cohort code (optional)",
-                                help="Your instructor gives you this so your attempt shows on their board.",
-                                **field_in_url(keys.COHORT, keys.COHORT_PARAM, checks.MAX_COHORT))
-identity_problem = st.empty()
-due_reminder(store, handle)   # a link to the review page when this handle has reviews due
+visitor = who_are_you(store)
 
 st.header("Drills")
 if not catalogue.drills:
@@ -49,22 +38,7 @@ if not catalogue.drills:
 
 
 def start(drill_id: str, time_box_min: float) -> None:
-    try:
-        clean_handle = checks.handle_entry(handle)
-        clean_cohort = checks.cohort_entry(cohort)
-    except checks.InputError as problem:
-        # Beside the inputs at the top, and beside the button that was pressed (which may be far below).
-        identity_problem.error(str(problem), icon="⚠️")
-        st.error(f"{problem} (see “Who are you?” at the top)", icon="⚠️")
-        return
-    seed = secrets.randbelow(2**31)   # orders the options, and picks a variant the candidate has not had
-    variant = variant_for(store, catalogue.drills[drill_id].drill, clean_handle, seed)
-    attempt = store.start_attempt(drill_id, clean_handle, clean_cohort, time_box_min * 60, seed=seed, variant=variant)
-    code = store.issue_resume_code(clean_handle)   # the first attempt under a handle gets its code
-    if code:
-        st.session_state[keys.NEW_RESUME_CODE] = code
-    remember_attempt(attempt.token)
-    st.switch_page("pages/drill.py", query_params={keys.ATTEMPT_TOKEN: attempt.token})
+    start_attempt(store, visitor, drill_id, time_box_min)
 
 
 for drill_id, loaded in catalogue.drills.items():
@@ -100,7 +74,7 @@ for drill_id, loaded in catalogue.drills.items():
 
 st.header("Resume")
 mine = [store.attempt_by_token(t) for t in st.session_state.get(keys.MY_ATTEMPTS, [])]
-mine = [a for a in mine if a is not None]
+mine = [a for a in mine if a is not None and (visitor.account is None or a.account_id in (None, visitor.account.id))]
 if mine:
     for attempt in mine:
         loaded = catalogue.drills.get(attempt.drill_id)
@@ -127,8 +101,8 @@ with st.form("resume", enter_to_submit=True):
 if go:
     token = pasted.strip().rsplit("attempt=", 1)[-1].split("&")[0]
     attempt = store.attempt_by_token(token)
-    if attempt is None:
-        st.error("No attempt matches that link or token.", icon="⚠️")
+    if attempt is None or not may_open(attempt.account_id, visitor.account):
+        st.error("No attempt of yours matches that link or token.", icon="⚠️")
     else:
         remember_attempt(attempt.token)
         st.switch_page("pages/drill.py", query_params={keys.ATTEMPT_TOKEN: attempt.token})

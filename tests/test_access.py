@@ -73,29 +73,6 @@ def test_environment_wins_over_the_secret(monkeypatch):
     assert access.configured_hash("from-secret") == "from-env"
 
 
-def test_wrong_tries_wait_longer_up_to_a_cap():
-    delays = [access.failure_delay(n) for n in range(8)]
-    assert delays == sorted(delays)
-    assert delays[0] == access.FAILURE_DELAY_S
-    assert delays[-1] == access.MAX_FAILURE_DELAY_S
-
-
-def test_failures_are_counted_across_sessions():
-    counter = access.FailureCounter()
-    assert [counter.record() for _ in range(3)] == [1, 2, 3]
-
-
-def test_the_wait_grows_with_the_process_count_and_resets_after_a_right_passphrase():
-    counter, slept = access.FailureCounter(), []
-    delays = [access.wait_after_failure(counter, sleep=slept.append) for _ in range(6)]
-    assert delays == slept == [access.failure_delay(n) for n in range(6)]
-    assert delays[0] == access.FAILURE_DELAY_S and delays[-1] == access.MAX_FAILURE_DELAY_S
-    assert (counter.total, counter.streak) == (6, 6)
-    counter.succeed()
-    assert access.wait_after_failure(counter, sleep=slept.append) == access.FAILURE_DELAY_S
-    assert (counter.total, counter.streak) == (7, 1)
-
-
 def test_cli_prints_a_hash_that_verifies(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.StringIO("correct horse battery\n"))
     assert access.main([]) == 0
@@ -140,9 +117,8 @@ OLD_PASSPHRASE, NEW_PASSPHRASE = "correct horse battery", "a different staple en
 
 
 @pytest.fixture
-def instant_failures(monkeypatch):
-    monkeypatch.setattr(access, "FAILURES", access.FailureCounter())
-    monkeypatch.setattr(access, "SLEEP", lambda seconds: None)
+def instant_failures():
+    """Wrong tries no longer sleep in the page (the store throttles them), so there is nothing to stub."""
 
 
 def _signed_in_page(app_test, monkeypatch, passphrase=OLD_PASSPHRASE):

@@ -22,8 +22,9 @@ def _history(app_test):
     return at
 
 
-def _sign_in(at, handle: str, code: str):
+def _sign_in(at, handle: str, code: str, cohort: str = ""):
     at.text_input(key="history::handle").input(handle)
+    at.text_input(key="history::cohort").input(cohort)
     at.text_input(key="history::code").input(code)
     next(b for b in at.button if b.label == "Open my history").click().run()
     assert not at.exception, at.exception
@@ -37,7 +38,8 @@ def _history_table(at):
 def test_the_code_is_issued_once_and_opens_the_history_from_a_new_session(app_test, db_path):
     first = _start(app_test, handle="ada", cohort="north")
     code = _code_from(first)
-    again = _start(app_test, handle="ada", cohort="")
+    again = _start(app_test, handle="ada", cohort="north", code=code)
+    assert not again.exception and again.query_params.get("attempt") not in (None, first.query_params["attempt"])
     assert not any("resume code" in s.value for s in again.success), "a handle gets one code, not one per start"
     store = AttemptStore(db_path)
     finished = store.attempt_by_token(first.query_params["attempt"])
@@ -51,11 +53,13 @@ def test_the_code_is_issued_once_and_opens_the_history_from_a_new_session(app_te
     store.finish(finished.id)
     store.close()
 
-    wrong = _sign_in(_history(app_test), "ada", "AAAA-AAAA")
+    wrong = _sign_in(_history(app_test), "ada", "AAAA-AAAA", "north")
     assert any("do not match" in e.value for e in wrong.error)
     assert not wrong.dataframe
+    elsewhere = _sign_in(_history(app_test), "ada", code, "")
+    assert any("do not match" in e.value for e in elsewhere.error), "ada of no cohort is someone else"
 
-    at = _sign_in(_history(app_test), "ada", code.lower())
+    at = _sign_in(_history(app_test), "ada", code.lower(), "north")
     assert not at.dataframe
     table = _history_table(at)
     assert len(table) == 2 and list(table["State"]) == ["finished", "in progress"]
@@ -100,16 +104,16 @@ def test_the_resume_code_stays_on_the_drill_page_until_it_is_noted(app_test, db_
     assert not any("resume code" in s.value for s in at.success), "and it stays hidden"
 
 
-def test_the_resume_code_is_shown_beside_its_own_handle_only(app_test, db_path):
+def test_the_resume_code_is_shown_beside_the_attempt_that_claimed_it_only(app_test, db_path):
     at = _start(app_test, handle="ada")
     code = _code_from(at)
     store = AttemptStore(db_path)
-    other = store.start_attempt("one_tenant", "bea", "", 45 * 60, seed=1)
+    other = store.start_attempt("one_tenant", "ada", "", 45 * 60, seed=1)   # ada's too, but not the claiming one
     store.close()
     at.query_params["attempt"] = other.token
     at.run()
     assert not at.exception, at.exception
-    assert not any("resume code" in s.value for s in at.success), "ada's code is not shown on bea's attempt"
+    assert not any("resume code" in s.value for s in at.success), "the code is shown only where it was issued"
     assert code not in " ".join(m.value for m in [*at.markdown, *at.caption])
 
 
@@ -120,7 +124,7 @@ def test_skills_levels_say_which_drill_s_scale_they_use(app_test, db_path):
 
     drills = load_catalogue().drills
     store = AttemptStore(db_path)
-    code = store.issue_resume_code("ada")
+    code = store.claim_handle("ada", "")
     for drill_id, level in (("one_tenant", "strong"), ("hot_tenant", "weak")):
         attempt = store.start_attempt(drill_id, "ada", "", 45 * 60, seed=2)
         store.add_rubric_score(attempt.id, drills[drill_id].drill.rubric[0].id, level)
@@ -135,3 +139,49 @@ def test_skills_levels_say_which_drill_s_scale_they_use(app_test, db_path):
     hover = [t for t in at.get("plotly_chart") if t.key == "history_skills"]
     cells = [c for row in json.loads(hover[0].proto.spec)["data"][0]["customdata"] for c in row]
     assert f"{hot.title} · levels Junior · Senior · Staff" in cells, "the hover names the drill and its scale"
+
+
+# -- squatting: a handle in use opens only with its code ---------------------------------------------
+def test_a_second_visitor_cannot_take_up_a_handle_in_use(app_test, db_path):
+    """Whoever first typed a handle was issued its code, the real owner none; the squatter's history then
+    listed the owner's open attempt. Now the handle is claimed once, and a second visitor is refused."""
+    owner = _start(app_test, handle="alex", cohort="north")
+    code = _code_from(owner)
+    squatter = _start(app_test, handle="alex", cohort="north")
+    assert "attempt" not in squatter.query_params, "no attempt was started for the squatter"
+    assert any("is in use" in e.value for e in squatter.error)
+    assert not any("resume code is" in s.value for s in squatter.success), "no code is handed to a second visitor"
+    guessed = _start(app_test, handle="alex", cohort="north", code="AAAA-AAAA")
+    assert any("not the one of" in e.value for e in guessed.error) and "attempt" not in guessed.query_params
+    namesake = _start(app_test, handle="alex", cohort="south")   # another cohort: another person, their own code
+    assert _code_from(namesake) != code
+    store = AttemptStore(db_path)
+    try:
+        assert [a.cohort for a in store.attempts(handle="alex")] == ["north", "south"]
+    finally:
+        store.close()
+
+
+def test_a_handle_with_attempts_but_no_code_is_never_issued_one(app_test, db_path):
+    """Every demo handle, and every store written before resume codes, had attempts and no code: the first
+    visitor was handed a fresh one."""
+    store = AttemptStore(db_path)
+    store.start_attempt("one_tenant", "legacy", "", 45 * 60, seed=1)
+    store.close()
+    at = _start(app_test, handle="legacy")
+    assert "attempt" not in at.query_params
+    assert any("before resume codes existed" in e.value for e in at.error)
+    assert not any("resume code is" in s.value for s in at.success)
+
+
+def test_wrong_resume_codes_are_throttled_per_handle_across_sessions(app_test, db_path):
+    from drills.accounts import THROTTLE_LIMIT
+    code = _code_from(_start(app_test, handle="ada"))
+    for n in range(THROTTLE_LIMIT):
+        at = _sign_in(_history(app_test), "ada", f"WRNG-{n:04d}")
+        assert any("do not match" in e.value for e in at.error)
+    late = _sign_in(_history(app_test), "ada", code)            # right, but too late: the handle waits
+    assert any("Too many wrong tries" in e.value for e in late.error)
+    assert not late.table
+    other = _start(app_test, handle="bea")                      # another handle is not held up
+    assert _code_from(other)

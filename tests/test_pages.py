@@ -27,11 +27,13 @@ def _open(app_test, page: str, **params):
     return at
 
 
-def _start(app_test, handle="ada", cohort=""):
+def _start(app_test, handle="ada", cohort="", code=""):
     at = app_test("app.py").run()
     assert not at.exception
     at.text_input(key="candidate_handle").input(handle)
     at.text_input(key="candidate_cohort").input(cohort)
+    if code:
+        at.text_input(key="candidate_code").input(code)
     at.button(key="start_button::one_tenant").click().run()
     return at
 

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import streamlit as st
 
+from drills.accounts import may_open
 from drills.loader import Catalogue, LoadedDrill, content_dir, load_catalogue
 from drills.schema import Drill
 from drills.scope import ScopedDrills
@@ -16,6 +17,7 @@ from drills.store import MIGRATIONS, Attempt, StoreCore, database_path, open_sto
 from drills.variants import in_variant
 from ui import keys
 from ui.faults import StoreFault, diagnose
+from ui.identity import signed_in_account
 
 
 @st.cache_resource(show_spinner=False)
@@ -89,7 +91,7 @@ def current_attempt() -> tuple[Attempt, LoadedDrill] | None:
     if not token:
         return None
     attempt = get_store().attempt_by_token(token)
-    if attempt is None:
+    if attempt is None or not may_open(attempt.account_id, _viewer()):
         return None
     loaded = get_catalogue().drills.get(attempt.drill_id)
     if loaded is None:
@@ -105,7 +107,12 @@ def require_attempt(title: str, explanation: str) -> tuple[Attempt, LoadedDrill]
     if found is None:
         token = current_token()
         attempt = get_store().attempt_by_token(token) if token else None
-        if token and attempt is None:
+        if attempt is not None and not may_open(attempt.account_id, _viewer()):
+            title, explanation = ("This attempt belongs to another account",
+                                  "It was started by a signed-in account, and only that account can open it: its "
+                                  "link alone is not enough. Sign in as its owner (Sign in in the sidebar), or start "
+                                  "a drill of your own from the catalogue.")
+        elif token and attempt is None:
             title, explanation = ("Attempt link not recognised",
                                   "No attempt matches this link. Check that it was copied whole, or open My history "
                                   "with your handle and resume code to find every attempt you made.")
@@ -118,6 +125,10 @@ def require_attempt(title: str, explanation: str) -> tuple[Attempt, LoadedDrill]
         st.page_link("pages/home.py", label="Go to the catalogue", icon="🏠")
         st.stop()
     return found
+
+
+def _viewer():
+    return signed_in_account(get_store())
 
 
 def field_in_url(state_key: str, param: str, max_chars: int) -> dict:

@@ -13,6 +13,7 @@ import streamlit as st
 
 from drills import answers as checks
 from drills import scoring
+from drills.accounts import Learner, Throttled, account_learner, anonymous_learner
 from drills.reports.aggregates import LEVEL_VALUE
 from drills.disclosure import withhold
 from drills.store import Attempt
@@ -20,6 +21,7 @@ from drills.timebox import format_utc
 from ui import keys
 from ui.attempt_view import AttemptView
 from ui.context import get_catalogue, get_store
+from ui.identity import sign_in_button, sign_in_configured, signed_in_account
 from ui.safe import escape_markdown
 
 NOTED = "I have noted it"
@@ -29,21 +31,21 @@ def _forget_resume_code() -> None:
     st.session_state.pop(keys.RESUME_CODE_NOTE, None)
 
 
-def show_new_resume_code(handle: str) -> None:
-    """On the drill page, from the first start under a handle until the candidate says they have noted it (or
-    this browser session ends): the code that opens the history. Shown only once, it was gone at the first
-    Next. It stays in this session's memory, where the start put it: never in the URL or the store (which
-    keeps only its hash), and only beside an attempt of the handle it opens."""
+def show_new_resume_code(attempt: Attempt) -> None:
+    """On the drill page of the attempt that claimed a handle, until the candidate says they have noted it (or
+    this browser session ends): the code that opens the history. It stays in this session's memory, where the
+    start put it, beside that one attempt: never in the URL or the store (which keeps only its hash)."""
     issued = st.session_state.pop(keys.NEW_RESUME_CODE, None)
     if issued:
-        st.session_state[keys.RESUME_CODE_NOTE] = (handle, issued)
+        st.session_state[keys.RESUME_CODE_NOTE] = issued
     kept = st.session_state.get(keys.RESUME_CODE_NOTE)
-    if not kept or kept[0] != handle:
+    if not kept or kept[0] != attempt.token:
         return
+    where = f" in the cohort **{escape_markdown(attempt.cohort)}**" if attempt.cohort else ""
     with st.container(border=True):
-        st.success(f"Your personal resume code is **{kept[1]}** (for the handle **{escape_markdown(handle)}**). "
-                   "Note it down: with your handle it opens **My history** and **Spaced review** from any "
-                   "browser, with every attempt you make under this handle.", icon="🔑")
+        st.success(f"Your personal resume code is **{kept[1]}** (for the handle **{escape_markdown(attempt.handle)}**"
+                   f"{where}). Note it down: with your handle it opens **My history** and **Spaced review** from "
+                   "any browser, and nobody can start a drill under this handle without it.", icon="🔑")
         st.caption(f"This box stays on the drill page while this browser session lasts, until you press "
                    f"“{NOTED}”. After that the code is not shown again: the app keeps only a fingerprint of it.")
         with st.container(horizontal=True):
@@ -87,50 +89,64 @@ def attempt_line(store, attempt: Attempt) -> AttemptLine | None:
                        (loaded.whole or drill).title)
 
 
-HISTORY_INTRO = ("Open every attempt you made under one handle, from any browser. You need the handle and the "
-                 "personal resume code shown when you first started a drill with it.")
+HISTORY_INTRO = ("Open every attempt you made under one handle, from any browser. You need the handle, its cohort "
+                 "code if it had one, and the personal resume code shown when you first started a drill with it.")
 
 
-def sign_in(store, *, intro: str = HISTORY_INTRO, button: str = "Open my history") -> str | None:
-    """The handle whose history (and review schedule) this session may read, after a form asking for handle
-    and code. One sign-in serves both pages: it is kept under keys.HISTORY_HANDLE."""
+def sign_in(store, *, intro: str = HISTORY_INTRO, button: str = "Open my history") -> Learner | None:
+    """Whose history (and review schedule) this session may read: the signed-in account, else the handle and
+    cohort proven with their resume code (a form). One proof serves both pages: kept under keys.HISTORY_HANDLE."""
+    account = signed_in_account(store)
+    if account is not None:
+        return account_learner(account)
     signed = st.session_state.get(keys.HISTORY_HANDLE)
-    if signed:
+    if isinstance(signed, Learner):
         return signed
+    if sign_in_configured():
+        st.markdown("Sign in to see every attempt of your account, in every class, from any browser.")
+        sign_in_button(key=keys.HISTORY_ACCOUNT_SIGN_IN)
+        st.markdown("Practised anonymously with a handle? Open its history here:")
     st.markdown(intro)
     with st.form("history_sign_in", enter_to_submit=True):
-        cols = st.columns(2)
+        cols = st.columns(3)
         handle = cols[0].text_input("Your handle", max_chars=checks.MAX_HANDLE, key=keys.HISTORY_HANDLE_INPUT)
-        code = cols[1].text_input("Resume code", max_chars=20, placeholder="e.g. K7QM-3XHD", type="password",
+        cohort = cols[1].text_input("Cohort code (if you gave one)", max_chars=checks.MAX_COHORT,
+                                    key=keys.HISTORY_COHORT_INPUT)
+        code = cols[2].text_input("Resume code", max_chars=20, placeholder="e.g. K7QM-3XHD", type="password",
                                   key=keys.HISTORY_CODE_INPUT)
         opened = st.form_submit_button(button, type="primary")
     if opened:
         try:
-            clean = checks.handle_entry(handle)
+            clean, clean_cohort = checks.handle_entry(handle), checks.cohort_entry(cohort)
+            matched = store.check_resume_code(clean, code, clean_cohort)
         except checks.InputError as problem:
             st.error(str(problem), icon="⚠️")
             return None
-        if store.check_resume_code(clean, code):
-            st.session_state[keys.HISTORY_HANDLE] = clean
+        except Throttled as wait:
+            st.error(f"{wait} Wrong codes for one handle are limited, from every browser.", icon="⛔")
+            return None
+        if matched:
+            st.session_state[keys.HISTORY_HANDLE] = anonymous_learner(clean, clean_cohort)
             st.rerun()
-        st.error("That handle and resume code do not match. Check both; the code is the one shown when you "
-                 "first started a drill under this handle.", icon="⚠️")
+        st.error("That handle, cohort and resume code do not match. Check all three; the code is the one shown "
+                 "when you first started a drill under this handle.", icon="⚠️")
     return None
 
 
 def signed_in_bar(store, *, intro: str = HISTORY_INTRO, button: str = "Open my history",
-                  says: str = "Attempts under **{handle}** (every cohort), oldest first.",
-                  close: str = "Close my history") -> str | None:
-    """sign_in, then a line naming the signed-in handle beside a button that signs it out (of both pages)."""
-    handle = sign_in(store, intro=intro, button=button)
-    if handle is None:
+                  says: str = "Attempts of **{handle}**, oldest first.",
+                  close: str = "Close my history") -> Learner | None:
+    """sign_in, then a line naming whose history it is beside a button that closes it (on both pages); a
+    signed-in account closes it by signing out in the sidebar."""
+    learner = sign_in(store, intro=intro, button=button)
+    if learner is None:
         return None
     cols = st.columns([4, 1])
-    cols[0].markdown(says.format(handle=escape_markdown(handle)))
-    if cols[1].button(close, width="stretch"):
+    cols[0].markdown(says.format(handle=escape_markdown(learner.label)))
+    if learner.account_id is None and cols[1].button(close, width="stretch"):
         st.session_state.pop(keys.HISTORY_HANDLE, None)
         st.rerun()
-    return handle
+    return learner
 
 
 IN_PROGRESS = "in progress"
@@ -243,10 +259,10 @@ def skills_figure(lines: list[AttemptLine]) -> go.Figure | None:
 
 def render_history() -> None:
     store = get_store()
-    handle = signed_in_bar(store)
-    if handle is None:
+    learner = signed_in_bar(store)
+    if learner is None:
         return
-    lines = [line for line in (attempt_line(store, a) for a in store.attempts(handle=handle)) if line]
+    lines = [line for line in (attempt_line(store, a) for a in store.learner_attempts(learner)) if line]
     if not lines:
         st.info("No attempts under this handle yet. Start one from the catalogue.")
         st.page_link("pages/home.py", label="Go to the catalogue", icon="🏠")

@@ -120,7 +120,8 @@ class Board:
 
 
 # -- filters ---------------------------------------------------------------------------------
-def choose_filters(store: AttemptStore) -> tuple[LoadedDrill, Filters] | None:
+def choose_filters(store: AttemptStore, allowed: list[str] | None = None) -> tuple[LoadedDrill, Filters] | None:
+    """The drill, cohort and dates to report; `allowed` limits the cohorts (an account sees only its classes)."""
     catalogue = get_catalogue()
     if not catalogue.drills:
         st.info("No drills are installed, so there is nothing to report. Add a YAML file under `drills/content/`.")
@@ -131,7 +132,10 @@ def choose_filters(store: AttemptStore) -> tuple[LoadedDrill, Filters] | None:
     drill_id = cols[0].selectbox("Drill", drill_ids, key=keys.INSTRUCTOR_DRILL,
                                  format_func=lambda d: catalogue.drills[d].drill.title)
     codes = aggregates.cohorts(store, drill_id)
-    options = [ALL_COHORTS] + codes
+    options = [ALL_COHORTS] + codes if allowed is None else list(allowed)
+    if not options:
+        st.info("The board shows the classes you own or are named on, and you have none yet: make one above.")
+        return None
     if st.session_state.get(keys.INSTRUCTOR_COHORT) not in options:
         st.session_state.pop(keys.INSTRUCTOR_COHORT, None)
     chosen = cols[1].selectbox("Cohort", options, key=keys.INSTRUCTOR_COHORT,
@@ -489,12 +493,13 @@ def render_exports(board: Board) -> None:
                 on_click="ignore")
 
 
-def render_board(instructor: str) -> None:
+def render_board(instructor: str, allowed: list[str] | None = None) -> None:
+    """The board for the instructor named `instructor`, over the cohorts `allowed` (None: every cohort)."""
     store = get_store()
     message = st.session_state.pop(keys.INSTRUCTOR_FLASH, None)
     if message:
         st.success(message, icon="✅")
-    chosen = choose_filters(store)
+    chosen = choose_filters(store, allowed)
     if chosen is None:
         return
     loaded, filters = chosen

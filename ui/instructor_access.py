@@ -1,15 +1,21 @@
-"""The instructor sign-in gate: reads the configured hash, asks for the passphrase, remembers the session.
+"""The instructor sign-in gate: an account the settings name an instructor, or the embedded default's passphrase.
 
-Wrong passphrases wait longer each time (counted per process, not per session); nothing below the gate runs until it opens.
+With a provider configured, instructors sign in with it (ui.identity) and the passphrase is not offered. Without
+one, the passphrase opens the board; wrong passphrases are throttled in the store, across every process.
 """
 from __future__ import annotations
 
 import streamlit as st
 
 from drills import access
+from drills.accounts import THROTTLE_LIMIT, Instructor, Throttled, TryKind
 from drills.answers import InputError
 from drills.instructor_actions import instructor_name_entry
 from ui import keys
+from ui.identity import instructor_settings, sign_in_button, sign_in_configured, signed_in_account, \
+    signed_in_instructor
+
+PASSPHRASE = "passphrase"   # the throttle's target for the one embedded-default passphrase
 
 
 def _secret_hash() -> object:
@@ -27,11 +33,31 @@ def _explain_setup() -> None:
     st.code("python -m drills.access            # asks for the passphrase, prints the hash\n"
             f"export {access.HASH_ENV}='pbkdf2_sha256$...'   # then restart the app", language="bash")
     st.markdown(f"or put `{access.SECRET_KEY} = \"pbkdf2_sha256$...\"` in `.streamlit/secrets.toml`. "
-                "Only the hash is stored; the passphrase itself is never written down by the app.")
+                "Only the hash is stored; the passphrase itself is never written down by the app. With an OpenID "
+                "Connect provider configured, instructors sign in with their accounts instead (see the README).")
 
 
-def sign_in() -> str | None:
-    """The signed-in instructor's name, or None after drawing whatever the visitor needs to see."""
+def _account_gate(store) -> Instructor | None:
+    account = signed_in_account(store)
+    if account is None:
+        st.info("This page is for instructors. Sign in with your account.", icon="🔒")
+        sign_in_button(key=keys.INSTRUCTOR_ACCOUNT_SIGN_IN)
+        return None
+    if signed_in_instructor(store) is None:
+        emails, claim = instructor_settings()
+        st.warning(f"You are signed in as {account.email or account.name}, which is not an instructor account "
+                   "here. Instructors are the accounts the server's settings name"
+                   + (" (by e-mail or by a claim)." if claim else " by e-mail.")
+                   + (" None are named yet." if not emails and not claim else ""), icon="🔒")
+        return None
+    instructor = Instructor(account.email or account.name, account.email or account.name)
+    if st.session_state.get(keys.INSTRUCTOR_OK) != instructor.target:   # once per browser session: a sign-in
+        store.record_access(TryKind.INSTRUCTOR, instructor.target, True, instructor.name)
+        st.session_state[keys.INSTRUCTOR_OK] = instructor.target
+    return instructor
+
+
+def _passphrase_gate(store) -> Instructor | None:
     encoded = access.configured_hash(_secret_hash())
     unusable = None
     if encoded is not None:
@@ -51,7 +77,7 @@ def sign_in() -> str | None:
         _explain_setup()
         return None
     if keys.INSTRUCTOR_OK in st.session_state and st.session_state.get(keys.INSTRUCTOR_NAME):
-        return st.session_state[keys.INSTRUCTOR_NAME]
+        return Instructor(st.session_state[keys.INSTRUCTOR_NAME], None)
 
     st.info("This page is for instructors. Sign in with the instructor passphrase.", icon="🔒")
     with st.form("instructor_sign_in", enter_to_submit=True):
@@ -62,22 +88,26 @@ def sign_in() -> str | None:
         return None
     try:
         clean_name = instructor_name_entry(name)
+        right = store.attempt_secret(TryKind.INSTRUCTOR, PASSPHRASE,
+                                     lambda: access.verify(passphrase or "", encoded), who=clean_name)
     except InputError as problem:
         st.error(str(problem), icon="⚠️")
         return None
-    if access.verify(passphrase or "", encoded):
+    except Throttled as wait:
+        st.error(f"{wait} Wrong passphrases are limited to {THROTTLE_LIMIT} in 10 minutes, counted across every "
+                 "browser and server process.", icon="⛔")
+        return None
+    if right:
         st.session_state[keys.INSTRUCTOR_OK] = access.fingerprint(encoded)
         st.session_state[keys.INSTRUCTOR_NAME] = clean_name
-        st.session_state[keys.INSTRUCTOR_FAILURES] = 0
-        access.FAILURES.succeed()
         st.rerun()
-    failures = st.session_state.get(keys.INSTRUCTOR_FAILURES, 0)
-    # The wait comes from the process-wide count, so a reload or a new browser session does not reset it.
-    access.wait_after_failure()
-    st.session_state[keys.INSTRUCTOR_FAILURES] = failures + 1
-    st.error(f"That passphrase is not right (wrong try {failures + 1} in this session; each one waits longer).",
-             icon="⛔")
+    st.error("That passphrase is not right. Wrong tries are counted, and after a few the sign-in waits.", icon="⛔")
     return None
+
+
+def sign_in(store) -> Instructor | None:
+    """The signed-in instructor, or None after drawing whatever the visitor needs to see."""
+    return _account_gate(store) if sign_in_configured() else _passphrase_gate(store)
 
 
 def _forget_sign_in() -> None:
@@ -86,6 +116,9 @@ def _forget_sign_in() -> None:
 
 
 def sign_out_button() -> None:
+    """The passphrase's sign-out (an account signs out in the sidebar, which ends the whole session's sign-in)."""
+    if sign_in_configured():
+        return
     if st.button("Sign out", key=keys.INSTRUCTOR_SIGN_OUT):
         _forget_sign_in()
         st.rerun()

@@ -322,3 +322,23 @@ def review_value(row_id: int) -> str:
     """The answer typed in that form."""
     return f"review::{row_id}::value"
 
+
+
+# ---- accounts and classes (ui/identity.py, the catalogue's start form, the board's classes) -------------
+ACCOUNT = "account"                      # the signed-in account (drills.accounts.Account) this session resolved
+SIDEBAR_SIGN_IN = "sidebar::sign_in"     # the sidebar's Sign in button (a provider is configured)
+SIDEBAR_SIGN_OUT = "sidebar::sign_out"
+JOIN_PARAM = "join"                      # ?join=<code>: a class's join link
+JOINED_CLASS = "joined_class"            # the class (cohort) this session joined or picked to practise in
+JOIN_NAME = "join::name"                 # the display name typed when joining a class
+HANDLE_CODE = "candidate_code"           # the catalogue: the resume code of a handle already in use
+CLASS_PICK = "class_pick"                # the catalogue: which of the account's classes an attempt counts for
+CLASS_TITLE = "classes::title"           # instructor board: a new class's name
+CLASS_SIGN_IN = "classes::sign_in"       # instructor board: whether the new class requires sign-in
+CLASS_INSTRUCTORS = "classes::instructors"  # instructor board: other instructors' e-mails for the new class
+NEW_JOIN_LINK = "classes::new_link"      # instructor board: the join link just made (shown once)
+HISTORY_ACCOUNT_SIGN_IN = "history::account_sign_in"  # My history / review: Sign in with the provider
+HISTORY_COHORT_INPUT = "history::cohort"  # history sign-in form: the cohort of the handle typed
+JOIN_SIGN_IN = "join::sign_in"           # the catalogue: Sign in to join a class (a join link was opened)
+CATALOGUE_SIGN_IN = "catalogue::sign_in"  # the catalogue: Sign in with the provider
+INSTRUCTOR_ACCOUNT_SIGN_IN = "instructor::account_sign_in"  # the board: Sign in with the provider

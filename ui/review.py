@@ -12,6 +12,7 @@ import streamlit as st
 
 from drills import answers as checks
 from drills import review, scoring
+from drills.accounts import Learner, attempt_learner
 from drills.formulas import format_quantity
 from drills.loader import Catalogue, LoadedDrill
 from drills.schema import NumericQuestion
@@ -44,19 +45,16 @@ def schedule_after_finish(view: AttemptView) -> int:
     levels = scoring.current_levels(view.store.rubric_history(view.attempt.id))
     weak = {skill for skill, row in levels.items() if row.level == "weak"}
     entries = review.items_after(view.loaded, view.results(), weak, view.attempt.variant)
-    return view.store.schedule_reviews(view.attempt.id, view.attempt.handle, entries, review.next_card)
+    return view.store.schedule_reviews(view.attempt.id, attempt_learner(view.attempt).review_key, entries,
+                                      review.next_card)
 
 
-def due_reminder(store, typed_handle: str | None) -> None:
-    """One line on the catalogue, linking to the review page, when the handle typed there (or the one signed in
-    on My history) has reviews due; nothing otherwise."""
-    try:
-        handle = checks.handle_entry(typed_handle)
-    except checks.InputError:
-        handle = st.session_state.get(keys.HISTORY_HANDLE)
-    if not handle:
+def due_reminder(store, learner: Learner | None) -> None:
+    """One line on the catalogue, linking to the review page, when the signed-in account (or the handle this
+    session opened with its code) has reviews due; nothing otherwise."""
+    if learner is None:
         return
-    due = store.count_due(handle, now())
+    due = store.count_due(learner.review_key, now())
     if due:
         st.page_link("pages/review.py", icon="🔁",
                      label=f"Due for review: {due} question{'' if due == 1 else 's'}, each with fresh numbers")
@@ -173,10 +171,11 @@ def schedule_table(items: list[ReviewState], catalogue: Catalogue, at: float) ->
 
 def render_review() -> None:
     store = get_store()
-    handle = signed_in_bar(store, intro=REVIEW_INTRO, button="Open my reviews", says="Reviews for **{handle}**.",
-                           close="Close my reviews")
-    if handle is None:
+    learner = signed_in_bar(store, intro=REVIEW_INTRO, button="Open my reviews", says="Reviews for **{handle}**.",
+                            close="Close my reviews")
+    if learner is None:
         return
+    handle = learner.review_key
     _show_outcome()
     catalogue = get_catalogue()
     at = now()

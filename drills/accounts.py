@@ -1,0 +1,395 @@
+"""Who someone is, what they may open, and how often they may guess: accounts, classes, resume codes, throttles.
+
+Pure rules and the store's SQL for them (a mixin of StoreCore); no Streamlit. Identity comes from one place:
+a signed-in OpenID Connect account when a provider is configured, else an anonymous handle with its code.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from dataclasses import dataclass
+
+from drills.records import Candidate
+
+# Failed tries allowed per target inside the window, counted in the store so every process shares them.
+THROTTLE_LIMIT = 10
+THROTTLE_WINDOW_S = 600.0
+
+
+class TryKind:
+    """What a try guessed at; a throttle counts failures per kind and target."""
+
+    INSTRUCTOR = "instructor"     # the embedded-default instructor passphrase (target: "passphrase")
+    RESUME = "resume"             # a handle's resume code (target: the learner key of handle and cohort)
+    JOIN = "join"                 # a class's join code (target: who is trying: account or address)
+
+
+class Throttled(Exception):
+    """Too many failed tries at one target lately: the caller shows the wait and stores nothing."""
+
+    def __init__(self, wait_s: float):
+        super().__init__(f"Too many wrong tries. Try again in {format_wait(wait_s)}.")
+        self.wait_s = wait_s
+
+
+def format_wait(seconds: float) -> str:
+    minutes = int(-(-seconds // 60))   # rounded up: never promise a wait shorter than the real one
+    return f"{minutes} minute{'s' if minutes != 1 else ''}" if seconds > 60 else f"{max(1, int(-(-seconds // 1)))} s"
+
+
+def throttle_wait(failure_times: list[float], now: float, *, limit: int = THROTTLE_LIMIT,
+                  window_s: float = THROTTLE_WINDOW_S) -> float:
+    """Seconds until one more try is allowed, given the times of failures at one target (0: allowed now).
+
+    A try is allowed while fewer than `limit` failures fall inside the last `window_s`; once the limit is
+    reached, the wait lasts until the oldest of the latest `limit` failures leaves the window."""
+    recent = sorted(t for t in failure_times if now - t < window_s)
+    if len(recent) < limit:
+        return 0.0
+    return max(0.0, recent[-limit] + window_s - now)
+
+
+class AccessRefused(ValueError):
+    """A clear, user-facing reason why an identity may not do something; nothing was stored."""
+
+
+@dataclass(frozen=True)
+class Account:
+    """A signed-in person, as the provider names them (issuer and subject never change; e-mail may)."""
+
+    id: int
+    issuer: str
+    subject: str
+    email: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Learner:
+    """Whose history and review schedule a session may read: one account, or one handle in one cohort."""
+
+    account_id: int | None
+    handle: str | None
+    cohort: str
+    label: str                     # how the page names them
+
+    @property
+    def review_key(self) -> str:
+        """The owner written on review rows; a handle alone (no cohort) keeps its old key."""
+        if self.account_id is not None:
+            return f"account:{self.account_id}"
+        return self.handle if not self.cohort else f"{self.handle}/{self.cohort}"
+
+
+def anonymous_learner(handle: str, cohort: str) -> Learner:
+    return Learner(None, handle, cohort, handle if not cohort else f"{handle} ({cohort})")
+
+
+def account_learner(account: Account) -> Learner:
+    return Learner(account.id, None, "", account.email or account.name)
+
+
+@dataclass(frozen=True)
+class Instructor:
+    """A signed-in instructor: the name the audit trail records, and whose classes they see.
+
+    `email` None is the embedded default's passphrase holder, who sees every cohort."""
+
+    name: str
+    email: str | None
+
+    @property
+    def target(self) -> str:
+        """What their sign-ins are recorded under in access_tries."""
+        return self.email if self.email is not None else "passphrase"
+
+
+@dataclass(frozen=True)
+class ClassInfo:
+    cohort: str
+    title: str
+    owner_email: str
+    requires_sign_in: bool
+    instructors: tuple[str, ...]   # e-mails named on the class besides its owner
+
+
+JOIN_CODE_BYTES = 12               # about 96 bits: a join link cannot be guessed, and guesses are throttled too
+_CLASS_CODE = re.compile(r"[^a-z0-9]+")
+
+
+def new_join_code() -> str:
+    return secrets.token_urlsafe(JOIN_CODE_BYTES)
+
+
+def join_code_hash(code: str) -> str:
+    return hashlib.sha256((code or "").strip().encode()).hexdigest()
+
+
+def class_cohort(title: str, taken: set[str]) -> str:
+    """A cohort code made from a class title: lower-case letters and digits with dashes, made unique."""
+    base = _CLASS_CODE.sub("-", title.lower()).strip("-")[:16] or "class"
+    cohort, n = base, 2
+    while cohort in taken:
+        cohort, n = f"{base}-{n}", n + 1
+    return cohort
+
+
+def normal_email(email: object) -> str:
+    return str(email or "").strip().lower()
+
+
+def email_list(text: object) -> tuple[str, ...]:
+    """E-mails from a setting or a form field: commas, semicolons, spaces or new lines between them."""
+    if isinstance(text, (list, tuple)):
+        items = [normal_email(t) for t in text]
+    else:
+        items = [normal_email(t) for t in re.split(r"[\s,;]+", str(text or ""))]
+    bad = [item for item in items if item and not re.fullmatch(r"[^@\s]+@[^@\s]+", item)]
+    if bad:
+        raise AccessRefused(f"Not an e-mail address: {bad[0]}")
+    return tuple(dict.fromkeys(item for item in items if item))
+
+
+def is_instructor_account(email: str, claims: dict, allowed_emails: tuple[str, ...],
+                          claim_rule: str | None) -> bool:
+    """Instructors are accounts named in the settings: by e-mail, or by a claim such as 'roles=instructor'.
+
+    A claim rule `name=value` matches when the claim equals the value or is a list holding it."""
+    if normal_email(email) and normal_email(email) in allowed_emails:
+        return True
+    if not claim_rule or "=" not in claim_rule:
+        return False
+    name, _, wanted = claim_rule.partition("=")
+    value = claims.get(name.strip())
+    wanted = wanted.strip()
+    return value == wanted or (isinstance(value, (list, tuple)) and wanted in value)
+
+
+_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"   # no 0/O or 1/I to misread
+
+
+def new_resume_code() -> str:
+    """Eight characters in two groups (about 40 bits), e.g. 'K7QM-3XHD'."""
+    raw = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(8))
+    return f"{raw[:4]}-{raw[4:]}"
+
+
+def resume_code_hash(code: str) -> str:
+    """The stored form of a code: SHA-256 of its letters and digits, upper-cased."""
+    cleaned = re.sub(r"[^0-9A-Za-z]", "", code or "").upper()
+    return hashlib.sha256(cleaned.encode()).hexdigest()
+
+
+class AccountsStore:
+    """The store's accounts, classes, resume codes and throttles (mixed into StoreCore; same plumbing).
+
+    Every write here goes through `_transaction`, so DuckDB and PostgreSQL share the SQL."""
+
+    # -- throttles -------------------------------------------------------------------------
+    def _failures(self, cur, kind: str, target: str, since: float) -> list[float]:
+        rows = cur.execute("SELECT tried_at FROM access_tries WHERE kind = ? AND target = ? AND NOT ok "
+                           "AND tried_at > ?", [kind, target, since]).fetchall()
+        return [row[0] for row in rows]
+
+    def throttle_wait(self, kind: str, target: str) -> float:
+        now = self.clock()
+        with self._reading() as cur:
+            return throttle_wait(self._failures(cur, kind, target, now - THROTTLE_WINDOW_S), now)
+
+    def attempt_secret(self, kind: str, target: str, check, *, who: str = "") -> bool:
+        """Run `check()` (True when the guess is right) unless the target is throttled, and record the try.
+
+        Raises Throttled, recording nothing, while the target has had too many failures lately. The check,
+        the count and the record share one transaction, held per target, so parallel guesses from several
+        processes cannot all slip in under the limit."""
+        now = self.clock()
+        with self._transaction() as cur:
+            self._hold_target(cur, kind, target)
+            wait = throttle_wait(self._failures(cur, kind, target, now - THROTTLE_WINDOW_S), now)
+            if wait > 0:
+                raise Throttled(wait)
+            ok = bool(check())
+            cur.execute("INSERT INTO access_tries (kind, target, ok, who, tried_at) VALUES (?, ?, ?, ?, ?)",
+                        [kind, target, ok, who[:200], now])
+        return ok
+
+    def _hold_target(self, cur, kind: str, target: str) -> None:
+        """Serialise tries at one target (a backend with row locks overrides this)."""
+
+    def previous_success(self, kind: str, target: str) -> float | None:
+        """When the target's latest right try before the newest one happened (None: this is the first)."""
+        rows = self._all("SELECT tried_at FROM access_tries WHERE kind = ? AND target = ? AND ok "
+                         "ORDER BY tried_at DESC LIMIT 2", [kind, target])
+        return rows[1][0] if len(rows) > 1 else None
+
+    def failed_tries_since(self, since: float | None) -> dict[str, int]:
+        """Wrong tries of each kind (instructor passphrase, resume code, join code) after `since` (None: ever)."""
+        rows = self._all("SELECT kind, COUNT(*) FROM access_tries WHERE NOT ok AND tried_at > ? GROUP BY kind",
+                         [since if since is not None else -1.0])
+        return {kind: int(n) for kind, n in rows}
+
+    def record_access(self, kind: str, target: str, ok: bool, who: str = "") -> None:
+        """A try that needs no check of ours (a provider's sign-in), kept so the board can count since it."""
+        with self._transaction() as cur:
+            cur.execute("INSERT INTO access_tries (kind, target, ok, who, tried_at) VALUES (?, ?, ?, ?, ?)",
+                        [kind, target, ok, who[:200], self.clock()])
+
+    # -- accounts --------------------------------------------------------------------------
+    def account_for(self, issuer: str, subject: str, email: str = "", name: str = "") -> Account:
+        """The account a provider's (issuer, subject) names, made on its first sign-in."""
+        with self._transaction() as cur:
+            cur.execute("INSERT INTO accounts (issuer, subject, email, name, created_at) VALUES (?, ?, ?, ?, ?) "
+                        "ON CONFLICT DO NOTHING", [issuer, subject, normal_email(email), name[:200], self.clock()])
+            row = cur.execute("SELECT id, issuer, subject, email, name FROM accounts WHERE issuer = ? AND subject = ?",
+                              [issuer, subject]).fetchone()
+        return Account(*row)
+
+    def account_by_id(self, account_id: int) -> Account | None:
+        row = self._one("SELECT id, issuer, subject, email, name FROM accounts WHERE id = ?", [account_id])
+        return Account(*row) if row else None
+
+    def account_candidate(self, account: Account, cohort: str, display_name: str | None = None):
+        """The candidate row an account works under in a cohort ('' for practice outside any class).
+
+        Outside a class it is named by the account's e-mail (no anonymous handle holds an '@'); in a class,
+        by the display name it joined with, unique in that class."""
+        with self._transaction() as cur:
+            row = cur.execute("SELECT id, handle, cohort FROM candidates WHERE account_id = ? AND cohort = ?",
+                              [account.id, cohort]).fetchone()
+            if row is not None:
+                return Candidate(*row)
+            name = (display_name or account.email or f"account {account.id}") if cohort else (
+                account.email or f"account {account.id}")
+            taken = cur.execute("SELECT 1 FROM candidates WHERE handle = ? AND cohort = ?", [name, cohort]).fetchone()
+            if taken is not None:
+                raise AccessRefused(f"The name “{name}” is taken in this class: pick another.")
+            cur.execute("INSERT INTO candidates (handle, cohort, created_at, account_id) VALUES (?, ?, ?, ?)",
+                        [name, cohort, self.clock(), account.id])
+            row = cur.execute("SELECT id, handle, cohort FROM candidates WHERE account_id = ? AND cohort = ?",
+                              [account.id, cohort]).fetchone()
+        return Candidate(*row)
+
+    def account_cohorts(self, account_id: int) -> list[tuple[str, str]]:
+        """(cohort, display name) of every class the account has joined, in joining order."""
+        return [tuple(r) for r in self._all(
+            "SELECT cohort, handle FROM candidates WHERE account_id = ? AND cohort <> '' ORDER BY created_at, id",
+            [account_id])]
+
+    # -- anonymous handles -----------------------------------------------------------------
+    def handle_status(self, handle: str, cohort: str) -> str:
+        """'free' (never used), 'coded' (has a resume code), 'closed' (used, with no code: nobody may take it
+        up again), or 'account' (a signed-in account's name in this class)."""
+        row = self._one("SELECT c.id, c.account_id, k.code_hash FROM candidates c "
+                        "LEFT JOIN candidate_codes k ON k.candidate_id = c.id WHERE c.handle = ? AND c.cohort = ?",
+                        [handle, cohort])
+        if row is None:
+            return "free"
+        if row[1] is not None:
+            return "account"
+        if row[2] is not None:
+            return "coded"
+        used = self._one("SELECT 1 FROM attempts WHERE candidate_id = ? LIMIT 1", [row[0]])
+        return "closed" if used else "free"
+
+    def claim_handle(self, handle: str, cohort: str) -> str | None:
+        """Take up a handle that nobody has used: its new resume code (returned this once), or None when the
+        handle is already in use (then only its code, through check_resume_code, lets anyone back in)."""
+        code = new_resume_code()
+        with self._transaction() as cur:
+            cur.execute("INSERT INTO candidates (handle, cohort, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                        [handle, cohort, self.clock()])
+            candidate_id, account_id = cur.execute(
+                "SELECT id, account_id FROM candidates WHERE handle = ? AND cohort = ?", [handle, cohort]).fetchone()
+            if account_id is not None:
+                return None
+            if cur.execute("SELECT 1 FROM attempts WHERE candidate_id = ? LIMIT 1", [candidate_id]).fetchone():
+                return None    # used already (a code of its own, or none at all): never a fresh code
+            created = self._insert_new(cur, "candidate_codes", "candidate_id, code_hash, created_at",
+                                       [candidate_id, resume_code_hash(code), self.clock()],
+                                       {"candidate_id": candidate_id})
+        return code if created else None
+
+    def check_resume_code(self, handle: str, code: str, cohort: str = "") -> bool:
+        """Whether `code` opens (handle, cohort): throttled per handle and cohort in the store (Throttled)."""
+        learner = anonymous_learner(handle, cohort)
+
+        def matches() -> bool:
+            row = self._one("SELECT k.code_hash FROM candidates c JOIN candidate_codes k ON k.candidate_id = c.id "
+                            "WHERE c.handle = ? AND c.cohort = ? AND c.account_id IS NULL", [handle, cohort])
+            return row is not None and secrets.compare_digest(row[0], resume_code_hash(code))
+
+        return self.attempt_secret(TryKind.RESUME, learner.review_key, matches)
+
+    def learner_attempts(self, learner: Learner):
+        """Every attempt the learner made: an account's in every class, a handle's in its one cohort."""
+        if learner.account_id is not None:
+            return self._attempts_where("c.account_id = ?", [learner.account_id])
+        return self._attempts_where("c.handle = ? AND c.cohort = ? AND c.account_id IS NULL",
+                                    [learner.handle, learner.cohort])
+
+    # -- classes ---------------------------------------------------------------------------
+    def create_class(self, title: str, owner_email: str, *, requires_sign_in: bool = True,
+                     instructors: tuple[str, ...] = ()) -> tuple[ClassInfo, str]:
+        """A new class and its join code (returned this once; the store keeps its hash)."""
+        title = " ".join(str(title or "").split())
+        if not title:
+            raise AccessRefused("Give the class a name.")
+        if len(title) > 80:
+            raise AccessRefused("Keep the class name under 80 characters.")
+        code = new_join_code()
+        now = self.clock()
+        with self._transaction() as cur:
+            taken = {r[0] for r in cur.execute("SELECT DISTINCT cohort FROM candidates UNION "
+                                               "SELECT cohort FROM classes").fetchall()}
+            cohort = class_cohort(title, taken)
+            cur.execute("INSERT INTO classes (cohort, title, join_hash, owner_email, requires_sign_in, created_at) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        [cohort, title, join_code_hash(code), normal_email(owner_email), requires_sign_in, now])
+            for email in instructors:
+                cur.execute("INSERT INTO class_instructors (cohort, email, added_by, added_at) VALUES (?, ?, ?, ?) "
+                            "ON CONFLICT DO NOTHING", [cohort, normal_email(email), normal_email(owner_email), now])
+        return self.class_info(cohort), code
+
+    def class_info(self, cohort: str) -> ClassInfo | None:
+        row = self._one("SELECT cohort, title, owner_email, requires_sign_in FROM classes WHERE cohort = ?", [cohort])
+        if row is None:
+            return None
+        named = tuple(r[0] for r in self._all("SELECT email FROM class_instructors WHERE cohort = ? ORDER BY email",
+                                              [cohort]))
+        return ClassInfo(row[0], row[1], row[2], bool(row[3]), named)
+
+    def classes_for(self, email: str | None) -> list[ClassInfo]:
+        """The classes an instructor owns or is named on (every class when `email` is None: the passphrase)."""
+        if email is None:
+            rows = self._all("SELECT cohort FROM classes ORDER BY created_at")
+        else:
+            email = normal_email(email)
+            rows = self._all("SELECT cohort FROM classes WHERE owner_email = ? OR cohort IN "
+                             "(SELECT cohort FROM class_instructors WHERE email = ?) ORDER BY created_at", [email, email])
+        return [self.class_info(r[0]) for r in rows]
+
+    def class_by_join_code(self, code: str, who: str) -> ClassInfo | None:
+        """The class a join code opens, throttled per visitor (Throttled); None when no class has it."""
+        found: list[str] = []
+
+        def matches() -> bool:
+            row = self._one("SELECT cohort FROM classes WHERE join_hash = ?", [join_code_hash(code)])
+            if row is not None:
+                found.append(row[0])
+            return row is not None
+
+        self.attempt_secret(TryKind.JOIN, who, matches)
+        return self.class_info(found[0]) if found else None
+
+
+def may_open(attempt_account: int | None, viewer: Account | None) -> bool:
+    """An account's attempt opens only for that account; an anonymous attempt's token is its key."""
+    return attempt_account is None or (viewer is not None and viewer.id == attempt_account)
+
+
+def attempt_learner(attempt) -> Learner:
+    """Whose history and review schedule an attempt belongs to."""
+    if attempt.account_id is not None:
+        return Learner(attempt.account_id, None, "", attempt.handle)
+    return anonymous_learner(attempt.handle, attempt.cohort)

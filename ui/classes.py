@@ -1,0 +1,83 @@
+"""The instructor's classes: make one (with its join link), list those they own or are named on, and report the
+wrong guesses at secrets since their previous sign-in.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from drills.accounts import AccessRefused, ClassInfo, Instructor, TryKind, email_list
+from drills.timebox import format_utc
+from ui import keys
+from ui.identity import sign_in_configured
+from ui.safe import escape_markdown
+
+_KIND_WORDS = {TryKind.INSTRUCTOR: "wrong instructor passphrases", TryKind.RESUME: "wrong resume codes",
+               TryKind.JOIN: "join links that matched no class"}
+
+
+def join_link(code: str) -> str:
+    """The catalogue's address with ?join=, on the host the instructor is using (behind nginx: its host)."""
+    try:
+        base = st.context.url.split("?", 1)[0].rsplit("/", 1)[0]
+    except Exception:
+        base = ""
+    return f"{base}/?{keys.JOIN_PARAM}={code}"
+
+
+def failed_tries_note(store, instructor: Instructor) -> None:
+    """One line: wrong guesses at every secret since this instructor's previous sign-in."""
+    since = store.previous_success(TryKind.INSTRUCTOR, instructor.target)
+    counts = store.failed_tries_since(since)
+    when = f"your previous sign-in ({format_utc(since, seconds=False)} UTC)" if since else "the store began"
+    parts = [f"{counts.get(kind, 0)} {words}" for kind, words in _KIND_WORDS.items()
+             if kind != TryKind.INSTRUCTOR or not sign_in_configured()]
+    st.caption(f"Failed tries since {when}: " + ", ".join(parts) + ". Each target allows a few per 10 minutes, "
+               "then waits.")
+
+
+def visible_cohorts(store, instructor: Instructor) -> list[str] | None:
+    """The cohorts the board may show: an account instructor's classes; None (every cohort) for the passphrase."""
+    if instructor.email is None:
+        return None
+    return [c.cohort for c in store.classes_for(instructor.email)]
+
+
+def render_classes(store, instructor: Instructor) -> None:
+    classes = store.classes_for(instructor.email)
+    with st.expander(f"Your classes ({len(classes)})", expanded=not classes, icon="🏫"):
+        if not sign_in_configured():
+            st.caption("Classes need a sign-in provider (see the README): a join link enrols signed-in accounts. "
+                       "Without one, candidates type a cohort code on the catalogue.")
+        made = st.session_state.pop(keys.NEW_JOIN_LINK, None)
+        if made:
+            st.success(f"Class “{made[0]}” made. Its join link (shown once; share it with your candidates):",
+                       icon="🔗")
+            st.code(made[1], language=None)
+        for info in classes:
+            _class_line(info)
+        if not classes:
+            st.info("No classes yet. Make one below: you get a join link, and the board then shows that class.")
+        with st.form("new_class", enter_to_submit=True, clear_on_submit=True):
+            st.markdown("**Make a class**")
+            title = st.text_input("Class name", max_chars=80, key=keys.CLASS_TITLE, placeholder="e.g. SRE cohort 7")
+            others = st.text_input("Other instructors (e-mails, optional)", key=keys.CLASS_INSTRUCTORS,
+                                   placeholder="ana@school.edu, li@school.edu")
+            required = st.checkbox("Require sign-in to take part", value=True, key=keys.CLASS_SIGN_IN,
+                                   help="Off: anonymous handles may also use the class's cohort code.")
+            go = st.form_submit_button("Make the class", type="primary")
+        if go:
+            try:
+                info, code = store.create_class(title, instructor.email or instructor.name,
+                                                requires_sign_in=required, instructors=email_list(others))
+            except AccessRefused as problem:
+                st.error(str(problem), icon="⚠️")
+                return
+            st.session_state[keys.NEW_JOIN_LINK] = (info.title, join_link(code))
+            st.rerun()
+
+
+def _class_line(info: ClassInfo) -> None:
+    others = f" · with {', '.join(info.instructors)}" if info.instructors else ""
+    st.markdown(f"**{escape_markdown(info.title)}** · cohort `{info.cohort}` · owner "
+                f"{escape_markdown(info.owner_email)}{escape_markdown(others)} · "
+                + ("sign-in required" if info.requires_sign_in else "anonymous handles allowed"))

@@ -1,0 +1,113 @@
+"""Who is using this browser session: the one place identity comes from.
+
+A signed-in OpenID Connect account (st.login / st.user) when `.streamlit/secrets.toml` has an `[auth]`
+section; otherwise nobody is signed in and the drill pages fall back to an anonymous handle and its code.
+Instructors are accounts named in the settings (FAULTLINES_INSTRUCTORS e-mails or a FAULTLINES_INSTRUCTOR_CLAIM
+such as roles=instructor, or the secrets `instructors` / `instructor_claim`).
+"""
+from __future__ import annotations
+
+import os
+
+import streamlit as st
+
+from drills.accounts import Account, AccessRefused, email_list, is_instructor_account
+from ui import keys
+
+INSTRUCTORS_ENV = "FAULTLINES_INSTRUCTORS"
+INSTRUCTOR_CLAIM_ENV = "FAULTLINES_INSTRUCTOR_CLAIM"
+
+
+def _secret(name: str) -> object:
+    try:
+        return st.secrets.get(name)
+    except Exception:   # no secrets file at all is the normal embedded case
+        return None
+
+
+def sign_in_configured() -> bool:
+    """Whether an OpenID Connect provider is configured (an [auth] section with a client)."""
+    auth = _secret("auth")
+    try:
+        return bool(auth) and ("client_id" in auth or any(isinstance(v, dict) or hasattr(v, "keys")
+                                                          for v in auth.values()))
+    except Exception:
+        return False
+
+
+def _claims() -> dict:
+    try:
+        return dict(st.user.to_dict()) if st.user.is_logged_in else {}
+    except Exception:   # st.user without [auth] has no is_logged_in
+        return {}
+
+
+def signed_in_account(store) -> Account | None:
+    """The account of the signed-in person, made in `store` at their first visit; None when signed out."""
+    if not sign_in_configured():
+        return None
+    claims = _claims()
+    subject = claims.get("sub")
+    if not subject:
+        return None
+    issuer = str(claims.get("iss") or "")
+    cached = st.session_state.get(keys.ACCOUNT)
+    if isinstance(cached, Account) and (cached.issuer, cached.subject) == (issuer, str(subject)):
+        return cached
+    account = store.account_for(issuer, str(subject), str(claims.get("email") or ""),
+                                      str(claims.get("name") or ""))
+    st.session_state[keys.ACCOUNT] = account
+    return account
+
+
+def instructor_settings() -> tuple[tuple[str, ...], str | None]:
+    """The instructor allow-list (e-mails) and claim rule in force; the environment wins over the secrets."""
+    try:
+        emails = email_list(os.environ.get(INSTRUCTORS_ENV) or _secret("instructors") or "")
+    except AccessRefused:
+        emails = ()
+    claim = os.environ.get(INSTRUCTOR_CLAIM_ENV) or _secret("instructor_claim")
+    return emails, (str(claim) if claim else None)
+
+
+def signed_in_instructor(store) -> Account | None:
+    """The signed-in account when the settings name it an instructor."""
+    account = signed_in_account(store)
+    if account is None:
+        return None
+    emails, claim = instructor_settings()
+    return account if is_instructor_account(account.email, _claims(), emails, claim) else None
+
+
+def sign_in_button(label: str = "Sign in", *, key: str) -> None:
+    st.button(label, key=key, type="primary", icon="🔑", on_click=st.login)
+
+
+def account_box(store) -> None:
+    """The sidebar's line naming who is signed in, with Sign in / Sign out (nothing without a provider)."""
+    if not sign_in_configured():
+        return
+    account = signed_in_account(store)
+    if account is None:
+        sign_in_button(key=keys.SIDEBAR_SIGN_IN)
+        return
+    st.caption(f"Signed in as {account.email or account.name}")
+    st.button("Sign out", key=keys.SIDEBAR_SIGN_OUT, on_click=_sign_out)
+
+
+def _sign_out() -> None:
+    for key in (keys.ACCOUNT, keys.ATTEMPT_TOKEN, keys.MY_ATTEMPTS, keys.HISTORY_HANDLE, keys.INSTRUCTOR_OK,
+                keys.INSTRUCTOR_NAME):
+        st.session_state.pop(key, None)
+    st.logout()
+
+
+def visitor_key(store) -> str:
+    """Who a throttle counts a join try against: the account when signed in, else the browser's address."""
+    account = signed_in_account(store)
+    if account is not None:
+        return f"account:{account.id}"
+    try:
+        return f"ip:{st.context.ip_address or 'unknown'}"
+    except Exception:
+        return "ip:unknown"
