@@ -14,6 +14,7 @@ import pandas as pd
 import psycopg
 import pytest
 
+from drills.backends import open_store
 from drills.demo import populate
 from drills.loader import load_catalogue
 from drills.reports import aggregates
@@ -24,7 +25,7 @@ from drills.reports.timeline import grant_history
 from drills.schema import NumericQuestion
 from drills.review import next_card
 from drills.store import (MIGRATIONS, AnswerEntry, AttemptFinished, AttemptStore, RevealEntry, ReviewEntry,
-                          is_postgres_target, open_store)
+                          is_postgres_target)
 from tests.clock import FakeClock
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -291,7 +292,7 @@ def test_a_lockin_racing_finish_lands_before_it_or_not_at_all(opened):
 OPENER = r"""
 import sys
 import drills.store_pg
-from drills.store import open_store
+from drills.backends import open_store
 print("ready", flush=True)
 sys.stdin.readline()
 store = open_store(sys.argv[1])
@@ -323,7 +324,7 @@ def _run_together(script: str, args_per_process: list[list[str]]) -> list[str]:
 
 LOCKER = r"""
 import sys
-from drills.store import open_store
+from drills.backends import open_store
 store = open_store(sys.argv[1])
 attempt_id, value = int(sys.argv[2]), float(sys.argv[3])
 store.attempt_by_id(attempt_id)   # connected and warm before the start signal
