@@ -103,7 +103,7 @@ def bench_lockins(db: Path, count: int) -> None:
 
 def bench_lockins_by_backend(folder: Path, count: int) -> None:
     """The same lock-ins through open_store on a DuckDB file and on embedded PostgreSQL 18 (Unix socket)."""
-    from drills.store import open_store
+    from drills.backends import open_store
     from labs.postgres.server import create_database, embedded
 
     duck_store = open_store(str(folder / "backend.duckdb"))

@@ -121,7 +121,7 @@ async def drive_browser(url: str, sessions: int, budget_s: float, stagger_s: flo
 
 def committed_lockins(database: str, tokens: list[str]) -> int:
     """Answers the store actually holds for these attempts (read after the run)."""
-    from drills.store import open_store
+    from drills.backends import open_store
 
     store = open_store(database)
     try:

@@ -272,7 +272,7 @@ class StoreAnswers:
     """The answers the store holds for an attempt token, read in a worker thread so sessions keep running."""
 
     def __init__(self, database: str) -> None:
-        from drills.store import open_store
+        from drills.backends import open_store
 
         self._store = open_store(database)
         self._attempt_ids: dict[str, int] = {}

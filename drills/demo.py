@@ -17,7 +17,8 @@ from drills import answers as checks
 from drills.disclosure import SIMULATION_SEED
 from drills.loader import LoadedDrill, load_catalogue
 from drills.schema import ChoiceQuestion, NotesQuestion, NumericQuestion
-from drills.store import DB_ENV, AnswerEntry, AttemptStore, RevealEntry, database_path, open_store
+from drills.backends import open_store
+from drills.store import DB_ENV, AnswerEntry, AttemptStore, RevealEntry, database_path
 from drills.variants import in_variant, variant_for
 
 DAY_S = 86_400.0

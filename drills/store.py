@@ -330,16 +330,6 @@ def is_postgres_target(target: str) -> bool:
     return target.startswith(("postgresql://", "postgres://"))
 
 
-def open_store(target: str | os.PathLike | None = None, *, clock: Callable[[], float] = time.time) -> StoreCore:
-    """The attempt store `target` names (default: database_path()): a PostgreSQL URL or a DuckDB file."""
-    where = str(target) if target is not None else database_path()
-    if is_postgres_target(where):
-        from drills.store_pg import PostgresAttemptStore  # psycopg is loaded only when it is used
-
-        return PostgresAttemptStore(where, clock=clock)
-    return AttemptStore(where, clock=clock)
-
-
 class ThreadCursors:
     """One DuckDB connection, a cursor per thread (a DuckDB cursor must not be shared between threads)."""
 
@@ -812,7 +802,7 @@ class AttemptStore(StoreCore):
     def __init__(self, path: str | os.PathLike | None = None, *, clock: Callable[[], float] = time.time):
         target = str(path) if path is not None else database_path()
         if is_postgres_target(target):   # else DuckDB would make a file named after the URL
-            raise ValueError("AttemptStore keeps a DuckDB file; open a PostgreSQL URL with drills.store.open_store")
+            raise ValueError("AttemptStore keeps a DuckDB file; open a PostgreSQL URL with drills.backends.open_store")
         if target != ":memory:":
             Path(target).parent.mkdir(parents=True, exist_ok=True)
         self.path = target

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import simpy
 
+from sims._budget import run_within
 from sims._params import check_bounds, choice
 
 TICK_S = 0.125                      # seconds per tick; a power of two keeps the fluid sums exact
@@ -151,7 +152,8 @@ def run(params: Params, seed: int = 1) -> Result:
     for idx in range(n_parts):
         env.process(partition(idx))
     env.process(monitor())
-    env.run(until=params.ticks + 0.5)
+    # one start and one tick a process: the params check keeps this under EVENT_BUDGET plus the monitor
+    run_within(env, (n_parts + 1) * (params.ticks + 2), "the partitions run", until=params.ticks + 0.5)
 
     bucket_offered = tuple(per_bucket_tick * params.ticks for _ in placement)
     return Result(

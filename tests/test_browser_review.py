@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import time
+import warnings
 
 import pytest
 
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.browser
 WHOLE = load_catalogue().drills["one_tenant"]
 SHORT = scope_drill(WHOLE, "essentials")
 HANDLE = "review-ada"
-DUE_WAIT_S = 120   # the miss is due 60 s after its lock-in; the rest is slack for a busy machine
+DUE_AFTER_S = 60   # FSRS's first learning step: the miss is due a minute after its lock-in
 
 
 def _body(page) -> str:
@@ -46,6 +47,7 @@ def test_a_review_session_appears_after_a_miss(app_server, page):
     wait_for_app(page)
     box = page.get_by_test_id("stForm").first.get_by_label(f"Best guess ({question.unit})")
     box.fill(f"{WHOLE.values[question.id] * 10:g}")   # far outside the tolerance in every variant
+    before_lock = time.time()   # the server stamps the lock-in between these two moments (same machine clock)
     box.press("Enter")
     page.get_by_text("🔒 Your guess").first.wait_for()
     locked_at = time.time()
@@ -66,16 +68,17 @@ def test_a_review_session_appears_after_a_miss(app_server, page):
     page.get_by_role("heading", name="Your review schedule").wait_for()
     wait_for_app(page)
     body = _body(page)
-    if "Due now" not in body:   # a fast walk: the miss is scheduled a minute after its lock-in
-        assert "Nothing due right now" in body, body
+    if time.time() < before_lock + DUE_AFTER_S:   # drawn before the miss can have fallen due
+        assert "Due now" not in body and "Nothing due right now" in body, body
         assert re.search(r"comes back in (1 minute|\d{1,2} seconds?) \(", body), "never 'now' when not offered"
+    else:   # said, not skipped in silence; tests/test_review.py checks this wording on an injected clock
+        warnings.warn(pytest.PytestWarning("the walk took over a minute: the not-yet-due wording was not seen "
+                                           "in the browser"))
     page.screenshot(path="/tmp/review_scheduled.png", full_page=True)
 
-    deadline = locked_at + DUE_WAIT_S
-    while "Due now: 1 question" not in _body(page):
-        assert time.time() < deadline, "the missed question never fell due"
-        page.wait_for_timeout(5000)
-        _open_review_page(page)
+    time.sleep(max(0.0, locked_at + DUE_AFTER_S + 1 - time.time()))   # the server's clock is this machine's
+    _open_review_page(page)
+    assert "Due now: 1 question" in _body(page), "the missed question fell due a minute after its lock-in"
 
     # The catalogue points at the review while it is due.
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Catalogue").click()

@@ -16,7 +16,8 @@ from drills.reports.grading_key import DrillKey
 from drills.reports.source import Filters
 from drills.reports.timeline import timeline
 from drills.schema import NumericQuestion
-from drills.store import AttemptStore, open_store
+from drills.backends import open_store
+from drills.store import AttemptStore
 from tests.test_pages import _go, _lock_question, _start, _texts
 
 CATALOGUE = load_catalogue()

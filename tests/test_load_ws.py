@@ -11,7 +11,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from bench.load_ws import Page, ProtocolError, StoreAnswers, drive, run_blocking, submit_form
 from bench.stack import Stack
-from drills.store import open_store
+from drills.backends import open_store
 
 
 def _element(page: Page, path: list[int], kind: str, **fields) -> None:

@@ -20,6 +20,7 @@ from drills.scope import scope_drill
 from drills.store import AttemptStore, ReviewEntry
 from drills.variants import in_variant
 from ui.safe import escape_markdown
+from tests.clock import FakeClock
 from tests.test_history import _code_from, _history, _sign_in
 from tests.test_pages import LOCK, _go, _start
 
@@ -248,17 +249,23 @@ def test_a_due_item_is_answered_in_fresh_numbers_and_comes_back_later(app_test, 
     store.close()
 
 
-def test_a_question_due_in_seconds_is_not_called_due_now(app_test, db_path):
+def test_a_question_due_in_seconds_is_not_called_due_now(app_test, db_path, monkeypatch):
     """The review page said "Nothing due right now. The next question comes back now" and listed the item as
-    "now" while not offering it: a due time under 30 s away read as "now" but failed the due test."""
+    "now" while not offering it: a due time under 30 s away read as "now" but failed the due test.
+
+    The page reads the time through an injected clock, so the item is due exactly 15 s after the page's now."""
+    import ui.review
+
+    clock = FakeClock(T0)
+    monkeypatch.setattr(ui.review, "now", clock)
     store = AttemptStore(db_path)
     code = store.claim_handle("cy", "")
     attempt = store.start_attempt("one_tenant", "cy", "", 45 * 60, seed=3)
     store.finish(attempt.id)
     store.schedule_reviews(attempt.id, "cy", [ReviewEntry("one_tenant", "daily_spend", 0, int(Rating.Again), 1.0,
-                                                          "missed", time.time() - 45)], review.next_card)
+                                                          "missed", clock.t - 45)], review.next_card)
     [item] = store.review_items("cy")
-    assert 0 < item.due_at - time.time() < 16, "a miss comes back 60 s after it was answered"
+    assert item.due_at - clock.t == pytest.approx(15), "a miss comes back 60 s after it was answered"
     store.close()
 
     at = _review_page(app_test("app.py").run())
@@ -268,10 +275,15 @@ def test_a_question_due_in_seconds_is_not_called_due_now(app_test, db_path):
     text = _text(at)
     assert "Due now" not in text and "Nothing due right now" in text
     assert "comes back now" not in text
-    assert re.search(r"comes back in \d{1,2} seconds? \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)", text), text
+    assert re.search(r"comes back in 15 seconds \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)", text), text
     table = next(t.value for t in at.table if "Comes back" in t.value.columns)
-    assert re.fullmatch(r"in \d{1,2} seconds?", table["Comes back"].iloc[0]), table["Comes back"].iloc[0]
+    assert table["Comes back"].iloc[0] == "in 15 seconds"
     assert any(b.label == "Check again" for b in at.button), "a question due soon can be looked for again"
+
+    clock.t += 15                      # the moment it falls due, the same page offers it
+    next(b for b in at.button if b.label == "Check again").click().run()
+    text = _text(at)
+    assert "Due now: 1 question" in text and "Nothing due right now" not in text
 
 
 def test_the_page_says_when_a_question_s_numbers_never_vary():

@@ -1,8 +1,10 @@
 """Every model finishes at the corners of its parameter ranges, or refuses them with one line.
 
 The corners are the all-low and all-high settings, each number alone at its low and high bound
-(the rest at the defaults), and a seeded sample of mixed corners. Each case has its own time
-limit: a run that never ends (time standing still, retries multiplying) fails instead of hanging.
+(the rest at the defaults), and a seeded sample of mixed corners. A corner is bounded by work, not
+seconds: every SimPy run goes through its model's event budget (sims/_budget.py, or the platform's own
+count in Result.events), so a run that would not end (time standing still, retries multiplying) is
+refused in one line instead of hanging, and a finished run shows how much of its budget it used.
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import random
 
 import pytest
 
+from sims import _budget
 from sims.__main__ import main as sims_main
 
 MODELS = ("hot_shard", "concurrency_pool", "retry_storm", "partitions", "platform")
@@ -50,21 +53,66 @@ def _numbers(value) -> list[float]:
     return [value] if isinstance(value, (int, float)) and not isinstance(value, bool) else []
 
 
-@pytest.mark.timeout(20)
+@pytest.fixture
+def budgeted_runs(monkeypatch) -> list[tuple[str, int, int]]:
+    """(what, events processed, budget) of every budgeted SimPy run, as the models call run_within."""
+    runs: list[tuple[str, int, int]] = []
+
+    def counted(env, max_events, what, until=None):
+        done = _budget.run_within(env, max_events, what, until)
+        runs.append((what, done, max_events))
+        return done
+
+    for model in MODELS:
+        module = importlib.import_module(f"sims.{model}")
+        if hasattr(module, "run_within"):
+            monkeypatch.setattr(module, "run_within", counted)
+    return runs
+
+
+def platform_event_ceiling() -> int:
+    """The most work a finished platform run can report: each submitted job at most twice in the calm
+    loop (started, ended; submissions are checked up front, with slack for Poisson noise) plus the
+    SimPy events, whose guard is checked once per progress chunk."""
+    platform = importlib.import_module("sims.platform")
+    return 2 * int(1.1 * platform.MAX_SUBMISSIONS) + platform.MAX_EVENTS + platform.PROGRESS_EVERY_EVENTS
+
+
 @pytest.mark.parametrize("model, values", CASES)
-def test_every_corner_finishes_or_is_refused_in_one_line(model, values):
+def test_every_corner_finishes_within_its_event_budget_or_is_refused_in_one_line(model, values, budgeted_runs):
     module = importlib.import_module(f"sims.{model}")
     try:
         params = module.Params(**values)
         result = module.run(params, 7)
-    except ValueError as exc:
+    except ValueError as exc:       # a bad setting, or an event budget met inside the run
         assert str(exc) and "\n" not in str(exc)
         return
+    if model == "platform":
+        assert 0 <= result.events <= platform_event_ceiling()
+    else:
+        assert budgeted_runs, f"sims.{model} ran SimPy without an event budget"
+        assert all(0 <= done <= budget for _, done, budget in budgeted_runs), budgeted_runs
     out = module.summary(result)
     json.dumps(out, allow_nan=False)            # plain, finite figures only
     signed = {k for k in out if "growth" in k or k.startswith("extra_")}   # differences may be negative
     assert all(x >= 0 for k, v in out.items() if k not in signed for x in _numbers(v))
     assert result.params == params and result.seed == 7
+
+
+def test_a_run_past_its_budget_is_refused_in_one_line():
+    """The backstop the corners rely on: it stops a run that keeps scheduling events at one instant."""
+    import simpy
+
+    env = simpy.Environment()
+
+    def spin():
+        while True:
+            yield env.timeout(0)
+
+    env.process(spin())
+    with pytest.raises(_budget.BudgetExceeded, match="more than 1,000 simulation events") as caught:
+        _budget.run_within(env, 1_000, "a spinning run")
+    assert "\n" not in str(caught.value) and env.now == 0
 
 
 def test_the_corners_are_not_all_refused():
@@ -81,7 +129,6 @@ def test_the_corners_are_not_all_refused():
     assert ran >= 40
 
 
-@pytest.mark.timeout(20)
 @pytest.mark.parametrize("args, message", [
     (("concurrency_pool", "retry_after_s=0", "rejection_rtt_s=0"), "retry_after_s + rejection_rtt_s"),
     (("concurrency_pool", "calls=140", "provider_limit=1", "retry_after_s=0.01", "rejection_rtt_s=0",

@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from drills.store import MIGRATIONS, open_store
+from drills.backends import open_store
+from drills.store import MIGRATIONS
 
 ROOT = Path(__file__).resolve().parent.parent
 
 WRITER = r"""
 import sys
-from drills.store import open_store
+from drills.backends import open_store
 store = open_store(sys.argv[1])
 attempt = store.start_attempt("one_tenant", "crash", "", 2700, seed=1)
 print("attempt", attempt.id, flush=True)

@@ -8,7 +8,8 @@ from dataclasses import replace
 
 import pytest
 
-from drills.store import AnswerEntry, AttemptStore, RevealEntry, open_store
+from drills.backends import open_store
+from drills.store import AnswerEntry, AttemptStore, RevealEntry
 from tests.clock import FakeClock
 
 T0 = 1_790_000_000.0

@@ -15,6 +15,7 @@ import psycopg
 import pytest
 
 from drills.accounts import AccessRefused, anonymous_learner, may_open
+from drills.backends import open_store
 from drills.demo import populate
 from drills.loader import load_catalogue
 from drills.reports import aggregates
@@ -25,7 +26,7 @@ from drills.reports.timeline import grant_history
 from drills.schema import NumericQuestion
 from drills.review import next_card
 from drills.store import (MIGRATIONS, AnswerEntry, AttemptFinished, AttemptStore, RevealEntry, ReviewEntry,
-                          is_postgres_target, open_store)
+                          is_postgres_target)
 from tests.clock import FakeClock
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -292,7 +293,7 @@ def test_a_lockin_racing_finish_lands_before_it_or_not_at_all(opened):
 OPENER = r"""
 import sys
 import drills.store_pg
-from drills.store import open_store
+from drills.backends import open_store
 print("ready", flush=True)
 sys.stdin.readline()
 store = open_store(sys.argv[1])
@@ -324,7 +325,7 @@ def _run_together(script: str, args_per_process: list[list[str]]) -> list[str]:
 
 LOCKER = r"""
 import sys
-from drills.store import open_store
+from drills.backends import open_store
 store = open_store(sys.argv[1])
 attempt_id, value = int(sys.argv[2]), float(sys.argv[3])
 store.attempt_by_id(attempt_id)   # connected and warm before the start signal
@@ -682,7 +683,7 @@ def test_a_review_appends_a_row_and_a_stale_one_stores_nothing(opened):
 _GUESSER = """
 import sys, threading
 from drills.accounts import Throttled, TryKind
-from drills.store import open_store
+from drills.backends import open_store
 
 store = open_store(sys.argv[1])
 barrier, outcomes = threading.Barrier(8), []

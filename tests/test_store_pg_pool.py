@@ -11,7 +11,7 @@ import psycopg
 import pytest
 
 import drills.store_pg
-from drills.store import open_store
+from drills.backends import open_store
 from tests.clock import FakeClock
 
 

@@ -13,7 +13,8 @@ from drills.accounts import may_open
 from drills.loader import Catalogue, LoadedDrill, content_dir, load_catalogue
 from drills.schema import Drill
 from drills.scope import ScopedDrills
-from drills.store import MIGRATIONS, Attempt, StoreCore, database_path, open_store
+from drills.backends import open_store
+from drills.store import MIGRATIONS, Attempt, StoreCore, database_path
 from drills.variants import in_variant
 from ui import keys
 from ui.faults import StoreFault, diagnose
