@@ -351,6 +351,14 @@ class AccountsStore:
                             "ON CONFLICT DO NOTHING", [cohort, normal_email(email), normal_email(owner_email), now])
         return self.class_info(cohort), code
 
+    def renew_join_code(self, cohort: str) -> str:
+        """A new join code for a class (returned this once); the old link stops working. Classes are settings,
+        not records, so this one row is changed in place."""
+        code = new_join_code()
+        with self._transaction() as cur:
+            cur.execute("UPDATE classes SET join_hash = ? WHERE cohort = ?", [join_code_hash(code), cohort])
+        return code
+
     def class_info(self, cohort: str) -> ClassInfo | None:
         row = self._one("SELECT cohort, title, owner_email, requires_sign_in FROM classes WHERE cohort = ?", [cohort])
         if row is None:

@@ -614,6 +614,9 @@ def test_an_account_works_under_one_candidate_per_class_and_a_unique_name(opened
     assert store.handle_status("Ana", info.cohort) == "account"
     assert [c.cohort for c in store.classes_for("prof@school.edu")] == [info.cohort]
     assert store.classes_for("bo@school.edu") == []
+    renewed = store.renew_join_code(info.cohort)
+    assert store.class_by_join_code(join, "account:2") is None, "a renewed link retires the old one"
+    assert store.class_by_join_code(renewed, "account:2").cohort == info.cohort
 
 
 def test_a_finished_attempt_gains_no_candidate_events(opened):

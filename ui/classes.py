@@ -50,11 +50,11 @@ def render_classes(store, instructor: Instructor) -> None:
                        "Without one, candidates type a cohort code on the catalogue.")
         made = st.session_state.pop(keys.NEW_JOIN_LINK, None)
         if made:
-            st.success(f"Class “{made[0]}” made. Its join link (shown once; share it with your candidates):",
+            st.success(f"The join link of “{made[0]}” (shown once; share it with your candidates):",
                        icon="🔗")
             st.code(made[1], language=None)
         for info in classes:
-            _class_line(info)
+            _class_line(store, info)
         if not classes:
             st.info("No classes yet. Make one below: you get a join link, and the board then shows that class.")
         with st.form("new_class", enter_to_submit=True, clear_on_submit=True):
@@ -76,8 +76,13 @@ def render_classes(store, instructor: Instructor) -> None:
             st.rerun()
 
 
-def _class_line(info: ClassInfo) -> None:
+def _class_line(store, info: ClassInfo) -> None:
     others = f" · with {', '.join(info.instructors)}" if info.instructors else ""
-    st.markdown(f"**{escape_markdown(info.title)}** · cohort `{info.cohort}` · owner "
-                f"{escape_markdown(info.owner_email)}{escape_markdown(others)} · "
-                + ("sign-in required" if info.requires_sign_in else "anonymous handles allowed"))
+    cols = st.columns([5, 1], vertical_alignment="center")
+    cols[0].markdown(f"**{escape_markdown(info.title)}** · cohort `{info.cohort}` · owner "
+                     f"{escape_markdown(info.owner_email)}{escape_markdown(others)} · "
+                     + ("sign-in required" if info.requires_sign_in else "anonymous handles allowed"))
+    if cols[1].button("New join link", key=keys.class_renew(info.cohort),
+                      help="Makes a new link to share; the old one stops working (only a fingerprint is kept)."):
+        st.session_state[keys.NEW_JOIN_LINK] = (info.title, join_link(store.renew_join_code(info.cohort)))
+        st.rerun()

@@ -342,3 +342,8 @@ HISTORY_COHORT_INPUT = "history::cohort"  # history sign-in form: the cohort of 
 JOIN_SIGN_IN = "join::sign_in"           # the catalogue: Sign in to join a class (a join link was opened)
 CATALOGUE_SIGN_IN = "catalogue::sign_in"  # the catalogue: Sign in with the provider
 INSTRUCTOR_ACCOUNT_SIGN_IN = "instructor::account_sign_in"  # the board: Sign in with the provider
+
+
+def class_renew(cohort: str) -> str:
+    """Instructor board: a class's "New join link" button."""
+    return f"classes::renew::{cohort}"
