@@ -1,6 +1,8 @@
 """Helpers for browser tests: a Streamlit server on a free port and Debian's Chromium.
 
-The server runs the real app.py against its own DuckDB file; restart() keeps the file.
+The server runs the real app.py (or another script) against its own DuckDB file; restart() keeps the file.
+Given secrets, it reads them instead of the repo's .streamlit/secrets.toml, e.g. the `[auth]` block that
+signs in through the tests' OpenID provider (tests/oidc_provider.py, docs/testing-sign-in.md).
 """
 from __future__ import annotations
 
@@ -26,15 +28,29 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-class AppServer:
-    """`streamlit run app.py` in a subprocess; stop() kills it like a crash, start() brings it back."""
+# The redirect_uri of a test server's `[auth]` block: Streamlit puts the server's own port for `{port}`,
+# so one block serves every AppServer. The browser must open the app at this same origin (AppServer.url).
+LOOPBACK_REDIRECT_URI = "http://127.0.0.1:{port}/oauth2callback"
 
-    def __init__(self, db_path: Path, env: dict[str, str] | None = None):
+
+class AppServer:
+    """`streamlit run app.py` in a subprocess; stop() kills it like a crash, start() brings it back.
+
+    `script` runs another file of the repo instead of app.py; `secrets` (TOML text) is written beside
+    the database and read instead of .streamlit/secrets.toml (through Streamlit's `secrets.files`);
+    `env` adds environment variables; `port` fixes the port (default: a free one).
+    """
+
+    def __init__(self, db_path: Path, env: dict[str, str] | None = None, *, script: str = "app.py",
+                 secrets: str | None = None, port: int | None = None):
         self.db_path = db_path
-        self.port = free_port()
+        self.port = port or free_port()
         self.extra_env = env or {}
+        self.script = script
+        self.secrets = secrets
         self.proc: subprocess.Popen | None = None
         self.log_path = db_path.with_suffix(".server.log")
+        self.secrets_path = db_path.with_suffix(".secrets.toml")
 
     @property
     def url(self) -> str:
@@ -42,11 +58,15 @@ class AppServer:
 
     def start(self, timeout: float = 60) -> None:
         env = {**os.environ, "FAULTLINES_DB": str(self.db_path), **self.extra_env}
+        secrets_flag = []
+        if self.secrets is not None:
+            self.secrets_path.write_text(self.secrets)
+            secrets_flag = ["--secrets.files", str(self.secrets_path)]
         log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(self.port),
+            [sys.executable, "-m", "streamlit", "run", self.script, "--server.port", str(self.port),
              "--server.address", "127.0.0.1", "--server.headless", "true",
-             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none", *secrets_flag],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )
         wait_healthy(self.url, self.proc, self.log_path, timeout)
