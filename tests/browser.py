@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from bench.stack import wait_healthy
 
@@ -114,3 +115,69 @@ def finish_attempt(page) -> None:
         confirm.click()
         wait_for_app(page)
     page.get_by_role("button", name="Finish and see results").click()
+
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+class _CallbackWatch:
+    """Notes when the browser reaches the app's /oauth2callback, where every provider round trip ends.
+
+    Listening from before the click means a round trip too fast to watch by URL is never missed.
+    """
+
+    def __init__(self, page):
+        self.page, self.origin, self.seen = page, _origin(page.url), False
+        page.on("response", self._on_response)
+
+    def _on_response(self, response) -> None:
+        if _origin(response.url) == self.origin and urlsplit(response.url).path.endswith("/oauth2callback"):
+            self.seen = True
+
+    def wait_back(self, timeout_ms: int, confirm: str | None = None) -> None:
+        """Wait for the callback (pressing a `confirm` button on the way if the provider shows one),
+        then for the app's own page at its origin to have run."""
+        step_ms, waited = 100, 0
+        try:
+            while not self.seen:
+                if waited > timeout_ms:
+                    raise TimeoutError(f"the provider did not send the browser back to {self.origin} "
+                                       f"in {timeout_ms} ms; it is at {self.page.url}")
+                if confirm and _origin(self.page.url) != self.origin:
+                    button = self.page.get_by_role("button", name=confirm)
+                    if button.count() and button.is_visible():
+                        button.click()
+                self.page.wait_for_timeout(step_ms)
+                waited += step_ms
+        finally:
+            self.page.remove_listener("response", self._on_response)
+        self.page.wait_for_url(lambda url: _origin(url) == self.origin
+                               and not urlsplit(url).path.endswith("/oauth2callback"), timeout=timeout_ms)
+        wait_for_app(self.page, timeout_ms)
+
+
+def sign_in_through_provider(page, login: str, *, button: str | re.Pattern = "Sign in",
+                             password: str = "any password", timeout_ms: int = 30000) -> None:
+    """Sign in as `login` through the tests' OpenID provider (tests/oidc/provider.mjs) and wait for the app.
+
+    On an app page that shows a sign-in button (named `button`, calling st.login), click it, fill the
+    provider's development login form (it takes any login and any password), press its Sign-in,
+    confirm a consent screen if one is shown, and wait until the app has run again at its own origin.
+    """
+    watch = _CallbackWatch(page)
+    page.get_by_role("button", name=button).click()
+    page.locator("input[name=login]").fill(login, timeout=timeout_ms)
+    page.locator("input[name=password]").fill(password)
+    page.get_by_role("button", name="Sign-in").click()
+    watch.wait_back(timeout_ms, confirm="Continue")
+
+
+def sign_out_through_provider(page, *, button: str | re.Pattern = "Sign out", timeout_ms: int = 30000) -> None:
+    """Press the app's sign-out button (calling st.logout) and wait until the provider, having ended its
+    own session, has sent the browser back to the app (Streamlit clears its cookies on the way out)."""
+    watch = _CallbackWatch(page)
+    page.get_by_role("button", name=button).click()
+    watch.wait_back(timeout_ms, confirm="Yes, sign me out")

@@ -11,6 +11,7 @@ import selectors
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -28,8 +29,10 @@ class OidcProviderError(RuntimeError):
 class OidcProvider:
     """One provider process with one confidential client; `with OidcProvider() as p:` stops it afterwards.
 
-    `claims` maps a login to extra claims its ID token carries (for instance
-    `{"ada@school.test": {"roles": ["instructor"]}}`); every login is accepted with any password.
+    Every login is accepted with any password. `claims` maps a login to extra claims its ID token
+    carries (for instance `{"ada@school.test": {"roles": ["instructor"]}}`); set_claims() changes them
+    while the provider runs, from the next sign-in on. `roles`, `groups` and the claims named in
+    `claims` at start can be released.
     """
 
     def __init__(self, *, client_id: str = "faultlines-tests", client_secret: str = "faultlines-tests-secret",
@@ -37,11 +40,13 @@ class OidcProvider:
                  claims: dict[str, dict] | None = None, port: int = 0, log_path: Path | None = None):
         self.client_id, self.client_secret = client_id, client_secret
         self.redirect_uris = list(redirect_uris)
-        self.claims = claims or {}
+        self.claims = {login: dict(extra) for login, extra in (claims or {}).items()}
+        self.releasable = {"roles", "groups", *(name for extra in self.claims.values() for name in extra)}
         self.port = port
         self.log_path = log_path
         self.issuer: str | None = None
         self.proc: subprocess.Popen | None = None
+        self._claims_dir: Path | None = None
 
     @property
     def metadata_url(self) -> str:
@@ -57,9 +62,11 @@ class OidcProvider:
         if not PACKAGE.exists():
             raise OidcProviderError(f"{PACKAGE.parent} is missing: run `npm ci` in {ROOT} "
                                     "(python -m tests does it) to install the pinned oidc-provider")
+        self._claims_dir = Path(tempfile.mkdtemp(prefix="faultlines-oidc-"))
+        self._write_claims()
         env = {**os.environ, "OIDC_PORT": str(self.port), "OIDC_CLIENT_ID": self.client_id,
                "OIDC_CLIENT_SECRET": self.client_secret, "OIDC_REDIRECT_URIS": " ".join(self.redirect_uris),
-               "OIDC_CLAIMS": json.dumps(self.claims)}
+               "OIDC_CLAIMS_FILE": str(self._claims_path), "OIDC_CLAIM_NAMES": " ".join(sorted(self.releasable))}
         log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL
         self.proc = subprocess.Popen([node, str(SCRIPT)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                                      stderr=log, start_new_session=True)
@@ -69,6 +76,26 @@ class OidcProvider:
             self.stop()
             raise
         return self
+
+    @property
+    def _claims_path(self) -> Path:
+        assert self._claims_dir is not None
+        return self._claims_dir / "claims.json"
+
+    def _write_claims(self) -> None:
+        scratch = self._claims_path.with_suffix(".tmp")
+        scratch.write_text(json.dumps(self.claims))
+        scratch.replace(self._claims_path)   # the provider never reads a half-written file
+
+    def set_claims(self, login: str, claims: dict) -> None:
+        """Give `login` these extra claims (replacing its earlier ones) from its next sign-in on."""
+        unreleased = set(claims) - self.releasable
+        if unreleased:
+            raise ValueError(f"{sorted(unreleased)} would not reach the app: name them in claims= when "
+                             f"starting the provider (releasable now: {sorted(self.releasable)})")
+        self.claims[login] = dict(claims)
+        if self._claims_dir is not None:
+            self._write_claims()
 
     def _wait_ready(self, timeout: float) -> str:
         """Read the provider's stdout until its `ready <issuer>` line."""
@@ -89,17 +116,20 @@ class OidcProvider:
 
     def stop(self) -> None:
         proc, self.proc = self.proc, None
-        if proc is None or proc.poll() is not None:
-            return
-        os.killpg(proc.pid, signal.SIGTERM)
         try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
+            if proc is not None and proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait(timeout=10)
         finally:
-            if proc.stdout:
+            if proc is not None and proc.stdout:
                 proc.stdout.close()
+            if self._claims_dir is not None:
+                shutil.rmtree(self._claims_dir, ignore_errors=True)
+                self._claims_dir = None
 
     def __enter__(self) -> OidcProvider:
         return self.start()

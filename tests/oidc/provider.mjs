@@ -8,10 +8,14 @@
 // OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, OIDC_REDIRECT_URIS (space- or comma-separated) and OIDC_CLAIMS.
 // A redirect URI may put `*` in place of its port (`http://localhost:*/oauth2callback`, the default
 // with its 127.0.0.1 twin), so app processes on any loopback port share one client.
-// OIDC_CLAIMS maps a login to extra claims, e.g. {"ada@school.test": {"roles": ["instructor"]}};
-// they are released with the `profile` scope, so they reach Streamlit's st.user.
+// OIDC_CLAIMS maps a login to extra claims, e.g. {"ada@school.test": {"roles": ["instructor"]}}, and
+// OIDC_CLAIMS_FILE names a JSON file of the same shape read again at every sign-in (so a running
+// provider can give a login new claims). They are released with the `profile` scope, so they reach
+// Streamlit's st.user. The claims that can be released are `roles`, `groups`, those named in
+// OIDC_CLAIMS and those listed (space-separated) in OIDC_CLAIM_NAMES.
 // Prints `ready <issuer>` on stdout once listening, and exits cleanly on SIGTERM or SIGINT.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 
@@ -47,8 +51,14 @@ const patterns = redirectPatterns.map((uri) => new RegExp(`^${uri.split(':*').ma
 const registered = redirectPatterns.map((uri) => uri.replace(':*', ''));
 const allowed = (uri) => patterns.some((pattern) => pattern.test(uri));
 
-// Claims each scope releases: the standard ones, and every extra claim a test asked for under `profile`.
-const extraNames = [...new Set(Object.values(extraClaims).flatMap((claims) => Object.keys(claims)))];
+const claimsFile = process.env.OIDC_CLAIMS_FILE;
+const claimsOf = (login) => ({
+  ...extraClaims[login], ...(claimsFile ? JSON.parse(readFileSync(claimsFile, 'utf8'))[login] : undefined),
+});
+
+// Claims each scope releases: the standard ones, and the extra ones under `profile`.
+const extraNames = [...new Set(['roles', 'groups', ...Object.values(extraClaims).flatMap(Object.keys),
+  ...(process.env.OIDC_CLAIM_NAMES || '').split(/\s+/).filter(Boolean)])];
 const claimsByScope = {
   openid: ['sub'],
   email: ['email', 'email_verified'],
@@ -57,7 +67,7 @@ const claimsByScope = {
 
 function accountClaims(login) {
   const email = login.includes('@') ? login : `${login}@example.test`;
-  return { sub: login, email, email_verified: true, name: email.split('@')[0], ...extraClaims[login] };
+  return { sub: login, email, email_verified: true, name: email.split('@')[0], ...claimsOf(login) };
 }
 
 // Streamlit's st.login asks for prompt=select_account (as Google offers). This provider lets the user
