@@ -100,6 +100,7 @@ def test_a_sign_in_cookie_reaches_another_port_but_is_refused_there(page, probe,
         assert [c["name"] for c in page.context.cookies(other.url) if c["name"] == USER_COOKIE] == [USER_COOKIE]
         _open(page, other.url)
         page.get_by_text("Signed out").wait_for()
+        assert "Origin mismatch" in other.log_path.read_text(), "B refuses it for its origin, not its signature"
         _open(page, probe.url)
         page.get_by_text("Signed in as cy@school.test").wait_for()
     finally:
