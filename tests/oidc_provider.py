@@ -9,11 +9,12 @@ import json
 import os
 import selectors
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
 from pathlib import Path
+
+from bench.stack import stop_process
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "tests" / "oidc" / "provider.mjs"
@@ -67,9 +68,9 @@ class OidcProvider:
         env = {**os.environ, "OIDC_PORT": str(self.port), "OIDC_CLIENT_ID": self.client_id,
                "OIDC_CLIENT_SECRET": self.client_secret, "OIDC_REDIRECT_URIS": " ".join(self.redirect_uris),
                "OIDC_CLAIMS_FILE": str(self._claims_path), "OIDC_CLAIM_NAMES": " ".join(sorted(self.releasable))}
-        log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL
-        self.proc = subprocess.Popen([node, str(SCRIPT)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                                     stderr=log, start_new_session=True)
+        with open(self.log_path or os.devnull, "ab") as log:   # the child keeps its own descriptor
+            self.proc = subprocess.Popen([node, str(SCRIPT)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                                         stderr=log, start_new_session=True)
         try:
             self.issuer = self._wait_ready(timeout)
         except BaseException:
@@ -117,13 +118,7 @@ class OidcProvider:
     def stop(self) -> None:
         proc, self.proc = self.proc, None
         try:
-            if proc is not None and proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait(timeout=10)
+            stop_process(proc)   # SIGTERM, which the provider answers by closing its server and exiting
         finally:
             if proc is not None and proc.stdout:
                 proc.stdout.close()

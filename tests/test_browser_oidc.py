@@ -10,16 +10,20 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 import tempfile
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-from bench.stack import NGINX, free_port, nginx_config, stop_process, wait_healthy
-from tests.browser import (LOOPBACK_REDIRECT_URI, AppServer, sign_in_through_provider, sign_out_through_provider,
-                           wait_for_app)
+from bench.stack import NGINX, free_port, start_nginx, stop_process
+from tests.browser import (
+    LOOPBACK_REDIRECT_URI,
+    AppServer,
+    sign_in_through_provider,
+    sign_out_through_provider,
+    wait_for_app,
+)
 from tests.oidc_provider import auth_secrets
 
 pytestmark = pytest.mark.browser
@@ -138,8 +142,8 @@ def test_behind_one_origin_every_process_sharing_the_cookie_secret_accepts_one_s
     try:
         for server in servers:
             server.start()
-        nginx, url = _start_nginx(nginx_port, [s.port for s in servers], run_dir)
-        assert url == front
+        nginx = start_nginx(nginx_port, [s.port for s in servers], run_dir)
+        url = front
         a, b, c = (_sticky_cookie_for(url, server.port) for server in servers)
         context = chromium.new_context(viewport={"width": 1300, "height": 1000})
         page = context.new_page()
@@ -163,16 +167,3 @@ def test_behind_one_origin_every_process_sharing_the_cookie_secret_accepts_one_s
         for server in servers:
             server.stop()
         shutil.rmtree(run_dir, ignore_errors=True)
-
-
-def _start_nginx(port: int, app_ports: list[int], run_dir: Path) -> tuple[subprocess.Popen, str]:
-    """bench.stack's nginx (sticky on the fl_backend cookie) on `port` in front of these app processes."""
-    for sub in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
-        (run_dir / sub).mkdir(exist_ok=True)
-    conf, log = run_dir / "nginx.conf", run_dir / "nginx.log"
-    conf.write_text(nginx_config(port, app_ports, run_dir))
-    proc = subprocess.Popen([NGINX, "-p", f"{run_dir}/", "-c", str(conf), "-e", str(log)],
-                            stdout=log.open("ab"), stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    wait_healthy(url, proc, log, timeout=20)
-    return proc, url
