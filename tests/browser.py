@@ -38,8 +38,9 @@ class AppServer:
     """`streamlit run app.py` in a subprocess; stop() kills it like a crash, start() brings it back.
 
     `script` runs another file of the repo instead of app.py; `secrets` (TOML text) is written beside
-    the database and read instead of .streamlit/secrets.toml (through Streamlit's `secrets.files`);
-    `env` adds environment variables; `port` fixes the port (default: a free one).
+    the database and read instead of .streamlit/secrets.toml (through Streamlit's `secrets.files`,
+    which then reads no other file: `secrets=""` is a server with no secrets at all); `env` adds
+    environment variables; `port` fixes the port (default: a free one).
     """
 
     def __init__(self, db_path: Path, env: dict[str, str] | None = None, *, script: str = "app.py",

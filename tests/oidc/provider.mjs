@@ -112,6 +112,7 @@ const provider = new Provider(issuer, {
   async loadExistingGrant(ctx) {
     const grantId = ctx.oidc.result?.consent?.grantId || ctx.oidc.session.grantIdFor(ctx.oidc.client.clientId);
     if (grantId) return ctx.oidc.provider.Grant.find(grantId);
+    if (!ctx.oidc.session.accountId) return undefined;   // nobody signed in yet: the login form comes first
     const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client.clientId, accountId: ctx.oidc.session.accountId });
     grant.addOIDCScope('openid email profile');
     grant.addOIDCClaims(Object.values(claimsByScope).flat());
