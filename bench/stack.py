@@ -73,6 +73,24 @@ def nginx_config(listen: int, app_ports: list[int], run_dir: Path) -> str:
                                        listen=f"127.0.0.1:{listen}")
 
 
+def start_nginx(listen: int, app_ports: list[int], run_dir: Path) -> subprocess.Popen:
+    """nginx on 127.0.0.1:`listen` in front of the app processes on `app_ports`, sticky per browser;
+    its files live in `run_dir`. Returns once it answers the apps' health check."""
+    for sub in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
+        (run_dir / sub).mkdir(exist_ok=True)
+    conf = run_dir / "nginx.conf"
+    conf.write_text(nginx_config(listen, app_ports, run_dir))
+    log = run_dir / "nginx.log"
+    proc = subprocess.Popen([NGINX, "-p", f"{run_dir}/", "-c", str(conf), "-e", str(log)],
+                            stdout=log.open("ab"), stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        wait_healthy(f"http://127.0.0.1:{listen}", proc, log, timeout=20)
+    except BaseException:
+        stop_process(proc)
+        raise
+    return proc
+
+
 class Stack:
     """PostgreSQL, app processes and nginx, started together and stopped together.
 
@@ -129,14 +147,7 @@ class Stack:
         return self
 
     def _start_nginx(self) -> None:
-        for sub in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
-            (self.run_dir / sub).mkdir(exist_ok=True)
-        conf = self.run_dir / "nginx.conf"
-        conf.write_text(nginx_config(self.port, self.app_ports, self.run_dir))
-        log = self.run_dir / "nginx.log"
-        self.nginx = subprocess.Popen([NGINX, "-p", f"{self.run_dir}/", "-c", str(conf), "-e", str(log)],
-                                      stdout=log.open("ab"), stderr=subprocess.STDOUT, start_new_session=True)
-        wait_healthy(self.url, self.nginx, log, timeout=20)
+        self.nginx = start_nginx(self.port, self.app_ports, self.run_dir)
 
     def stop(self) -> None:
         stop_process(self.nginx)

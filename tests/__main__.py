@@ -34,9 +34,14 @@ def install_node_tools() -> None:
     subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=ROOT, check=True)
 
 
+# Commands some tests run, by the Debian package that brings them when they are not on PATH at all
+# (a NodeSource or nvm node already has its own npm, which Debian's npm would conflict with).
+DEBIAN_COMMANDS = {"node": "nodejs", "npm": "npm"}
+
+
 def main(argv: list[str]) -> int:
-    install_node_tools()
     missing = [package for path, package in DEBIAN_PACKAGES.items() if not path.exists()]
+    missing += [package for command, package in DEBIAN_COMMANDS.items() if shutil.which(command) is None]
     if missing:
         if shutil.which("apt-get"):
             print(f"Installing Debian's {', '.join(missing)} for the tests…", flush=True)
@@ -44,6 +49,7 @@ def main(argv: list[str]) -> int:
             subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *missing], check=True)
         else:
             print(f"warning: {', '.join(missing)} missing; the tests that need them will fail", file=sys.stderr)
+    install_node_tools()   # after the Debian packages, which may just have brought npm
     import pytest
 
     # Settings live here rather than in a top-level pytest.ini, to keep the top level to the design card.

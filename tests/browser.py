@@ -1,6 +1,8 @@
 """Helpers for browser tests: a Streamlit server on a free port and Debian's Chromium.
 
-The server runs the real app.py against its own DuckDB file; restart() keeps the file.
+The server runs the real app.py (or another script) against its own DuckDB file; restart() keeps the file.
+Given secrets, it reads them instead of the repo's .streamlit/secrets.toml, e.g. the `[auth]` block that
+signs in through the tests' OpenID provider (tests/oidc_provider.py, docs/testing-sign-in.md).
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from bench.stack import wait_healthy
 
@@ -26,15 +29,30 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-class AppServer:
-    """`streamlit run app.py` in a subprocess; stop() kills it like a crash, start() brings it back."""
+# The redirect_uri of a test server's `[auth]` block: Streamlit puts the server's own port for `{port}`,
+# so one block serves every AppServer. The browser must open the app at this same origin (AppServer.url).
+LOOPBACK_REDIRECT_URI = "http://127.0.0.1:{port}/oauth2callback"
 
-    def __init__(self, db_path: Path, env: dict[str, str] | None = None):
+
+class AppServer:
+    """`streamlit run app.py` in a subprocess; stop() kills it like a crash, start() brings it back.
+
+    `script` runs another file of the repo instead of app.py; `secrets` (TOML text) is written beside
+    the database and read instead of .streamlit/secrets.toml (through Streamlit's `secrets.files`,
+    which then reads no other file: `secrets=""` is a server with no secrets at all); `env` adds
+    environment variables; `port` fixes the port (default: a free one).
+    """
+
+    def __init__(self, db_path: Path, env: dict[str, str] | None = None, *, script: str = "app.py",
+                 secrets: str | None = None, port: int | None = None):
         self.db_path = db_path
-        self.port = free_port()
+        self.port = port or free_port()
         self.extra_env = env or {}
+        self.script = script
+        self.secrets = secrets
         self.proc: subprocess.Popen | None = None
         self.log_path = db_path.with_suffix(".server.log")
+        self.secrets_path = db_path.with_suffix(".secrets.toml")
 
     @property
     def url(self) -> str:
@@ -42,11 +60,15 @@ class AppServer:
 
     def start(self, timeout: float = 60) -> None:
         env = {**os.environ, "FAULTLINES_DB": str(self.db_path), **self.extra_env}
+        secrets_flag = []
+        if self.secrets is not None:
+            self.secrets_path.write_text(self.secrets)
+            secrets_flag = ["--secrets.files", str(self.secrets_path)]
         log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(self.port),
+            [sys.executable, "-m", "streamlit", "run", self.script, "--server.port", str(self.port),
              "--server.address", "127.0.0.1", "--server.headless", "true",
-             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none", *secrets_flag],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )
         wait_healthy(self.url, self.proc, self.log_path, timeout)
@@ -94,3 +116,69 @@ def finish_attempt(page) -> None:
         confirm.click()
         wait_for_app(page)
     page.get_by_role("button", name="Finish and see results").click()
+
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+class _CallbackWatch:
+    """Notes when the browser reaches the app's /oauth2callback, where every provider round trip ends.
+
+    Listening from before the click means a round trip too fast to watch by URL is never missed.
+    """
+
+    def __init__(self, page):
+        self.page, self.origin, self.seen = page, _origin(page.url), False
+        page.on("response", self._on_response)
+
+    def _on_response(self, response) -> None:
+        if _origin(response.url) == self.origin and urlsplit(response.url).path.endswith("/oauth2callback"):
+            self.seen = True
+
+    def wait_back(self, timeout_ms: int, confirm: str | None = None) -> None:
+        """Wait for the callback (pressing a `confirm` button on the way if the provider shows one),
+        then for the app's own page at its origin to have run."""
+        step_ms, waited = 100, 0
+        try:
+            while not self.seen:
+                if waited > timeout_ms:
+                    raise TimeoutError(f"the provider did not send the browser back to {self.origin} "
+                                       f"in {timeout_ms} ms; it is at {self.page.url}")
+                if confirm and _origin(self.page.url) != self.origin:
+                    button = self.page.get_by_role("button", name=confirm)
+                    if button.count() and button.is_visible():
+                        button.click()
+                self.page.wait_for_timeout(step_ms)
+                waited += step_ms
+        finally:
+            self.page.remove_listener("response", self._on_response)
+        self.page.wait_for_url(lambda url: _origin(url) == self.origin
+                               and not urlsplit(url).path.endswith("/oauth2callback"), timeout=timeout_ms)
+        wait_for_app(self.page, timeout_ms)
+
+
+def sign_in_through_provider(page, login: str, *, button: str | re.Pattern = "Sign in",
+                             password: str = "any password", timeout_ms: int = 30000) -> None:
+    """Sign in as `login` through the tests' OpenID provider (tests/oidc/provider.mjs) and wait for the app.
+
+    On an app page that shows a sign-in button (named `button`, calling st.login), click it, fill the
+    provider's development login form (it takes any login and any password), press its Sign-in,
+    confirm a consent screen if one is shown, and wait until the app has run again at its own origin.
+    """
+    watch = _CallbackWatch(page)
+    page.get_by_role("button", name=button).click()
+    page.locator("input[name=login]").fill(login, timeout=timeout_ms)
+    page.locator("input[name=password]").fill(password)
+    page.get_by_role("button", name="Sign-in").click()
+    watch.wait_back(timeout_ms, confirm="Continue")
+
+
+def sign_out_through_provider(page, *, button: str | re.Pattern = "Sign out", timeout_ms: int = 30000) -> None:
+    """Press the app's sign-out button (calling st.logout) and wait until the provider, having ended its
+    own session, has sent the browser back to the app (Streamlit clears its cookies on the way out)."""
+    watch = _CallbackWatch(page)
+    page.get_by_role("button", name=button).click()
+    watch.wait_back(timeout_ms, confirm="Yes, sign me out")

@@ -112,3 +112,21 @@ def pg_url(pg_server_url, request):
     yield create_database(pg_server_url, name)
     with psycopg.connect(pg_server_url, autocommit=True) as conn:
         conn.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+@pytest.fixture(scope="session")
+def oidc_provider(tmp_path_factory):
+    """The tests' real OpenID Connect provider (tests/oidc/provider.mjs on loopback), one per session.
+
+    Its client accepts a redirect to any loopback port, so every AppServer given
+    `auth_secrets(oidc_provider, LOOPBACK_REDIRECT_URI, cookie_secret)` signs in through it. Without
+    node or node_modules the tests that ask for it fail, saying what to install.
+    """
+    from tests.oidc_provider import OidcProvider, OidcProviderError
+
+    try:
+        provider = OidcProvider(log_path=tmp_path_factory.mktemp("oidc") / "provider.log").start()
+    except OidcProviderError as error:
+        pytest.fail(str(error))
+    yield provider
+    provider.stop()
