@@ -44,15 +44,15 @@ def visible_cohorts(store, instructor: Instructor) -> list[str] | None:
 
 def render_classes(store, instructor: Instructor) -> None:
     classes = store.classes_for(instructor.email)
+    made = st.session_state.pop(keys.NEW_JOIN_LINK, None)
+    if made:   # above the classes, which fold away once there are some: this link is shown only once
+        st.success(f"The join link of “{escape_markdown(made[0])}” (shown once; copy it and share it with your "
+                   "candidates):", icon="🔗")
+        st.code(made[1], language=None)
     with st.expander(f"Your classes ({len(classes)})", expanded=not classes, icon="🏫"):
         if not sign_in_configured():
             st.caption("Classes need a sign-in provider (see the README): a join link enrols signed-in accounts. "
                        "Without one, candidates type a cohort code on the catalogue.")
-        made = st.session_state.pop(keys.NEW_JOIN_LINK, None)
-        if made:
-            st.success(f"The join link of “{made[0]}” (shown once; share it with your candidates):",
-                       icon="🔗")
-            st.code(made[1], language=None)
         for info in classes:
             _class_line(store, info)
         if not classes:

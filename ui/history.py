@@ -104,7 +104,7 @@ def sign_in(store, *, intro: str = HISTORY_INTRO, button: str = "Open my history
         return signed
     if sign_in_configured():
         st.markdown("Sign in to see every attempt of your account, in every class, from any browser.")
-        sign_in_button(key=keys.HISTORY_ACCOUNT_SIGN_IN)
+        sign_in_button("Sign in with your account", key=keys.HISTORY_ACCOUNT_SIGN_IN)
         st.markdown("Practised anonymously with a handle? Open its history here:")
     st.markdown(intro)
     with st.form("history_sign_in", enter_to_submit=True):

@@ -41,7 +41,7 @@ def _account_gate(store) -> Instructor | None:
     account = signed_in_account(store)
     if account is None:
         st.info("This page is for instructors. Sign in with your account.", icon="🔒")
-        sign_in_button(key=keys.INSTRUCTOR_ACCOUNT_SIGN_IN)
+        sign_in_button("Sign in with your account", key=keys.INSTRUCTOR_ACCOUNT_SIGN_IN)
         return None
     if signed_in_instructor(store) is None:
         emails, claim = instructor_settings()

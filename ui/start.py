@@ -105,7 +105,7 @@ def who_are_you(store) -> Visitor:
         due_reminder(store, account_learner(account))
         return Visitor(account, cohort, problem=st.empty())
     if sign_in_configured():
-        sign_in_button(key=keys.CATALOGUE_SIGN_IN)
+        sign_in_button("Sign in with your account", key=keys.CATALOGUE_SIGN_IN)
         st.caption("Sign in to keep your attempts under your account, see them from any browser, and join your "
                    "class. Or practise anonymously below with a handle and its resume code.")
     identity = st.columns([2, 1, 1])
