@@ -561,8 +561,11 @@ class StoreCore(AccountsStore):
 
     # -- reveals, ratings, rubric ----------------------------------------------------
     def record_reveal(self, attempt_id: int, part_id: str, section: str) -> bool:
+        """Record a reveal the first time it is pressed; a finished attempt (all shown) records nothing."""
         now = self.clock()
         with self._transaction() as cur:
+            if cur.execute(_FINISHED_SQL, [attempt_id]).fetchone() is not None:
+                return False
             created = self._insert_new(cur, "reveals", "attempt_id, part_id, section, revealed_at",
                                        [attempt_id, part_id, section, now],
                                        {"attempt_id": attempt_id, "part_id": part_id, "section": section})
@@ -588,6 +591,8 @@ class StoreCore(AccountsStore):
             first.setdefault((entry.part_id, entry.section), entry)
         fresh = list(first.values())
         with self._transaction() as cur:
+            if cur.execute(_FINISHED_SQL, [attempt_id]).fetchone() is not None:
+                return [False] * len(entries)
             created: set[tuple[str, str]] = set()
             for chunk in _chunks(fresh, _BATCH_ROWS):
                 rows = [[attempt_id, e.part_id, e.section, now if e.at is None else e.at] for e in chunk]

@@ -625,7 +625,13 @@ def test_a_finished_attempt_gains_no_candidate_events(opened):
     assert store.log_event(attempt.id, "opened", "prompt")
     store.finish(attempt.id)
     assert not store.log_event(attempt.id, "opened", "break1")
+    assert not store.record_reveal(attempt.id, "break1", "detect")
+    assert store.record_reveals(attempt.id, [RevealEntry("break1", "contain")]) == [False]
     assert [e.kind for e in store.events(attempt.id)] == ["started", "opened", "finished"]
+    assert store.reveals(attempt.id) == {}
+    store.grant_time(attempt.id, 60, granted_by="prof")          # instructor actions still land
+    store.add_rubric_score(attempt.id, "sk", "ok", scorer="instructor", scorer_name="prof")
+    assert [e.kind for e in store.events(attempt.id)][-2:] == ["extra_time", "scored"]
 
 
 def _reviews(clock):
