@@ -13,6 +13,7 @@ import streamlit as st
 
 from drills.accounts import Account, AccessRefused, email_list, is_instructor_account
 from ui import keys
+from ui.safe import escape_markdown
 
 INSTRUCTORS_ENV = "FAULTLINES_INSTRUCTORS"
 INSTRUCTOR_CLAIM_ENV = "FAULTLINES_INSTRUCTOR_CLAIM"
@@ -91,7 +92,7 @@ def account_box(store) -> None:
     if account is None:
         sign_in_button(key=keys.SIDEBAR_SIGN_IN)
         return
-    st.caption(f"Signed in as {account.email or account.name}")
+    st.caption(f"Signed in as {escape_markdown(account.email or account.name)}")
     st.button("Sign out", key=keys.SIDEBAR_SIGN_OUT, on_click=_sign_out)
 
 

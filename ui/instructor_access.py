@@ -12,6 +12,7 @@ from drills.accounts import THROTTLE_LIMIT, Instructor, Throttled, TryKind
 from drills.answers import InputError
 from drills.instructor_actions import instructor_name_entry
 from ui import keys
+from ui.safe import escape_markdown
 from ui.identity import instructor_settings, sign_in_button, sign_in_configured, signed_in_account, \
     signed_in_instructor
 
@@ -45,7 +46,7 @@ def _account_gate(store) -> Instructor | None:
         return None
     if signed_in_instructor(store) is None:
         emails, claim = instructor_settings()
-        st.warning(f"You are signed in as {account.email or account.name}, which is not an instructor account "
+        st.warning(f"You are signed in as {escape_markdown(account.email or account.name)}, which is not an instructor account "
                    "here. Instructors are the accounts the server's settings name"
                    + (" (by e-mail or by a claim)." if claim else " by e-mail.")
                    + (" None are named yet." if not emails and not claim else ""), icon="🔒")
