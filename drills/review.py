@@ -16,7 +16,8 @@ from datetime import datetime, timedelta, timezone
 from fsrs import Card, Rating, Scheduler
 
 from drills.draws import WRITTEN, base_id, varies
-from drills.loader import LoadedDrill, given_uses
+from drills.lint import given_uses
+from drills.loaded import LoadedDrill
 from drills.schema import NumericQuestion
 from drills.scoring import QuestionResult, grade_numeric
 from drills.store import ReviewEntry, ReviewState

@@ -6,7 +6,7 @@ the full drill and in any of its scopes. Formulas, reveal text and truths all fo
 because they are recomputed from them (`LoadedDrill.values`). A simulation-backed question follows too
 when its preset names the drill values its run is built from (`sims.presets.SimPreset.inputs`); each preset
 also says what every number of its run stands for in the drill (`SimPreset.mirrors`), and the check refuses a
-variant whose drawn numbers the run would not use (`drills.loader.rule_simulations`).
+variant whose drawn numbers the run would not use (`drills.lint.rule_simulations`).
 """
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from types import MappingProxyType
 from typing import Collection, Mapping
 
 from drills.draws import WRITTEN, base_id, drawn_givens, varies
-from drills.loader import LoadedDrill, variant_values
+from drills.lint import variant_values
+from drills.loaded import LoadedDrill
 from drills.schema import Drill
 
 __all__ = ["WRITTEN", "base_id", "changed_givens", "drawn_givens", "in_variant", "label", "pick_variant",

@@ -1,6 +1,6 @@
 """Checks every drill's content must pass, run on each drill against the figures its own brief states.
 
-The figures live beside each drill's own tests (tests/test_content_<drill>.py); the rules themselves are the loader's.
+The figures live beside each drill's own tests (tests/test_content_<drill>.py); the rules themselves are drills.lint's.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from drills import loader
+from drills import lint
 from tests import test_content_hot_tenant, test_content_one_tenant
 from tests.content_checks import DrillBrief, close, fixed_texts, numeric, templates
 
@@ -76,28 +76,28 @@ def test_every_text_renders_with_the_simulation_results(brief):
 @each_drill
 def test_no_text_types_a_figure_literally(brief):
     # The loader's rule, held to this drill's own brief: its labels and the parts it lets state figures.
-    found = loader.typed_figures(brief.drill, brief.labels, free_parts=brief.figures_allowed_in)
+    found = lint.typed_figures(brief.drill, brief.labels, free_parts=brief.figures_allowed_in)
     assert not found, _messages(found)
 
 
 @each_drill
 def test_option_length_does_not_give_the_answer_away(brief):
     # The loader's rule, measured on the options as rendered with the real simulation results.
-    lengths = loader.option_lengths(brief.drill, lambda template: brief.loaded.text(template, brief.sim_values))
+    lengths = lint.option_lengths(brief.drill, lambda template: brief.loaded.text(template, brief.sim_values))
     assert lengths, "the drill has no choice questions to check"
-    problems = loader.length_giveaways(lengths)
+    problems = lint.length_giveaways(lengths)
     assert not problems, "option length points at the answer: " + "; ".join(problems)
 
 
 @each_drill
 def test_every_placeholder_names_something_the_drill_defines(brief):
-    found = list(loader.rule_placeholders(brief.drill, brief.values))
+    found = list(lint.rule_placeholders(brief.drill, brief.values))
     assert not found, _messages(found)
 
 
 @each_drill
 def test_pacing_adds_up_to_the_time_box(brief):
-    found = list(loader.rule_pacing(brief.drill))
+    found = list(lint.rule_pacing(brief.drill))
     assert not found, _messages(found)
     assert brief.drill.time_box_min == brief.time_box_min
     assert all(p.minutes > 0 for p in brief.drill.parts)
@@ -105,7 +105,7 @@ def test_pacing_adds_up_to_the_time_box(brief):
 
 @each_drill
 def test_every_question_links_a_skill_and_every_skill_is_evidenced(brief):
-    found = list(loader.rule_skills(brief.drill))
+    found = list(lint.rule_skills(brief.drill))
     assert not found, _messages(found)
 
 
@@ -176,7 +176,7 @@ def test_every_sum_the_text_states_adds_up_in_every_variant(brief):
     for variant in range(brief.loaded.drill.variants or 1):
         seen = in_variant(brief.loaded, variant)
         sims = sim_truths_of(seen)
-        for text in loader.texts(seen.drill):
+        for text in lint.texts(seen.drill):
             for found in stated_sums(seen.text(text.template, sims)):
                 checked += 1
                 if not found.adds_up():

@@ -9,7 +9,8 @@ import re
 
 import pytest
 
-from drills.loader import CONTENT_DIR, load_drill, questions, texts
+from drills.lint import questions, texts
+from drills.loader import CONTENT_DIR, load_drill
 from drills.schema import ChoiceQuestion, NotesQuestion, NumericQuestion
 from drills.variants import in_variant
 from tests.content_checks import DrillBrief, fixed_texts

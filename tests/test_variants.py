@@ -84,7 +84,7 @@ def test_scoped_drills_draw_the_same_numbers_as_their_drill():
 def test_every_text_of_every_shorter_practice_renders_in_every_variant(drill_id):
     # A shorter practice drops questions whose answers its text still quotes (the board's fleet use, say);
     # each variant must give the cut drill the whole drill's numbers, as the written numbers do.
-    from drills.loader import texts
+    from drills.lint import texts
     from drills.scope import scopes, scoped_id
 
     full = CATALOGUE.drills[drill_id]
