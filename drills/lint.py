@@ -9,12 +9,15 @@ import dataclasses
 import math
 import re
 import string
+from decimal import Decimal
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping
 
-from drills.draws import drawn_givens, varies
-from drills.formulas import FormulaError, evaluate, placeholders, render
+from drills.draws import LOAD_DRAWS, asked_givens, drawn_givens, given_uses, sampled, varies
+from drills.loaded import LoadedDrill
+from drills.scope import scope_drill, scopes
+from drills.formulas import FormulaError, evaluate, format_quantity, half_up, placeholders, render
 from drills.schema import ChoiceQuestion, Drill, NotesQuestion, NumericQuestion, Part
 
 if TYPE_CHECKING:
@@ -48,6 +51,18 @@ LABELS = re.compile(
 )
 
 Loc = tuple[str | int, ...]
+# Labels that name something with a number in it, never a quantity: what rule_varied_figures lets a text type
+# even when the number equals a varied given. Unlike LABELS, no years and no HTTP statuses.
+NAMES = re.compile(
+    r"\b\d{1,2}:\d{2}(:\d{2})?\b"
+    r"|\bBreaks \d+ and \d+\b"
+    r"|\b(Ch|JS|Postgres|Region|Break|Drill|Part|Step)\s+\d+\b"
+    r"|\bp(50|90|95|99|999)\b"
+    r"|\b80% range\b"
+    r"|\b1/"
+    r"|-1\b"
+)
+NO_LABELS = re.compile(r"\b\d{1,2}:\d{2}(:\d{2})?\b|\bp(50|90|95|99|999)\b|\b80% range\b")  # clocks, percentile names, the app's range
 
 
 @dataclass(frozen=True)
@@ -195,10 +210,8 @@ def compute_values(drill: Drill) -> tuple[dict[str, float], list[Finding]]:
 
 
 def variant_values(drill: Drill, variant: int) -> tuple[dict[str, float], list[Finding]]:
-    """Every given, derived value and formula answer of a seeded variant, and any formula that fails on it."""
-    drawn = drawn_givens(drill, variant)
-    return compute_values(drill.model_copy(update={"givens": tuple(g.model_copy(update={"value": drawn[g.name]})
-                                                                   for g in drill.givens)}))
+    """Every given, derived value and formula answer of an attempt's draw, and any formula that fails on it."""
+    return values_for(drill, drawn_givens(drill, variant))
 
 
 def rule_answerable(drill: Drill, values: Mapping[str, float]) -> Iterator[Finding]:
@@ -319,45 +332,36 @@ def rule_option_lengths(drill: Drill, values: Mapping[str, float]) -> list[Findi
     return length_findings(option_lengths(drill, measure))
 
 
-def given_uses(drill: Drill) -> Callable[[str], set[str]]:
-    """A function naming the givens an expression reaches, directly or through derived values."""
-    givens = {g.name for g in drill.givens}
-    derived = {d.name: d.expr for d in drill.derived}
-
-    def uses(expr: str, seen: frozenset[str] = frozenset()) -> set[str]:
-        found: set[str] = set()
-        for name in set(re.findall(r"[A-Za-z_]\w*", expr)) - seen:
-            if name in givens:
-                found.add(name)
-            elif name in derived:
-                found |= uses(derived[name], seen | {name})
-        return found
-    return uses
+Draw = tuple[str, Mapping[str, float], list[Finding]]   # a label, the values it gives, the formulas failing on it
+AS_WRITTEN = "the written numbers"
 
 
-def drawn_variants(drill: Drill) -> list[tuple[int, dict[str, float], list[Finding]]]:
-    """Each seeded variant from 1 up, its values and the formulas that fail on it; none when no given varies."""
-    return [(variant, *variant_values(drill, variant)) for variant in range(1, drill.variants)] if varies(drill) else []
+def values_for(drill: Drill, givens: Mapping[str, float]) -> tuple[dict[str, float], list[Finding]]:
+    """Every derived value and formula answer on these givens, and any formula that fails on them."""
+    return compute_values(drill.model_copy(update={"givens": tuple(g.model_copy(update={"value": givens[g.name]})
+                                                                   for g in drill.givens)}))
 
 
-def rule_variants(drill: Drill, written: Mapping[str, float],
-                  drawn: Sequence[tuple[int, Mapping[str, float], list[Finding]]]) -> Iterator[Finding]:
-    """Seeded variants stay sensible: every variant's formulas work, no answer drops below zero, and no
-    answer comes out equal to a given its formula uses while differing from it as written (the board
-    would then show the answer)."""
+def drawn_variants(drill: Drill, draws: int = LOAD_DRAWS) -> list[Draw]:
+    """`draws` seeded draws and the corners of the vary ranges, their values and failing formulas; none when
+    no given varies."""
+    return [(label, *values_for(drill, givens)) for label, givens in sampled(drill, draws)]
+
+
+def rule_variants(drill: Drill, written: Mapping[str, float], drawn: Sequence[Draw]) -> Iterator[Finding]:
+    """Drawn numbers stay sensible: every draw's formulas work, no answer drops below zero, no answer comes
+    out equal to a given its formula uses while differing from it as written (the board would then show the
+    answer), and every draw differs from the written numbers in a given some question uses."""
     varying = [(i, g) for i, g in enumerate(drill.givens) if g.vary is not None]
-    if drill.variants > 1 and not varying:
-        yield Finding(("variants",), f"{drill.variants} variants, but no given has a 'vary' to draw from")
-        return
-    if varying and drill.variants == 1:
-        yield Finding(("givens", varying[0][0], "vary"), "a given varies but the drill has 'variants: 1'; "
-                                                        "set how many variants attempts draw from")
-        return
     for i, given in varying:
         allowed = given.vary.values()
         if not min(allowed) <= given.value <= max(allowed):
             yield Finding(("givens", i, "vary"), f"the written value {given.value:g} is outside the values "
-                                                 f"a variant draws ({min(allowed):g} to {max(allowed):g})")
+                                                 f"a draw takes ({min(allowed):g} to {max(allowed):g})")
+    asked = asked_givens(drill)
+    if varying and not any(g.name in asked for _, g in varying):
+        yield Finding(("givens", varying[0][0], "vary"), "no given a question uses varies, so every retake would "
+                                                        "ask the written numbers; vary one a question's formula uses")
     shown = {g.name: g.vary.values() for _, g in varying}
     for text in texts(drill):   # a drawn value the text rounds away would state a number the drill does not use
         for _, field, spec, _ in string.Formatter().parse(text.template):
@@ -370,20 +374,29 @@ def rule_variants(drill: Drill, written: Mapping[str, float],
                                             f"give it more decimals or draw values it shows exactly")
     answers = [q for _, q in questions(drill) if isinstance(q, NumericQuestion) and q.answer is not None]
     uses = given_uses(drill)
-    for variant, values, failures in drawn:
+    reported: set[tuple] = set()   # each problem once, named by the first draw that shows it
+
+    def once(*key) -> bool:
+        fresh = key not in reported
+        reported.add(key)
+        return fresh
+    for label, values, failures in drawn:
         for failure in failures:
-            yield Finding(failure.loc, f"in variant {variant}: {failure.message}")
+            if once("fails", failure.loc):
+                yield Finding(failure.loc, f"in {label}: {failure.message}")
+        if label.startswith("draw") and asked and all(values[n] == written[n] for n in asked) and once("same"):
+            yield Finding(("givens",), f"{label} asks every question on the written numbers")
         for q in answers:
             value = values.get(q.id)
             if value is None:
                 continue
-            if value < 0:
-                yield Finding(("variants",), f"in variant {variant}, {q.id} gives {value:g}, below zero")
+            if value < 0 and once("negative", q.id):
+                yield Finding(("givens",), f"in {label}, {q.id} gives {value:g}, below zero")
             same = sorted(n for n in uses(q.answer) if math.isclose(values[n], value, rel_tol=1e-9)
                           and not math.isclose(written[n], written[q.id], rel_tol=1e-9))
-            if same:
-                yield Finding(("variants",), f"in variant {variant}, {q.id} equals the given {same[0]} "
-                                             f"({value:g}), so the board would give it away")
+            if same and once("equal", q.id):
+                yield Finding(("givens",), f"in {label}, {q.id} equals the given {same[0]} "
+                                           f"({value:g}), so the board would give it away")
 
 
 def _numbers(params: object) -> dict[str, float]:
@@ -392,8 +405,7 @@ def _numbers(params: object) -> dict[str, float]:
     return {name: v for name, v in fields.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
 
 
-def rule_simulations(drill: Drill, written: Mapping[str, float],
-                     drawn: Sequence[tuple[int, Mapping[str, float], list[Finding]]]) -> Iterator[Finding]:
+def rule_simulations(drill: Drill, written: Mapping[str, float], drawn: Sequence[Draw]) -> Iterator[Finding]:
     """A simulation-graded question is graded against a run of the drill's own numbers, as written and in
     every variant.
 
@@ -411,7 +423,7 @@ def rule_simulations(drill: Drill, written: Mapping[str, float],
         return
     from sims.presets import PRESETS
 
-    runs = [(0, written)] + [(variant, values) for variant, values, failures in drawn if not failures]
+    runs = [(AS_WRITTEN, written)] + [(label, values) for label, values, failures in drawn if not failures]
     uses = given_uses(drill)
     for preset_id, (loc, question) in embedded.items():
         if preset_id in PRESETS:   # rule_presets names an unknown one
@@ -419,7 +431,7 @@ def rule_simulations(drill: Drill, written: Mapping[str, float],
                                      f"{question})", loc, drill, runs, uses)
 
 
-def _run_findings(preset: SimPreset, name: str, loc: Loc, drill: Drill, runs: Sequence[tuple[int, Mapping[str, float]]],
+def _run_findings(preset: SimPreset, name: str, loc: Loc, drill: Drill, runs: Sequence[tuple[str, Mapping[str, float]]],
                   uses: Callable[[str], set[str]]) -> Iterator[Finding]:
     """rule_simulations for one preset: its mirrors are complete, and each holds in every run it grades."""
     mirrors, numbers, written = preset.mirrors or {}, _numbers(preset.params), runs[0][1]
@@ -442,14 +454,14 @@ def _run_findings(preset: SimPreset, name: str, loc: Loc, drill: Drill, runs: Se
         try:
             params = preset.params_for(values)
         except (ValueError, TypeError) as exc:
-            where = "the written numbers" if variant == 0 else f"variant {variant}'s numbers"
+            where = variant if variant == AS_WRITTEN else f"{variant}'s numbers"
             yield Finding(loc, f"{name} cannot build its run from {where}: {exc}")
             return
         for field, expr in list(pending.items()):
             try:
                 expected = evaluate(expr, values)
             except FormulaError as exc:
-                if variant == 0:   # a variant's failing formulas are rule_variants' to report
+                if variant == AS_WRITTEN:   # a variant's failing formulas are rule_variants' to report
                     del pending[field]
                     yield Finding(loc, f"{name} mirrors {field} by a formula this drill cannot compute: {exc}")
                 continue
@@ -459,22 +471,23 @@ def _run_findings(preset: SimPreset, name: str, loc: Loc, drill: Drill, runs: Se
             del pending[field]
             runs_it = f"runs {field}={actual:g} where this drill's {expr} gives {expected:g}"
             moved = [g for g in drill.givens if g.name in uses(expr) - read and values[g.name] != written[g.name]]
-            if variant == 0:
+            if variant == AS_WRITTEN:
                 yield Finding(loc, f"{name} {runs_it}: the run contradicts the drill as written; make the "
                                    "drill's numbers and the preset agree")
             elif moved:
                 drew = ", ".join(f"{g.name} is {values[g.name]:g} (written {g.value:g})" for g in moved)
                 names = " and ".join(g.name for g in moved)
                 yield Finding(("givens", drill.givens.index(moved[0]), "vary"),
-                              f"in variant {variant}, {drew}, but {name} still {runs_it}: add {names} (or a value "
+                              f"in {variant}, {drew}, but {name} still {runs_it}: add {names} (or a value "
                               f"derived from it) to the preset's inputs in sims/presets.py and build {field} "
                               f"from it, or stop varying {names}")
             else:
-                yield Finding(loc, f"in variant {variant}, {name} {runs_it}: its build in sims/presets.py must "
+                yield Finding(loc, f"in {variant}, {name} {runs_it}: its build in sims/presets.py must "
                                    f"carry its inputs ({', '.join(preset.inputs)}) into {field}")
 
 
-def drill_findings(drill: Drill, file_stem: str | None = None) -> tuple[dict[str, float], list[Finding]]:
+def drill_findings(drill: Drill, file_stem: str | None = None,
+                   draws: int = LOAD_DRAWS) -> tuple[dict[str, float], list[Finding]]:
     """Every rule over a drill whose fields are valid; returns the values its formulas give and the findings."""
     findings: list[Finding] = []
     if file_stem is not None and drill.id != file_stem:  # a leading '_' (a template or draft) is not part of it
@@ -488,9 +501,168 @@ def drill_findings(drill: Drill, file_stem: str | None = None) -> tuple[dict[str
     findings += rule_answerable(drill, values)
     findings += rule_placeholders(drill, values)
     findings += typed_figures(drill)
+    findings += rule_varied_figures(drill)
     findings += rule_option_lengths(drill, values)
+    findings += rule_paths_answerable(drill)
+    findings += rule_draw_space(drill)
     if not formula_findings:
-        drawn = drawn_variants(drill)
+        drawn = drawn_variants(drill, draws)
         findings += rule_variants(drill, values, drawn)
+        findings += rule_no_leaks(drill, values, drawn)
         findings += rule_simulations(drill, values, drawn)
     return values, findings
+
+
+# -- what each path shows, and what it must not --------------------------------------------------
+# The fewest distinct sets of asked numbers a varying drill's draws may reach: fewer, and a handful of
+# throwaway attempts would see every key a later retake can draw.
+MIN_DRAW_SPACE = 1000
+
+
+def rule_draw_space(drill: Drill) -> Iterator[Finding]:
+    """A drill that varies draws from enough combinations of the givens its questions use."""
+    asked = asked_givens(drill)
+    varying = [(i, g) for i, g in enumerate(drill.givens) if g.vary is not None and g.name in asked]
+    if not varying:
+        return
+    space = math.prod(len(g.vary.values()) for _, g in varying)
+    if space < MIN_DRAW_SPACE:
+        names = ", ".join(g.name for _, g in varying)
+        yield Finding(("givens", varying[0][0], "vary"),
+                      f"the varying givens the questions use ({names}) make only {space} combinations, so "
+                      f"{space} throwaway attempts would see every key a retake can draw; vary more givens or "
+                      f"widen their ranges to at least {MIN_DRAW_SPACE} combinations")
+
+
+def _shown_on_arrival(part: Part) -> Iterator[tuple[Loc, str]]:
+    """A part's texts in the order a candidate meets them, before any worked answer: the body, then each
+    question's prompt and options, then the follow-up's prompt and its questions'."""
+    yield ("body",), part.body
+    groups = [(("questions",), part.questions)]
+    if part.followup is not None:
+        groups.append((("followup", "questions"), part.followup.questions))
+    for base, group in groups:
+        if base[0] == "followup":
+            yield ("followup", "prompt"), part.followup.prompt
+        for index, q in enumerate(group):
+            yield base + (index, "prompt"), q.prompt
+            for o_index, option in enumerate(getattr(q, "options", ())):
+                yield base + (index, "options", o_index, "text"), option.text
+
+
+def _stated(template: str, unvaried: Mapping[str, float]) -> set[str]:
+    """The names a text states: its {placeholders}, and unvaried givens whose value it types."""
+    named = set(placeholders(template))
+    typed = {float(n.replace(",", "")) for n in _NUMBER.findall(strip(template))}
+    return named | {name for name, value in unvaried.items() if value in typed}
+
+
+def _paths(drill: Drill) -> Iterator[tuple[str, Drill]]:
+    """Every way to take the drill: whole, the essentials path and each break on its own."""
+    yield "the whole drill", drill
+    whole = LoadedDrill(drill, {}, "")
+    for scope in scopes(drill):
+        yield f"the {scope.label.lower() if scope.id == 'essentials' else scope.label + ' practice'}", \
+            scope_drill(whole, scope.id).drill
+
+
+def rule_paths_answerable(drill: Drill) -> Iterator[Finding]:
+    """Every formula question is answerable on every path that asks it: each given its formula needs is
+    stated (named or, when it never varies, typed) in text that path shows before the question, its own
+    prompt included. Worked answers of earlier parts count; hints do not (they cost marks)."""
+    uses = given_uses(drill)
+    unvaried = {g.name: g.value for g in drill.givens if g.vary is None}
+    derived = {d.name: d.expr for d in drill.derived}
+    where = {q.id: loc for loc, q in questions(drill)}
+    missing: dict[tuple[str, str], list[str]] = {}
+    for path, cut in _paths(drill):
+        stated: set[str] = set()
+        for part in cut.parts:
+            for loc, template in _shown_on_arrival(part):
+                stated |= _stated(template, unvaried)
+                if loc[-1] != "prompt" or loc[0] == "followup" and len(loc) == 2:
+                    continue
+                q = (part.questions if loc[0] == "questions" else part.followup.questions)[loc[-2]]
+                if not isinstance(q, NumericQuestion) or q.answer is None:
+                    continue
+                # A stated derived value (or answer) stands in for the givens behind it.
+                known = set(stated)
+                for name, expr in derived.items():
+                    if name in known:
+                        known |= uses(expr)
+                for other_id in stated & set(where):
+                    other = drill.question(other_id)
+                    if isinstance(other, NumericQuestion) and other.answer:
+                        known |= uses(other.answer)
+                for name in sorted(uses(q.answer) - known):
+                    missing.setdefault((q.id, name), []).append(path)
+            for section in part.reveal:
+                stated |= _stated(section.text, unvaried)
+            if part.followup is not None:
+                stated |= _stated(part.followup.answer, unvaried)
+    for (question, name), paths in missing.items():
+        yield Finding(where[question] + ("answer",),
+                      f"{question} needs {name}, which no text before it states on {', '.join(paths)}; state it "
+                      "as a {placeholder} in the question's prompt or in a part every such path keeps")
+
+
+LEAK_DRAWS = 8   # draws the leak rule renders besides the written numbers (a leak follows every one of them)
+
+
+def _visible(drill: Drill) -> Iterator[tuple[Loc, str]]:
+    """Every text a candidate can read before any worked answer: the picker opens any part, so every part's
+    body, prompts, options, hints and follow-up prompt."""
+    for p_index, part in enumerate(drill.parts):
+        for loc, template in _shown_on_arrival(part):
+            yield ("parts", p_index) + loc, template
+    for loc, q in questions(drill):
+        for h_index, hint in enumerate(getattr(q, "hints", ())):
+            yield loc + ("hints", h_index, "text"), hint.text
+
+
+def _figures(text: str) -> set[Decimal]:
+    return {Decimal(n.replace(",", "")) for n in _NUMBER.findall(text)}
+
+
+def rule_no_leaks(drill: Drill, written: Mapping[str, float], drawn: Sequence[Draw]) -> Iterator[Finding]:
+    """No text a candidate sees before a question's worked answer states that question's truth at the
+    precision the truth is shown with: not another part's body or prompt, an option, or any hint (a hint may
+    state only its own question's inputs). A figure counts when it follows the truth in the written
+    numbers and in every draw checked, so a coincidence in one set of numbers is not a leak."""
+    asked = [(loc, q) for loc, q in questions(drill) if isinstance(q, NumericQuestion) and q.answer is not None]
+    runs = [written] + [values for _, values, failures in drawn if not failures and _][:LEAK_DRAWS]
+    check = [_stand_ins(drill, values) for values in runs]
+    givens = {g.name for g in drill.givens}
+    given_values = {Decimal(repr(float(g.value))) for g in drill.givens}
+    for loc, template in _visible(drill):
+        # A given's own figure states the given (a coincidence with a truth is rule_variants' to catch).
+        own = re.sub(r"\{(\w+)[^{}]*\}", lambda m: "" if m[1] in givens else m[0], template)
+        try:
+            shown = [_figures(strip(render(own, values), NO_LABELS)) for values in check]
+            typed = _figures(strip(own))
+            shown = [figures - (typed & given_values) for figures in shown]
+        except FormulaError:
+            continue   # rule_placeholders reports it
+        for q_loc, q in asked:
+            if all(half_up(values[q.id], q.decimals) in figures for values, figures in zip(check, shown)):
+                truth = format_quantity(written[q.id], q.unit, q.decimals)
+                yield Finding(loc, f"states {truth}, the truth of {q.id}, before its worked answer; "
+                                   "say it without the figure, or ask the question before the text that needs it")
+
+
+def rule_varied_figures(drill: Drill) -> Iterator[Finding]:
+    """A number typed in any text that equals a given the draws change is an error, whatever it looks like
+    (a year, an HTTP status, a scenario's figure): a retake would show the written number beside a drawn one.
+    Only names that carry a number (Break 2, Region 1, p99, clock times; `NAMES`) are not read as numbers."""
+    varied: dict[Decimal, str] = {}
+    for g in drill.givens:
+        if g.vary is not None:
+            varied.setdefault(Decimal(repr(float(g.value))), g.name)
+    if not varied:
+        return
+    for text in texts(drill):
+        typed = _figures(strip(text.template, NAMES))
+        hits = sorted({varied[n] for n in typed if n in varied})
+        if hits:
+            yield Finding(text.loc, f"types the written value of {', '.join(hits)}, which each attempt draws afresh; "
+                                    "name it as a {placeholder}, or reword so no figure equals it")

@@ -4,7 +4,9 @@ A broken file reports all of its problems at once (file, line, key path); the ot
 """
 from __future__ import annotations
 
+import copy
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +16,7 @@ from typing import Mapping
 import yaml
 from pydantic import ValidationError
 
+from drills.draws import LOAD_DRAWS
 from drills.lint import Finding, Loc, drill_findings
 from drills.loaded import LoadedDrill
 from drills.schema import Drill
@@ -115,6 +118,49 @@ def _validate(data: dict) -> tuple[Drill | None, list[Finding]]:
         return None, [Finding(tuple(e["loc"]), _plain(e["msg"])) for e in exc.errors()]
 
 
+def _salvaged_findings(data: dict, schema: Sequence[Finding], file_stem: str) -> list[Finding]:
+    """The rules' findings on a drill whose schema failed, run with each broken list item (a given, a question,
+    an option…) left out, and placed back at the item's own position in the file. Findings that name a left-out
+    item are dropped: the schema error already covers them. None when the drill still does not validate."""
+    cut: dict[Loc, set[int]] = {}   # list path -> the indexes left out
+    names: set[str] = set()
+    for finding in schema:
+        index = max((i for i, item in enumerate(finding.loc) if isinstance(item, int)), default=None)
+        if index is None:
+            return []   # a broken top-level field: nothing sensible to check the rest against
+        cut.setdefault(tuple(finding.loc[:index]), set()).add(finding.loc[index])
+    trimmed = copy.deepcopy(data)
+    for list_path, indexes in sorted(cut.items(), key=lambda item: -len(item[0])):
+        if any(list_path[:len(other)] == other and list_path != other and list_path[len(other)] in cut[other]
+               for other in cut if len(other) < len(list_path)):
+            continue   # inside an item that is left out anyway
+        node = trimmed
+        for key in list_path:
+            node = node[key] if isinstance(node, (dict, list)) else None
+        if not isinstance(node, list):
+            return []
+        for i in sorted(indexes, reverse=True):
+            if i < len(node):
+                item = node.pop(i)
+                if isinstance(item, dict):
+                    names |= {str(item[k]) for k in ("name", "id") if item.get(k)}
+    drill, _ = _validate(trimmed)
+    if drill is None:
+        return []
+    _, findings = drill_findings(drill, file_stem, draws=1)
+
+    def original(loc: Loc) -> Loc:
+        out: list = []
+        for item in loc:
+            if isinstance(item, int):
+                for removed in sorted(cut.get(tuple(out), ())):
+                    item += removed <= item
+            out.append(item)
+        return tuple(out)
+    return [Finding(original(f.loc), f.message) for f in findings
+            if not any(re.search(rf"\b{re.escape(name)}\b", f.message) for name in names)]
+
+
 def _parse(source: str) -> tuple[yaml.Node | None, object]:
     """Parse once, as yaml.safe_load does: the node tree (its marks give line numbers) and the data built from it.
 
@@ -139,8 +185,9 @@ def _yaml_error(file: str, exc: yaml.YAMLError) -> ContentError:
     return ContentError(file, "", message, mark.line + 1 if mark is not None else None)
 
 
-def check_file(path: Path) -> tuple[LoadedDrill | None, tuple[ContentError, ...]]:
-    """Load one file and run every rule; returns the drill when it passes, else None and every error."""
+def check_file(path: Path, draws: int = LOAD_DRAWS) -> tuple[LoadedDrill | None, tuple[ContentError, ...]]:
+    """Load one file and run every rule (over `draws` seeded draws of its numbers, besides the corners of
+    their ranges); returns the drill when it passes, else None and every error."""
     path = Path(path)
     file = path.name
     try:
@@ -157,8 +204,10 @@ def check_file(path: Path) -> tuple[LoadedDrill | None, tuple[ContentError, ...]
 
     drill, schema_findings = _validate(data)
     if drill is None:
-        return None, tuple(place(f) for f in schema_findings)
-    values, findings = drill_findings(drill, path.stem.lstrip("_"))
+        # Every problem at once: the rules also run on what is left with the broken items set aside.
+        findings = schema_findings + _salvaged_findings(data, schema_findings, path.stem.lstrip("_"))
+        return None, tuple(sorted((place(f) for f in findings), key=lambda e: e.line or 0))
+    values, findings = drill_findings(drill, path.stem.lstrip("_"), draws)
     if findings:
         errors = sorted((place(f) for f in findings), key=lambda e: e.line or 0)
         return None, tuple(errors)
