@@ -96,12 +96,16 @@ def corners(drill: Drill) -> Iterator[dict[str, float]]:
                 yield written | {g.name: end}
 
 
+def sample_draws(count: int) -> list[int]:
+    """`count` draw numbers as attempts with seeds 1 .. count get them: what the check and the tests walk."""
+    return [draw_for_seed(seed) for seed in range(1, count + 1)]
+
+
 def sampled(drill: Drill, draws: int = CHECK_DRAWS) -> Iterator[tuple[str, Mapping[str, float]]]:
     """What the rules check a varying drill on: `draws` seeded draws, then the corners, each with a label."""
     if not varies(drill):
         return
-    for number in range(1, draws + 1):
-        seed_draw = draw_for_seed(number)
-        yield f"draw {seed_draw}", drawn_givens(drill, seed_draw)
+    for draw in sample_draws(draws):
+        yield f"draw {draw}", drawn_givens(drill, draw)
     for index, values in enumerate(corners(drill), start=1):
         yield f"corner {index} of the vary ranges", values

@@ -18,6 +18,7 @@ from drills.draws import LOAD_DRAWS, asked_givens, drawn_givens, given_uses, sam
 from drills.loaded import LoadedDrill
 from drills.scope import scope_drill, scopes
 from drills.formulas import FormulaError, evaluate, format_quantity, half_up, placeholders, render
+from drills.scoring import grade_numeric
 from drills.schema import ChoiceQuestion, Drill, NotesQuestion, NumericQuestion, Part
 
 if TYPE_CHECKING:
@@ -348,6 +349,21 @@ def drawn_variants(drill: Drill, draws: int = LOAD_DRAWS) -> list[Draw]:
     return [(label, *values_for(drill, givens)) for label, givens in sampled(drill, draws)]
 
 
+def _simulated_givens(drill: Drill) -> set[str]:
+    """The givens the runs of the drill's simulation questions read (their presets' inputs and mirrors)."""
+    embedded = {q.sim for q in drill.all_questions() if isinstance(q, NumericQuestion) and q.sim}
+    if not embedded:
+        return set()
+    from sims.presets import PRESETS   # only drills that embed a simulation pay for importing the models
+
+    uses = given_uses(drill)
+    read: set[str] = set()
+    for preset in (PRESETS[p] for p in embedded if p in PRESETS):
+        read |= set().union(*(uses(name) for name in preset.inputs))
+        read |= set().union(*(uses(expr) for expr in (preset.mirrors or {}).values() if expr))
+    return read
+
+
 def rule_variants(drill: Drill, written: Mapping[str, float], drawn: Sequence[Draw]) -> Iterator[Finding]:
     """Drawn numbers stay sensible: every draw's formulas work, no answer drops below zero, no answer comes
     out equal to a given its formula uses while differing from it as written (the board would then show the
@@ -358,7 +374,7 @@ def rule_variants(drill: Drill, written: Mapping[str, float], drawn: Sequence[Dr
         if not min(allowed) <= given.value <= max(allowed):
             yield Finding(("givens", i, "vary"), f"the written value {given.value:g} is outside the values "
                                                  f"a draw takes ({min(allowed):g} to {max(allowed):g})")
-    asked = asked_givens(drill)
+    asked = asked_givens(drill) | _simulated_givens(drill)
     if varying and not any(g.name in asked for _, g in varying):
         yield Finding(("givens", varying[0][0], "vary"), "no given a question uses varies, so every retake would "
                                                         "ask the written numbers; vary one a question's formula uses")
@@ -386,6 +402,11 @@ def rule_variants(drill: Drill, written: Mapping[str, float], drawn: Sequence[Dr
                 yield Finding(failure.loc, f"in {label}: {failure.message}")
         if label.startswith("draw") and asked and all(values[n] == written[n] for n in asked) and once("same"):
             yield Finding(("givens",), f"{label} asks every question on the written numbers")
+        if label.startswith("draw") and answers and not failures and once("passable", label) and not any(
+                grade_numeric(written[q.id], values[q.id], q.tolerance) < 1 for q in answers):
+            if once("passable"):
+                yield Finding(("givens",), f"{label} draws numbers the written answers still pass (every answer "
+                                           "moves less than its tolerance); draw values further from the written ones")
         for q in answers:
             value = values.get(q.id)
             if value is None:

@@ -118,33 +118,49 @@ def _validate(data: dict) -> tuple[Drill | None, list[Finding]]:
         return None, [Finding(tuple(e["loc"]), _plain(e["msg"])) for e in exc.errors()]
 
 
+# Rules that weigh the whole drill: with broken items set aside they would report the gap, not the file.
+_WHOLE_DRILL = ("add up to", "no question evidences", "the right option is the longest in", "no text before it states")
+
+
+def _node(data: object, path: Loc) -> object:
+    for key in path:
+        try:
+            data = data[key]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
+
+
 def _salvaged_findings(data: dict, schema: Sequence[Finding], file_stem: str) -> list[Finding]:
-    """The rules' findings on a drill whose schema failed, run with each broken list item (a given, a question,
-    an option…) left out, and placed back at the item's own position in the file. Findings that name a left-out
-    item are dropped: the schema error already covers them. None when the drill still does not validate."""
-    cut: dict[Loc, set[int]] = {}   # list path -> the indexes left out
+    """The rules' findings on a drill whose schema failed, run on what is left once each broken field is set
+    aside (or, when the field is required, the list item holding it: a given, a question, an option…),
+    placed back at the positions the file has. Findings that name a set-aside item, or weigh the whole drill,
+    are dropped: the schema errors cover them. None when the drill still does not validate."""
+    trimmed = copy.deepcopy(data)
+    for finding in schema:   # first try without the broken field itself
+        parent = _node(trimmed, finding.loc[:-1])
+        if isinstance(parent, dict):
+            parent.pop(finding.loc[-1], None)
+    drill, still = _validate(trimmed)
+    cut: dict[Loc, set[int]] = {}   # list path -> the indexes set aside
     names: set[str] = set()
-    for finding in schema:
+    for finding in still:
         index = max((i for i, item in enumerate(finding.loc) if isinstance(item, int)), default=None)
         if index is None:
-            return []   # a broken top-level field: nothing sensible to check the rest against
+            return []   # a required top-level field: nothing sensible to check the rest against
         cut.setdefault(tuple(finding.loc[:index]), set()).add(finding.loc[index])
-    trimmed = copy.deepcopy(data)
     for list_path, indexes in sorted(cut.items(), key=lambda item: -len(item[0])):
-        if any(list_path[:len(other)] == other and list_path != other and list_path[len(other)] in cut[other]
-               for other in cut if len(other) < len(list_path)):
-            continue   # inside an item that is left out anyway
-        node = trimmed
-        for key in list_path:
-            node = node[key] if isinstance(node, (dict, list)) else None
-        if not isinstance(node, list):
-            return []
+        node = _node(trimmed, list_path)
+        if not isinstance(node, list) or any(len(other) < len(list_path) and list_path[:len(other)] == other
+                                             and list_path[len(other)] in cut[other] for other in cut):
+            continue   # inside an item that is set aside anyway
         for i in sorted(indexes, reverse=True):
             if i < len(node):
                 item = node.pop(i)
                 if isinstance(item, dict):
                     names |= {str(item[k]) for k in ("name", "id") if item.get(k)}
-    drill, _ = _validate(trimmed)
+    if cut:
+        drill, _ = _validate(trimmed)
     if drill is None:
         return []
     _, findings = drill_findings(drill, file_stem, draws=1)
@@ -158,7 +174,8 @@ def _salvaged_findings(data: dict, schema: Sequence[Finding], file_stem: str) ->
             out.append(item)
         return tuple(out)
     return [Finding(original(f.loc), f.message) for f in findings
-            if not any(re.search(rf"\b{re.escape(name)}\b", f.message) for name in names)]
+            if not (cut and any(phrase in f.message for phrase in _WHOLE_DRILL))
+            and not any(re.search(rf"\b{re.escape(name)}\b", f.message) for name in names)]
 
 
 def _parse(source: str) -> tuple[yaml.Node | None, object]:
