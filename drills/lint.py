@@ -284,6 +284,7 @@ class OptionLengths:
     right: int
     longest_distractor: int
     loc: Loc = ()
+    rank: tuple[int, int] = (0, 0)   # (options strictly longer than the right one, options in all)
 
     @property
     def right_is_longest(self) -> bool:
@@ -296,9 +297,11 @@ def option_lengths(drill: Drill, render_text: Callable[[str], str] = lambda text
     for loc, q in questions(drill):
         if not isinstance(q, ChoiceQuestion):
             continue
-        right = max(len(render_text(o.text)) for o in q.options if o.id == q.answer)
-        longest = max((len(render_text(o.text)) for o in q.options if o.id != q.answer), default=0)
-        out.append(OptionLengths(q.id, right, longest, loc))
+        sizes = {o.id: len(render_text(o.text)) for o in q.options}
+        right = sizes[q.answer]
+        longest = max((n for o_id, n in sizes.items() if o_id != q.answer), default=0)
+        rank = sum(n > right for n in sizes.values())
+        out.append(OptionLengths(q.id, right, longest, loc, (rank, len(sizes))))
     return out
 
 
@@ -316,9 +319,30 @@ def length_findings(lengths: Sequence[OptionLengths]) -> list[Finding]:
     return findings
 
 
+RANK_MAX_OVER_CHANCE = 1.5   # the right option may sit at one length rank at most this many times chance
+_RANK_NAMES = ("longest", "second-longest", "third-longest", "fourth-longest", "fifth-longest")
+
+
+def rank_findings(lengths: Sequence[OptionLengths]) -> list[Finding]:
+    """"Pick the option at length rank r" must not beat chance by much: for each rank, the questions whose right
+    option sits there are at most RANK_MAX_OVER_CHANCE times what picking at random would give."""
+    findings = []
+    ranks = {m.rank[0] for m in lengths} | {r for m in lengths for r in range(m.rank[1])}
+    for rank in sorted(ranks):
+        expected = sum(1 / m.rank[1] for m in lengths if m.rank[1] > rank)
+        hits = [m for m in lengths if m.rank[0] == rank]
+        if expected and len(hits) > RANK_MAX_OVER_CHANCE * expected and len(hits) >= 2:
+            name = _RANK_NAMES[rank] if rank < len(_RANK_NAMES) else f"rank-{rank + 1} longest"
+            findings.append(Finding(hits[0].loc + ("options",), (
+                f"'pick the {name} option' is right in {len(hits)} of {len(lengths)} choice questions "
+                f"({', '.join(m.question for m in hits)}) where chance gives {expected:.1f}; rewrite options so no "
+                f"length rank is right more than {RANK_MAX_OVER_CHANCE:g} times as often as chance")))
+    return findings
+
+
 def length_giveaways(lengths: Sequence[OptionLengths]) -> list[str]:
     """The same findings as plain messages (what the content tests print)."""
-    return [f.message for f in length_findings(lengths)]
+    return [f.message for f in length_findings(lengths) + rank_findings(lengths)]
 
 
 def rule_option_lengths(drill: Drill, values: Mapping[str, float]) -> list[Finding]:
@@ -330,7 +354,8 @@ def rule_option_lengths(drill: Drill, values: Mapping[str, float]) -> list[Findi
             return render(template, check)
         except FormulaError:
             return template  # the placeholder rule reports it
-    return length_findings(option_lengths(drill, measure))
+    lengths = option_lengths(drill, measure)
+    return length_findings(lengths) + rank_findings(lengths)
 
 
 Draw = tuple[str, Mapping[str, float], list[Finding]]   # a label, the values it gives, the formulas failing on it
