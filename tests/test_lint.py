@@ -200,3 +200,29 @@ def test_a_harvest_of_throwaway_attempts_gives_no_key_a_later_retake_draws(tmp_p
             assert 1 <= draw <= DRAWS
             assert _key(loaded, draw) not in harvest, f"{handle}'s retake drew a harvested key"
     assert draw_for_seed(1) != draw_for_seed(2)
+
+
+def test_the_export_and_the_board_show_each_attempts_drawn_numbers(tmp_path):
+    from drills.reports.exports import export_answers, export_attempts
+    from drills.reports.grading_key import DrillKey
+    from drills.reports.source import Filters
+    from ui.attempt_view import AttemptView
+
+    loaded = CATALOGUE.drills["hot_tenant"]
+    store = AttemptStore(tmp_path / "numbers.duckdb")
+    drawn = {}
+    for handle, seed in (("ann", 11), ("ben", 12)):
+        draw = variant_for(store, loaded.drill, handle, seed)
+        attempt = store.start_attempt("hot_tenant", handle, "", 2700, seed=seed, variant=draw)
+        mine = in_variant(loaded, draw)
+        question = next(q for q in loaded.drill.all_questions() if isinstance(q, NumericQuestion) and q.answer)
+        part = next(p.id for p in loaded.drill.parts if question in p.questions)
+        store.lock_answer(attempt.id, question.id, part, "numeric", value=mine.values[question.id])
+        drawn[attempt.id] = f"hot_rate={mine.values['hot_rate']:g} units/s"
+        view = AttemptView.load(store, attempt, loaded)
+        assert view.drawn_numbers.startswith(drawn[attempt.id]), view.drawn_numbers
+    key = DrillKey.from_loaded(loaded, {q.id: 1.0 for q in loaded.drill.all_questions() if getattr(q, "sim", None)},
+                               [a.variant for a in store.attempts()])
+    for frame in (export_answers(store, key, Filters("hot_tenant")), export_attempts(store, key, Filters("hot_tenant"))):
+        shown = dict(zip(frame["attempt_id"], frame["numbers"]))
+        assert all(shown[a].startswith(text) for a, text in drawn.items()), shown

@@ -14,7 +14,7 @@ from drills.loader import LoadedDrill
 from drills.reports import source
 from drills.schema import ChoiceQuestion, NumericQuestion
 from drills.store import AttemptStore
-from drills.variants import WRITTEN, in_variant, varies
+from drills.variants import WRITTEN, drawn_numbers, in_variant, varies
 
 NOTE_SCORE_SQL = " ".join(f"WHEN '{k}' THEN {v}" for k, v in scoring.NOTE_SCORES.items())
 _EPS = 1e-9  # the same slack scoring.grade_numeric allows at the tolerance edge
@@ -40,6 +40,8 @@ class DrillKey:
     # (truth, band) in question order. `truths` and `bands` above are draw 0, the numbers as written; a
     # draw the key was built without gets no rows.
     variant_grades: tuple[tuple[int, tuple[tuple[float | None, float | None], ...]], ...] = ()
+    # Each graded draw's numbers as the board and the export show them (drills.variants.drawn_numbers).
+    numbers: tuple[tuple[int, str], ...] = ()
 
     @classmethod
     def from_loaded(cls, loaded: LoadedDrill,
@@ -72,9 +74,10 @@ class DrillKey:
 
         drawn = sorted(set(variants or ()) - {WRITTEN}) if varies(drill) else []
         variant_grades = tuple((v, tuple(graded(v))) for v in drawn)
+        numbers = tuple((v, drawn_numbers(in_variant(loaded, v))) for v in [WRITTEN, *drawn])
         return cls(drill.id, tuple(qids), tuple(pids), tuple(kinds), tuple(truths), tuple(bands), tuple(rights),
                    tuple(pairs), tuple(s.id for s in drill.rubric), tuple(s.name for s in drill.rubric),
-                   tuple((p.id, p.title, p.minutes) for p in drill.parts), variant_grades)
+                   tuple((p.id, p.title, p.minutes) for p in drill.parts), variant_grades, numbers)
 
     @property
     def fingerprint(self) -> str:
