@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from drills.draws import CHECK_DRAWS
 from drills.loader import CONTENT_DIR, check_file, content_dir
 from drills.schema import Drill
 
@@ -36,6 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("files", nargs="*", type=Path,
                         help="drill YAML files (default: every *.yaml in the content folder, FAULTLINES_CONTENT "
                              "or drills/content, _template.yaml included)")
+    parser.add_argument("--draws", type=int, default=CHECK_DRAWS,
+                        help=f"seeded draws of each drill's numbers to check, besides each range's corners "
+                             f"(default {CHECK_DRAWS}; the app checks fewer when it loads)")
     parser.add_argument("--write-schema", action="store_true",
                         help="rewrite drills/schema.json from the models in drills/schema.py first "
                              "(after changing them), then check")
@@ -50,7 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     files = list(args.files) or default_files()
     broken = problems = 0
     for path in files:
-        _, errors = check_file(path)
+        _, errors = check_file(path, args.draws)
         for error in errors:
             print(error.describe(str(path)))
         broken += bool(errors)

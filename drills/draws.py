@@ -1,12 +1,23 @@
-"""The givens a seeded variant draws: pure, so the loader's rules and drills.variants can both use it."""
+"""The givens an attempt draws: pure, so the content rules and drills.variants both use it.
+
+Each attempt of a drill that varies draws its own numbers. Its draw number (the attempts table's `variant`
+column) comes from the attempt's own random seed, and the draw number seeds a generator that picks every
+varying given from the whole of its `vary` space. Draw 0 is the drill as written; any other draw differs
+from the written numbers in at least one given that a question uses.
+"""
 from __future__ import annotations
 
 import random
+import re
+from collections.abc import Callable, Iterator, Mapping
 
 from drills.schema import Drill
 from drills.scope import split_id
 
 WRITTEN = 0
+DRAWS = 2**31 - 1   # draw numbers are 1 .. DRAWS, so they fit the store's INTEGER column
+CHECK_DRAWS = 500   # seeded draws drills.check samples per drill, besides each range's corners
+LOAD_DRAWS = 48     # the (cheaper) sample the loader checks on every start
 _RETRIES = 50
 
 
@@ -16,27 +27,85 @@ def base_id(drill_id: str) -> str:
 
 
 def varies(drill: Drill) -> bool:
-    return drill.variants > 1 and any(g.vary is not None for g in drill.givens)
+    return any(g.vary is not None for g in drill.givens)
 
 
-def drawn_givens(drill: Drill, variant: int) -> dict[str, float]:
-    """The givens' values in `variant` (the written values for variant 0 or a drill that does not vary).
+def draw_for_seed(seed: int, attempt: int = 0) -> int:
+    """The draw number an attempt with this random seed gets (`attempt` re-draws past numbers already had)."""
+    return 1 + random.Random(f"draw#{seed}#{attempt}").randrange(DRAWS)
 
-    Each variant draws from a generator seeded by the base id, the variant and a retry count, and draws
-    again (up to a limit) when it would repeat the written numbers or an earlier variant's, so a retake
-    always sees numbers it has not seen before while there are enough combinations.
+
+def given_uses(drill: Drill) -> Callable[[str], set[str]]:
+    """A function naming the givens an expression reaches, directly or through derived values."""
+    givens = {g.name for g in drill.givens}
+    derived = {d.name: d.expr for d in drill.derived}
+
+    def uses(expr: str, seen: frozenset[str] = frozenset()) -> set[str]:
+        found: set[str] = set()
+        for name in set(re.findall(r"[A-Za-z_]\w*", expr)) - seen:
+            if name in givens:
+                found.add(name)
+            elif name in derived:
+                found |= uses(derived[name], seen | {name})
+        return found
+    return uses
+
+
+def asked_givens(drill: Drill) -> frozenset[str]:
+    """The givens some question's formula reaches, directly or through derived values."""
+    uses = given_uses(drill)
+    return frozenset().union(*(uses(q.answer) for q in drill.all_questions()
+                               if getattr(q, "kind", "") == "numeric" and q.answer))
+
+
+def drawn_givens(drill: Drill, draw: int) -> dict[str, float]:
+    """The givens' values in `draw` (the written values for draw 0 or a drill that does not vary).
+
+    The generator is seeded by the base id and the draw number, so one draw gives the same numbers in the
+    whole drill and in any of its scopes. It draws again when the numbers a question uses would all be the
+    written ones, and past the retry limit moves one such given off its written value.
     """
     written = {g.name: g.value for g in drill.givens}
-    if variant == WRITTEN or not varies(drill):
+    if draw == WRITTEN or not varies(drill):
         return written
     varying = [g for g in drill.givens if g.vary is not None]   # file order: a new given keeps earlier draws
-    taken = {tuple(written[g.name] for g in varying)}
-    draw: tuple[float, ...] = ()
-    for number in range(1, variant + 1):
-        for retry in range(_RETRIES):
-            rng = random.Random(f"{base_id(drill.id)}#{number}#{retry}")
-            draw = tuple(rng.choice(g.vary.values()) for g in varying)
-            if draw not in taken:
-                break
-        taken.add(draw)
-    return written | dict(zip((g.name for g in varying), draw))
+    asked = [g for g in varying if g.name in asked_givens(drill)]
+    values = dict(written)
+    for retry in range(_RETRIES):
+        rng = random.Random(f"{base_id(drill.id)}#{draw}#{retry}")
+        values = written | {g.name: rng.choice(g.vary.values()) for g in varying}
+        if not asked or any(values[g.name] != g.value for g in asked):
+            return values
+    given = asked[draw % len(asked)]
+    values[given.name] = next(v for v in given.vary.values() if v != given.value)
+    return values
+
+
+def corners(drill: Drill) -> Iterator[dict[str, float]]:
+    """The edges of the `vary` space: every varying given at its lowest, at its highest, and each given
+    alone at either end with the others as written."""
+    written = {g.name: g.value for g in drill.givens}
+    varying = [g for g in drill.givens if g.vary is not None]
+    if not varying:
+        return
+    yield written | {g.name: min(g.vary.values()) for g in varying}
+    yield written | {g.name: max(g.vary.values()) for g in varying}
+    for g in varying:
+        for end in (min(g.vary.values()), max(g.vary.values())):
+            if end != g.value:
+                yield written | {g.name: end}
+
+
+def sample_draws(count: int) -> list[int]:
+    """`count` draw numbers as attempts with seeds 1 .. count get them: what the check and the tests walk."""
+    return [draw_for_seed(seed) for seed in range(1, count + 1)]
+
+
+def sampled(drill: Drill, draws: int = CHECK_DRAWS) -> Iterator[tuple[str, Mapping[str, float]]]:
+    """What the rules check a varying drill on: `draws` seeded draws, then the corners, each with a label."""
+    if not varies(drill):
+        return
+    for draw in sample_draws(draws):
+        yield f"draw {draw}", drawn_givens(drill, draw)
+    for index, values in enumerate(corners(drill), start=1):
+        yield f"corner {index} of the vary ranges", values

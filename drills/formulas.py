@@ -5,8 +5,10 @@ Expressions go through simpleeval (never eval); text is formatted from one value
 from __future__ import annotations
 
 import math
+import re
 import string
 from collections.abc import Mapping
+from decimal import ROUND_HALF_UP, Decimal
 
 from simpleeval import SimpleEval
 
@@ -71,19 +73,40 @@ def render(text: str, values: Mapping[str, float]) -> str:
 CLOCK = "clock"   # {name:clock}: minutes after midnight as a time of day, e.g. 790 -> 13:10
 
 
+_FIXED = re.compile(r"(?P<head>.*?)\.(?P<places>\d+)(?P<kind>[f%])")
+
+
+def half_up(value: float, decimals: int) -> Decimal:
+    """`value` rounded to `decimals` places, halves away from zero (112.5 -> 113, as 137.5 -> 138).
+
+    Every figure the app shows goes through here: Python's own rounding sends halves to the even neighbour
+    and so shows 112.5 as 112 beside 137.5 as 138. The shortest repr is what is rounded, so 0.125 is a half.
+    """
+    return Decimal(repr(float(value))).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+
+
+def _formatted(value: float, spec: str) -> str:
+    """format(value, spec), with fixed-point and percent specs rounding halves up."""
+    fixed = _FIXED.fullmatch(spec)
+    if fixed is None or not math.isfinite(value):
+        return format(value, spec)
+    places = int(fixed["places"]) + (2 if fixed["kind"] == "%" else 0)
+    return format(half_up(value, places), spec)
+
+
 def format_number(value: float, spec: str | None = None) -> str:
     if spec == CLOCK:
-        minutes = round(value) % (24 * 60)
+        minutes = int(half_up(value, 0)) % (24 * 60)
         return f"{minutes // 60:02d}:{minutes % 60:02d}"
     if spec:
-        return format(value, spec)
+        return _formatted(value, spec)
     if float(value).is_integer():
         return f"{int(value):,}"
     magnitude = abs(value)
     if magnitude >= 100:
-        return f"{value:,.0f}"
+        return _formatted(value, ",.0f")
     if magnitude >= 1:
-        return f"{value:,.2f}".rstrip("0").rstrip(".")
+        return _formatted(value, ",.2f").rstrip("0").rstrip(".")
     return f"{value:.3g}"
 
 
@@ -92,7 +115,7 @@ def format_quantity(value: float, unit: str, decimals: int | None = None) -> str
     if decimals is None:
         number = format_number(value)
     else:
-        number = f"{value:,.{decimals}f}"
+        number = _formatted(value, f",.{decimals}f")
         if "." in number:
             number = number.rstrip("0").rstrip(".")
     if unit == "%":

@@ -1,58 +1,30 @@
-"""Load drill YAML files into validated models and hold every content rule a drill must pass.
+"""Load drill YAML files into validated models, running every content rule of drills.lint on each.
 
 A broken file reports all of its problems at once (file, line, key path); the other drills still load.
 """
 from __future__ import annotations
 
-import dataclasses
-import math
+import copy
 import os
 import re
-import string
-from collections.abc import Callable, Collection, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Mapping
+from typing import Mapping
 
 import yaml
 from pydantic import ValidationError
 
-from drills.formulas import FormulaError, evaluate, placeholders, render
-from drills.schema import ChoiceQuestion, Drill, NotesQuestion, NumericQuestion, Part
+from drills.draws import LOAD_DRAWS
+from drills.lint import Finding, Loc, drill_findings
+from drills.loaded import LoadedDrill
+from drills.schema import Drill
 
-if TYPE_CHECKING:
-    from sims.presets import SimPreset
+__all__ = ["CONTENT_DIR", "Catalogue", "ContentError", "ContentProblem", "LoadedDrill", "check_file",
+           "content_dir", "drill_files", "load_catalogue", "load_drill"]
 
 CONTENT_DIR = Path(__file__).resolve().parent / "content"
-SIM_PLACEHOLDER = 1.0  # stands in for simulation answers while text is checked at load time
-
-# Parts that set the scene may state its figures in words; every later text names them as {placeholders}.
-SCENARIO_KINDS = frozenset({"prompt", "board", "baseline"})
-
-# How far option length may point at the answer: the right option at most this much longer than
-# the longest wrong one, and strictly the longest in at most this share of a drill's choice questions.
-RIGHT_OPTION_MAX_RATIO = 1.15
-RIGHT_OPTION_LONGEST_SHARE = 1 / 3
-
-# A number typed in a text: digits with optional thousands separators or decimals, not part of a name.
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
-
-# Numbers that name or label something rather than state a quantity; a drill's text may type these.
-LABELS = re.compile(
-    r"\b\d{1,2}:\d{2}(:\d{2})?\b"                      # clock times: 15:00, 15:00:30
-    r"|\b(200|201|202|204|301|302|304|400|401|402|403|404|409|429|500|502|503|504)s?\b"
-    r"|\b[1-5]xx\b"                                    # HTTP statuses and classes
-    r"|\bBreaks \d+ and \d+\b"
-    r"|\b(Ch|JS|Postgres|Region|Break|Drill|Part|Step)\s+\d+\b"
-    r"|\b(19|20)\d\d\b"                                # years
-    r"|\bp(50|90|95|99|999)\b"                         # percentiles by name
-    r"|\b80% range\b"                                  # the app's own calibration range
-    r"|\b1/"                                           # a probability written as 1/{n}
-    r"|-1\b"                                           # 'no limit' settings
-)
-
-Loc = tuple[str | int, ...]
 
 
 @dataclass(frozen=True)
@@ -84,45 +56,6 @@ class ContentProblem(Exception):
     def error(self) -> ContentError:
         return self.errors[0]
 
-
-@dataclass(frozen=True)
-class Finding:
-    """A broken rule, before it is placed in a file: where (keys and list indexes) and what is wrong."""
-
-    loc: Loc
-    message: str
-
-
-@dataclass(frozen=True)
-class LoadedDrill:
-    """A validated drill plus the numbers its formulas give (simulation answers excepted)."""
-
-    drill: Drill
-    values: Mapping[str, float]
-    source: str
-    units: Mapping[str, str] = field(default_factory=dict)
-    variant: int = 0   # which seeded version of the numbers `values` holds (0: as written)
-    # Variants of this drill already computed (drills.variants.in_variant); not part of its identity.
-    variant_cache: dict = field(default_factory=dict, compare=False, repr=False)
-    # For a shorter practice cut from a drill (drills.scope): the whole drill, whose formulas give the numbers
-    # the cut's text still quotes from questions it dropped. None for a whole drill.
-    whole: Drill | None = field(default=None, compare=False, repr=False)
-
-    def truth(self, question_id: str, sim_values: Mapping[str, float] | None = None) -> float:
-        question = self.drill.question(question_id)
-        if not isinstance(question, NumericQuestion):
-            raise TypeError(f"{question_id} is not numeric")
-        if question.sim is not None:
-            if sim_values is None or question_id not in sim_values:
-                raise KeyError(f"{question_id} needs its simulation result")
-            return sim_values[question_id]
-        return self.values[question_id]
-
-    def text(self, template: str, sim_values: Mapping[str, float] | None = None) -> str:
-        values = dict(self.values)
-        if sim_values:
-            values.update(sim_values)
-        return render(template, values)
 
 
 # -- where a problem is ------------------------------------------------------------------------
@@ -172,447 +105,6 @@ def _line(loc: Loc, root: yaml.Node | None) -> int | None:
     return line + 1
 
 
-# -- walking a drill -------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Text:
-    """One text a candidate reads, where it sits, and the part it belongs to."""
-
-    part: Part
-    loc: Loc
-    template: str
-
-
-def questions(drill: Drill) -> Iterator[tuple[Loc, NumericQuestion | ChoiceQuestion | NotesQuestion]]:
-    """Every question with its location: a part's own questions, then its follow-up's."""
-    for p_index, part in enumerate(drill.parts):
-        for q_index, q in enumerate(part.questions):
-            yield ("parts", p_index, "questions", q_index), q
-        if part.followup:
-            for q_index, q in enumerate(part.followup.questions):
-                yield ("parts", p_index, "followup", "questions", q_index), q
-
-
-def texts(drill: Drill) -> Iterator[Text]:
-    """Every templated text in the drill: bodies, reveal sections, follow-ups, prompts, answers, options."""
-    for p_index, part in enumerate(drill.parts):
-        base: Loc = ("parts", p_index)
-        yield Text(part, base + ("body",), part.body)
-        for s_index, section in enumerate(part.reveal):
-            yield Text(part, base + ("reveal", s_index, "text"), section.text)
-        if part.followup:
-            yield Text(part, base + ("followup", "prompt"), part.followup.prompt)
-            yield Text(part, base + ("followup", "answer"), part.followup.answer)
-    parts = drill.parts
-    for loc, q in questions(drill):
-        part = parts[loc[1]]
-        yield Text(part, loc + ("prompt",), q.prompt)
-        for attr in ("strong_answer", "explain"):
-            if getattr(q, attr, ""):
-                yield Text(part, loc + (attr,), getattr(q, attr))
-        for o_index, option in enumerate(getattr(q, "options", ())):
-            yield Text(part, loc + ("options", o_index, "text"), option.text)
-        for h_index, hint in enumerate(getattr(q, "hints", ())):
-            yield Text(part, loc + ("hints", h_index, "text"), hint.text)
-
-
-# -- the rules -------------------------------------------------------------------------------
-def rule_references(drill: Drill) -> Iterator[Finding]:
-    """Names, part ids and question ids are unique, and question ids do not reuse a given's name."""
-    seen: dict[str, Loc] = {}
-    for label, items in (("givens", drill.givens), ("derived", drill.derived)):
-        for i, item in enumerate(items):
-            if item.name in seen:
-                yield Finding((label, i, "name"), f"name {item.name!r} is defined twice")
-            seen.setdefault(item.name, (label, i, "name"))
-    part_ids: set[str] = set()
-    for i, part in enumerate(drill.parts):
-        if part.id in part_ids:
-            yield Finding(("parts", i, "id"), f"part id {part.id!r} is used twice")
-        part_ids.add(part.id)
-    question_ids: set[str] = set()
-    for loc, q in questions(drill):
-        if q.id in question_ids:
-            yield Finding(loc + ("id",), f"question id {q.id!r} is used twice")
-        elif q.id in seen:
-            yield Finding(loc + ("id",), f"question id {q.id!r} is also the name of a given or derived value")
-        question_ids.add(q.id)
-
-
-def rule_skills(drill: Drill) -> Iterator[Finding]:
-    """Every question links known rubric skills, every skill has a question, the verdict names real skills."""
-    known = [s.id for s in drill.rubric]
-    listing = ", ".join(known)
-    evidenced: set[str] = set()
-    for loc, q in questions(drill):
-        if not q.skills:
-            yield Finding(loc + ("skills",), f"question {q.id!r} links no rubric skill (known: {listing})")
-        for s_index, skill in enumerate(q.skills):
-            if skill not in known:
-                yield Finding(loc + ("skills", s_index), f"unknown skill {skill!r} (known: {listing})")
-        evidenced.update(q.skills)
-    for i, skill in enumerate(drill.rubric):
-        if skill.id not in evidenced:
-            yield Finding(("rubric", i), f"no question evidences skill {skill.id!r}; link it from at least one")
-    for i, skill in enumerate(drill.verdict.watch_skills):
-        if skill not in known:
-            yield Finding(("verdict", "watch_skills", i), f"the verdict watches unknown skill {skill!r} (known: {listing})")
-    if drill.verdict.strong_needed > len(known):
-        yield Finding(("verdict", "strong_needed"),
-                      f"needs {drill.verdict.strong_needed} strong skills but the rubric has only {len(known)}")
-
-
-def rule_presets(drill: Drill) -> Iterator[Finding]:
-    """Every simulation-graded question names a preset that exists."""
-    from sims.presets import PRESETS  # only drills that embed a simulation pay for importing the models
-
-    for loc, q in questions(drill):
-        if isinstance(q, NumericQuestion) and q.sim is not None and q.sim not in PRESETS:
-            yield Finding(loc + ("sim",), f"unknown simulation preset {q.sim!r} (known: {', '.join(sorted(PRESETS))})")
-
-
-def rule_pacing(drill: Drill) -> Iterator[Finding]:
-    """The parts' suggested minutes add up to exactly the time box."""
-    pacing = sum(p.minutes for p in drill.parts)
-    if not math.isclose(pacing, drill.time_box_min, abs_tol=1e-6):
-        spread = " + ".join(f"{p.minutes:g}" for p in drill.parts)
-        yield Finding(("time_box_min",), f"the parts' minutes add up to {pacing:g} ({spread}), "
-                                         f"not the {drill.time_box_min:g}-minute time box")
-    if drill.break_minutes > drill.time_box_min:
-        yield Finding(("break_time_box_min",), f"a single break gets {drill.break_minutes:g} minutes, longer than "
-                                               f"the whole drill's {drill.time_box_min:g}; give it at most that")
-
-
-def compute_values(drill: Drill) -> tuple[dict[str, float], list[Finding]]:
-    """Every given, derived value and formula answer; a formula that fails is a finding, and so is not
-    repeated for the formulas that use it."""
-    values: dict[str, float] = {g.name: g.value for g in drill.givens}
-    findings: list[Finding] = []
-    failed: set[str] = set()
-
-    def attempt(name: str, expr: str, loc: Loc) -> None:
-        if failed & set(re.findall(r"[A-Za-z_]\w*", expr)):
-            failed.add(name)
-            return
-        try:
-            values[name] = evaluate(expr, values)
-        except FormulaError as exc:
-            failed.add(name)
-            findings.append(Finding(loc, str(exc)))
-
-    for i, item in enumerate(drill.derived):
-        attempt(item.name, item.expr, ("derived", i, "expr"))
-    for loc, q in questions(drill):
-        if isinstance(q, NumericQuestion) and q.answer is not None:
-            attempt(q.id, q.answer, loc + ("answer",))
-    return values, findings
-
-
-def variant_values(drill: Drill, variant: int) -> tuple[dict[str, float], list[Finding]]:
-    """Every given, derived value and formula answer of a seeded variant, and any formula that fails on it."""
-    from drills.draws import drawn_givens   # drills.draws reaches drills.scope, which imports this module
-
-    drawn = drawn_givens(drill, variant)
-    return compute_values(drill.model_copy(update={"givens": tuple(g.model_copy(update={"value": drawn[g.name]})
-                                                                   for g in drill.givens)}))
-
-
-def rule_answerable(drill: Drill, values: Mapping[str, float]) -> Iterator[Finding]:
-    """A formula answer must be a number a candidate can lock in: the lock-in refuses guesses below zero."""
-    for loc, q in questions(drill):
-        if isinstance(q, NumericQuestion) and q.answer is not None and values.get(q.id, 0.0) < 0:
-            yield Finding(loc + ("answer",), f"gives {values[q.id]:g}, below zero, but candidates cannot lock in a "
-                                             "negative guess; ask for the size of the change instead")
-
-
-def _stand_ins(drill: Drill, values: Mapping[str, float]) -> dict[str, float]:
-    """The values text is checked against: simulation answers, and formulas that failed (already reported),
-    stand in as SIM_PLACEHOLDER."""
-    check = dict(values)
-    names = [d.name for d in drill.derived] + [q.id for _, q in questions(drill) if isinstance(q, NumericQuestion)]
-    for name in names:
-        check.setdefault(name, SIM_PLACEHOLDER)
-    return check
-
-
-def rule_placeholders(drill: Drill, values: Mapping[str, float]) -> Iterator[Finding]:
-    """Each {placeholder} names a given, a derived value or an answer, with a format that works."""
-    check = _stand_ins(drill, values)
-    for text in texts(drill):
-        try:
-            unknown = [name for name in placeholders(text.template) if name not in check]
-            if unknown:
-                yield Finding(text.loc, f"text refers to unknown name {{{unknown[0]}}} "
-                                        "(not a given, a derived value or a numeric answer)")
-                continue
-            render(text.template, check)
-        except FormulaError as exc:
-            yield Finding(text.loc, str(exc))
-
-
-def strip(template: str, labels: re.Pattern[str] = LABELS) -> str:
-    """The template without code, list markers, placeholders and label numbers: what is left are figures."""
-    text = re.sub(r"```.*?```", "", template, flags=re.S)     # code blocks are code, not figures
-    text = re.sub(r"`[^`]*`", "", text)
-    text = re.sub(r"(?m)^\s*\d+\.\s", "", text)              # numbered list markers
-    text = re.sub(r"\{[^{}]*\}", "", text)                    # placeholders are what we want
-    return labels.sub("", text)
-
-
-def literal_figures(template: str, labels: re.Pattern[str] = LABELS) -> set[str]:
-    """Numbers the template types itself instead of naming a given or an answer."""
-    return set(_NUMBER.findall(strip(template, labels)))
-
-
-def typed_figures(drill: Drill, labels: re.Pattern[str] = LABELS,
-                  free_parts: Collection[str] | None = None) -> list[Finding]:
-    """Texts that type a figure instead of a {placeholder}. `free_parts`: ids of parts allowed to type
-    figures; by default the parts that set the scene (prompt, board, baseline)."""
-    findings = []
-    for text in texts(drill):
-        free = text.part.id in free_parts if free_parts is not None else text.part.kind in SCENARIO_KINDS
-        found = set() if free else literal_figures(text.template, labels)
-        if found:
-            findings.append(Finding(text.loc, f"types {', '.join(sorted(found))} into the text; name the given, "
-                                              "derived value or answer as a {placeholder} instead"))
-    return findings
-
-
-@dataclass(frozen=True)
-class OptionLengths:
-    """One choice question's right option against its longest wrong one, in characters as the candidate reads them."""
-
-    question: str
-    right: int
-    longest_distractor: int
-    loc: Loc = ()
-
-    @property
-    def right_is_longest(self) -> bool:
-        return self.right > self.longest_distractor
-
-
-def option_lengths(drill: Drill, render_text: Callable[[str], str] = lambda text: text) -> list[OptionLengths]:
-    """Every choice question of the drill, its options rendered by `render_text` before they are measured."""
-    out = []
-    for loc, q in questions(drill):
-        if not isinstance(q, ChoiceQuestion):
-            continue
-        right = max(len(render_text(o.text)) for o in q.options if o.id == q.answer)
-        longest = max((len(render_text(o.text)) for o in q.options if o.id != q.answer), default=0)
-        out.append(OptionLengths(q.id, right, longest, loc))
-    return out
-
-
-def length_findings(lengths: Sequence[OptionLengths]) -> list[Finding]:
-    """How option length would let a candidate pick the right answer without knowing it; empty when it cannot."""
-    findings = [Finding(m.loc + ("options",), f"{m.question}: the right option has {m.right} characters, the longest "
-                                              f"wrong one {m.longest_distractor}; keep it within "
-                                              f"{RIGHT_OPTION_MAX_RATIO:g} times the longest wrong one")
-                for m in lengths if m.right > RIGHT_OPTION_MAX_RATIO * m.longest_distractor]
-    longest = [m for m in lengths if m.right_is_longest]
-    if len(longest) > RIGHT_OPTION_LONGEST_SHARE * len(lengths):
-        findings.append(Finding(longest[0].loc + ("options",),
-                                f"the right option is the longest in {len(longest)} of {len(lengths)} choice "
-                                f"questions ({', '.join(m.question for m in longest)}); at most a third may be"))
-    return findings
-
-
-def length_giveaways(lengths: Sequence[OptionLengths]) -> list[str]:
-    """The same findings as plain messages (what the content tests print)."""
-    return [f.message for f in length_findings(lengths)]
-
-
-def rule_option_lengths(drill: Drill, values: Mapping[str, float]) -> list[Finding]:
-    """Options measured as the candidate reads them (simulation answers stand in as SIM_PLACEHOLDER)."""
-    check = _stand_ins(drill, values)
-
-    def measure(template: str) -> str:
-        try:
-            return render(template, check)
-        except FormulaError:
-            return template  # the placeholder rule reports it
-    return length_findings(option_lengths(drill, measure))
-
-
-def given_uses(drill: Drill) -> Callable[[str], set[str]]:
-    """A function naming the givens an expression reaches, directly or through derived values."""
-    givens = {g.name for g in drill.givens}
-    derived = {d.name: d.expr for d in drill.derived}
-
-    def uses(expr: str, seen: frozenset[str] = frozenset()) -> set[str]:
-        found: set[str] = set()
-        for name in set(re.findall(r"[A-Za-z_]\w*", expr)) - seen:
-            if name in givens:
-                found.add(name)
-            elif name in derived:
-                found |= uses(derived[name], seen | {name})
-        return found
-    return uses
-
-
-def drawn_variants(drill: Drill) -> list[tuple[int, dict[str, float], list[Finding]]]:
-    """Each seeded variant from 1 up, its values and the formulas that fail on it; none when no given varies."""
-    from drills.draws import varies   # drills.draws reaches drills.scope, which imports this module
-
-    return [(variant, *variant_values(drill, variant)) for variant in range(1, drill.variants)] if varies(drill) else []
-
-
-def rule_variants(drill: Drill, written: Mapping[str, float],
-                  drawn: Sequence[tuple[int, Mapping[str, float], list[Finding]]]) -> Iterator[Finding]:
-    """Seeded variants stay sensible: every variant's formulas work, no answer drops below zero, and no
-    answer comes out equal to a given its formula uses while differing from it as written (the board
-    would then show the answer)."""
-    varying = [(i, g) for i, g in enumerate(drill.givens) if g.vary is not None]
-    if drill.variants > 1 and not varying:
-        yield Finding(("variants",), f"{drill.variants} variants, but no given has a 'vary' to draw from")
-        return
-    if varying and drill.variants == 1:
-        yield Finding(("givens", varying[0][0], "vary"), "a given varies but the drill has 'variants: 1'; "
-                                                        "set how many variants attempts draw from")
-        return
-    for i, given in varying:
-        allowed = given.vary.values()
-        if not min(allowed) <= given.value <= max(allowed):
-            yield Finding(("givens", i, "vary"), f"the written value {given.value:g} is outside the values "
-                                                 f"a variant draws ({min(allowed):g} to {max(allowed):g})")
-    shown = {g.name: g.vary.values() for _, g in varying}
-    for text in texts(drill):   # a drawn value the text rounds away would state a number the drill does not use
-        for _, field, spec, _ in string.Formatter().parse(text.template):
-            decimals = re.fullmatch(r"[,_]?\.(\d+)[f%]", spec or "")
-            if field in shown and decimals:
-                places = int(decimals.group(1)) + (2 if spec.endswith("%") else 0)
-                lost = [v for v in shown[field] if not math.isclose(round(v, places), v, abs_tol=1e-12)]
-                if lost:
-                    yield Finding(text.loc, f"{{{field}:{spec}}} rounds the drawn value {lost[0]:g} away; "
-                                            f"give it more decimals or draw values it shows exactly")
-    answers = [q for _, q in questions(drill) if isinstance(q, NumericQuestion) and q.answer is not None]
-    uses = given_uses(drill)
-    for variant, values, failures in drawn:
-        for failure in failures:
-            yield Finding(failure.loc, f"in variant {variant}: {failure.message}")
-        for q in answers:
-            value = values.get(q.id)
-            if value is None:
-                continue
-            if value < 0:
-                yield Finding(("variants",), f"in variant {variant}, {q.id} gives {value:g}, below zero")
-            same = sorted(n for n in uses(q.answer) if math.isclose(values[n], value, rel_tol=1e-9)
-                          and not math.isclose(written[n], written[q.id], rel_tol=1e-9))
-            if same:
-                yield Finding(("variants",), f"in variant {variant}, {q.id} equals the given {same[0]} "
-                                             f"({value:g}), so the board would give it away")
-
-
-def _numbers(params: object) -> dict[str, float]:
-    """The numeric fields of a model's frozen params (switches and names left out)."""
-    fields = {f.name: getattr(params, f.name) for f in dataclasses.fields(params)}
-    return {name: v for name, v in fields.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
-
-
-def rule_simulations(drill: Drill, written: Mapping[str, float],
-                     drawn: Sequence[tuple[int, Mapping[str, float], list[Finding]]]) -> Iterator[Finding]:
-    """A simulation-graded question is graded against a run of the drill's own numbers, as written and in
-    every variant.
-
-    Each embedded preset says what every number of its params stands for (`SimPreset.mirrors`): a formula
-    over the drill's values, or None for the model's own assumption. Each formula must give the number the
-    graded run uses, on the written values and on every variant's; a run follows a variant only through the
-    values its preset reads (`inputs`). A run that hard-codes a given the drill varies would show a retake
-    the drawn number and grade it against the written one.
-    """
-    embedded: dict[str, tuple[Loc, str]] = {}
-    for loc, q in questions(drill):
-        if isinstance(q, NumericQuestion) and q.sim is not None:
-            embedded.setdefault(q.sim, (loc + ("sim",), q.id))
-    if not embedded:
-        return
-    from sims.presets import PRESETS
-
-    runs = [(0, written)] + [(variant, values) for variant, values, failures in drawn if not failures]
-    uses = given_uses(drill)
-    for preset_id, (loc, question) in embedded.items():
-        if preset_id in PRESETS:   # rule_presets names an unknown one
-            yield from _run_findings(PRESETS[preset_id], f"simulation preset {preset_id!r} (graded question "
-                                     f"{question})", loc, drill, runs, uses)
-
-
-def _run_findings(preset: SimPreset, name: str, loc: Loc, drill: Drill, runs: Sequence[tuple[int, Mapping[str, float]]],
-                  uses: Callable[[str], set[str]]) -> Iterator[Finding]:
-    """rule_simulations for one preset: its mirrors are complete, and each holds in every run it grades."""
-    mirrors, numbers, written = preset.mirrors or {}, _numbers(preset.params), runs[0][1]
-    missing = [field for field in numbers if field not in mirrors]
-    if missing:
-        yield Finding(loc, f"{name} does not say what its {', '.join(missing)} "
-                           f"{'stands' if len(missing) == 1 else 'stand'} for in this drill; in sims/presets.py "
-                           "give each a formula over the drill's values in the preset's `mirrors`, or None when "
-                           "it is the model's own assumption")
-    strays = [field for field in mirrors if field not in numbers]
-    if strays:
-        yield Finding(loc, f"{name} mirrors {', '.join(strays)}, which its params do not have as numbers")
-    undefined = [value for value in preset.inputs if value not in written]
-    if undefined:
-        yield Finding(loc, f"{name} is built from {', '.join(undefined)}, which this drill does not define")
-        return
-    pending = {field: expr for field, expr in mirrors.items() if expr is not None and field in numbers}
-    read = set().union(*(uses(value) for value in preset.inputs))   # the givens the run follows
-    for variant, values in runs:
-        try:
-            params = preset.params_for(values)
-        except (ValueError, TypeError) as exc:
-            where = "the written numbers" if variant == 0 else f"variant {variant}'s numbers"
-            yield Finding(loc, f"{name} cannot build its run from {where}: {exc}")
-            return
-        for field, expr in list(pending.items()):
-            try:
-                expected = evaluate(expr, values)
-            except FormulaError as exc:
-                if variant == 0:   # a variant's failing formulas are rule_variants' to report
-                    del pending[field]
-                    yield Finding(loc, f"{name} mirrors {field} by a formula this drill cannot compute: {exc}")
-                continue
-            actual = getattr(params, field)
-            if math.isclose(actual, expected, rel_tol=1e-9, abs_tol=1e-12):
-                continue
-            del pending[field]
-            runs_it = f"runs {field}={actual:g} where this drill's {expr} gives {expected:g}"
-            moved = [g for g in drill.givens if g.name in uses(expr) - read and values[g.name] != written[g.name]]
-            if variant == 0:
-                yield Finding(loc, f"{name} {runs_it}: the run contradicts the drill as written; make the "
-                                   "drill's numbers and the preset agree")
-            elif moved:
-                drew = ", ".join(f"{g.name} is {values[g.name]:g} (written {g.value:g})" for g in moved)
-                names = " and ".join(g.name for g in moved)
-                yield Finding(("givens", drill.givens.index(moved[0]), "vary"),
-                              f"in variant {variant}, {drew}, but {name} still {runs_it}: add {names} (or a value "
-                              f"derived from it) to the preset's inputs in sims/presets.py and build {field} "
-                              f"from it, or stop varying {names}")
-            else:
-                yield Finding(loc, f"in variant {variant}, {name} {runs_it}: its build in sims/presets.py must "
-                                   f"carry its inputs ({', '.join(preset.inputs)}) into {field}")
-
-
-def drill_findings(drill: Drill, file_stem: str | None = None) -> tuple[dict[str, float], list[Finding]]:
-    """Every rule over a drill whose fields are valid; returns the values its formulas give and the findings."""
-    findings: list[Finding] = []
-    if file_stem is not None and drill.id != file_stem:  # a leading '_' (a template or draft) is not part of it
-        findings.append(Finding(("id",), f"drill id {drill.id!r} must match the file name {file_stem!r}"))
-    findings += rule_references(drill)
-    findings += rule_skills(drill)
-    findings += rule_presets(drill)
-    findings += rule_pacing(drill)
-    values, formula_findings = compute_values(drill)
-    findings += formula_findings
-    findings += rule_answerable(drill, values)
-    findings += rule_placeholders(drill, values)
-    findings += typed_figures(drill)
-    findings += rule_option_lengths(drill, values)
-    if not formula_findings:
-        drawn = drawn_variants(drill)
-        findings += rule_variants(drill, values, drawn)
-        findings += rule_simulations(drill, values, drawn)
-    return values, findings
-
-
 # -- loading ---------------------------------------------------------------------------------
 def _plain(message: str) -> str:
     return message.removeprefix("Value error, ")
@@ -624,6 +116,66 @@ def _validate(data: dict) -> tuple[Drill | None, list[Finding]]:
         return Drill.model_validate(data), []
     except ValidationError as exc:
         return None, [Finding(tuple(e["loc"]), _plain(e["msg"])) for e in exc.errors()]
+
+
+# Rules that weigh the whole drill: with broken items set aside they would report the gap, not the file.
+_WHOLE_DRILL = ("add up to", "no question evidences", "the right option is the longest in", "no text before it states")
+
+
+def _node(data: object, path: Loc) -> object:
+    for key in path:
+        try:
+            data = data[key]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
+
+
+def _salvaged_findings(data: dict, schema: Sequence[Finding], file_stem: str) -> list[Finding]:
+    """The rules' findings on a drill whose schema failed, run on what is left once each broken field is set
+    aside (or, when the field is required, the list item holding it: a given, a question, an option…),
+    placed back at the positions the file has. Findings that name a set-aside item, or weigh the whole drill,
+    are dropped: the schema errors cover them. None when the drill still does not validate."""
+    trimmed = copy.deepcopy(data)
+    for finding in schema:   # first try without the broken field itself
+        parent = _node(trimmed, finding.loc[:-1])
+        if isinstance(parent, dict):
+            parent.pop(finding.loc[-1], None)
+    drill, still = _validate(trimmed)
+    cut: dict[Loc, set[int]] = {}   # list path -> the indexes set aside
+    names: set[str] = set()
+    for finding in still:
+        index = max((i for i, item in enumerate(finding.loc) if isinstance(item, int)), default=None)
+        if index is None:
+            return []   # a required top-level field: nothing sensible to check the rest against
+        cut.setdefault(tuple(finding.loc[:index]), set()).add(finding.loc[index])
+    for list_path, indexes in sorted(cut.items(), key=lambda item: -len(item[0])):
+        node = _node(trimmed, list_path)
+        if not isinstance(node, list) or any(len(other) < len(list_path) and list_path[:len(other)] == other
+                                             and list_path[len(other)] in cut[other] for other in cut):
+            continue   # inside an item that is set aside anyway
+        for i in sorted(indexes, reverse=True):
+            if i < len(node):
+                item = node.pop(i)
+                if isinstance(item, dict):
+                    names |= {str(item[k]) for k in ("name", "id") if item.get(k)}
+    if cut:
+        drill, _ = _validate(trimmed)
+    if drill is None:
+        return []
+    _, findings = drill_findings(drill, file_stem, draws=1)
+
+    def original(loc: Loc) -> Loc:
+        out: list = []
+        for item in loc:
+            if isinstance(item, int):
+                for removed in sorted(cut.get(tuple(out), ())):
+                    item += removed <= item
+            out.append(item)
+        return tuple(out)
+    return [Finding(original(f.loc), f.message) for f in findings
+            if not (cut and any(phrase in f.message for phrase in _WHOLE_DRILL))
+            and not any(re.search(rf"\b{re.escape(name)}\b", f.message) for name in names)]
 
 
 def _parse(source: str) -> tuple[yaml.Node | None, object]:
@@ -650,8 +202,9 @@ def _yaml_error(file: str, exc: yaml.YAMLError) -> ContentError:
     return ContentError(file, "", message, mark.line + 1 if mark is not None else None)
 
 
-def check_file(path: Path) -> tuple[LoadedDrill | None, tuple[ContentError, ...]]:
-    """Load one file and run every rule; returns the drill when it passes, else None and every error."""
+def check_file(path: Path, draws: int = LOAD_DRAWS) -> tuple[LoadedDrill | None, tuple[ContentError, ...]]:
+    """Load one file and run every rule (over `draws` seeded draws of its numbers, besides the corners of
+    their ranges); returns the drill when it passes, else None and every error."""
     path = Path(path)
     file = path.name
     try:
@@ -668,8 +221,10 @@ def check_file(path: Path) -> tuple[LoadedDrill | None, tuple[ContentError, ...]
 
     drill, schema_findings = _validate(data)
     if drill is None:
-        return None, tuple(place(f) for f in schema_findings)
-    values, findings = drill_findings(drill, path.stem.lstrip("_"))
+        # Every problem at once: the rules also run on what is left with the broken items set aside.
+        findings = schema_findings + _salvaged_findings(data, schema_findings, path.stem.lstrip("_"))
+        return None, tuple(sorted((place(f) for f in findings), key=lambda e: e.line or 0))
+    values, findings = drill_findings(drill, path.stem.lstrip("_"), draws)
     if findings:
         errors = sorted((place(f) for f in findings), key=lambda e: e.line or 0)
         return None, tuple(errors)

@@ -15,8 +15,8 @@ from datetime import datetime, timedelta, timezone
 
 from fsrs import Card, Rating, Scheduler
 
-from drills.draws import WRITTEN, base_id, varies
-from drills.loader import LoadedDrill, given_uses
+from drills.draws import WRITTEN, base_id, draw_for_seed, drawn_givens, given_uses, varies
+from drills.loaded import LoadedDrill
 from drills.schema import NumericQuestion
 from drills.scoring import QuestionResult, grade_numeric
 from drills.store import ReviewEntry, ReviewState
@@ -97,25 +97,29 @@ def next_card(card_json: str | None, rated: int, at: float) -> tuple[str, float]
 
 
 def numbers_vary(loaded: LoadedDrill, question: NumericQuestion) -> bool:
-    """Whether any given the question's answer reaches is drawn afresh in the drill's variants."""
+    """Whether any given the question's answer reaches is drawn afresh by each attempt."""
     used = given_uses(loaded.drill)(question.answer or "")
-    return any(g.vary is not None and g.name in used for g in loaded.drill.givens) and loaded.drill.variants > 1
+    return any(g.vary is not None and g.name in used for g in loaded.drill.givens)
 
 
 def fresh_variant(loaded: LoadedDrill, question: NumericQuestion, last_variant: int, salt: str) -> int:
-    """The variant a review asks in: one whose numbers for this question differ from the variant last seen,
-    else any other variant (a drill with one variant asks as written).
+    """The draw a review asks in: one whose numbers for this question differ from the draw last seen
+    (a drill that does not vary asks as written).
 
     `salt` names the review (the item and its latest row), so reruns of one page ask the same numbers.
     """
     if not varies(loaded.drill):
         return WRITTEN
-    others = [v for v in range(loaded.drill.variants) if v != last_variant]
-    used = sorted(given_uses(loaded.drill)(question.answer or ""))
-    seen = [in_variant(loaded, last_variant).values[name] for name in used]
-    differ = [v for v in others if [in_variant(loaded, v).values[name] for name in used] != seen]
-    pool = differ or others
-    return pool[random.Random(salt).randrange(len(pool))]
+    drill = loaded.whole or loaded.drill
+    used = sorted(given_uses(drill)(question.answer or ""))
+    seen = drawn_givens(drill, last_variant)
+    seed = random.Random(salt).randrange(2**31)
+    draw = draw_for_seed(seed)
+    for attempt in range(1, 50):
+        if draw != last_variant and [drawn_givens(drill, draw)[n] for n in used] != [seen[n] for n in used]:
+            break
+        draw = draw_for_seed(seed, attempt)
+    return draw
 
 
 def salt(item: ReviewState) -> str:

@@ -68,8 +68,8 @@ class Given(_Frozen):
     value: float = Field(description="The number itself, in `unit`.")
     unit: str = Field(description="Unit shown beside the number, e.g. 'jobs/s'.")
     note: str = Field(default="", description="Where the number comes from in the scenario.")
-    vary: Vary | None = Field(default=None, description="Values a seeded variant may draw instead of `value` "
-                                                        "(the drill's `variants` must be above 1).")
+    vary: Vary | None = Field(default=None, description="Values an attempt may draw instead of `value`; each "
+                                                        "attempt draws from its own seed.")
 
 
 class Derived(_Frozen):
@@ -251,9 +251,10 @@ class Drill(_Frozen):
                     "`time_box_min`, which it defaults to.")
     covers: tuple[str, ...] = Field(default=(), description="Topics the drill practises.")
     givens: tuple[Given, ...] = Field(description="Every number the scenario states.")
-    variants: int = Field(default=1, ge=1, le=64,
-                          description="How many versions of the numbers attempts draw from: variant 0 is the "
-                                      "written values, the others draw each varying given from its `vary`.")
+    first_attempt_as_written: bool = Field(
+        default=False,
+        description="A candidate's first attempt keeps the written numbers. Otherwise (the default) every "
+                    "attempt of a drill with a varying given draws its own numbers from its own seed.")
     derived: tuple[Derived, ...] = Field(default=(), description="Helper quantities computed from givens.")
     parts: tuple[Part, ...] = Field(min_length=1, description="The drill's steps in order.")
     rubric: tuple[Skill, ...] = Field(min_length=1, description="Self-scoring rubric.")

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 
-from drills.loader import LoadedDrill
+from drills.loaded import LoadedDrill
 from drills.schema import ChoiceQuestion, Drill, NotesQuestion, Part
 
 SEPARATOR = "~"

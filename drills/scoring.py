@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from drills.loader import LoadedDrill
+from drills.loaded import LoadedDrill
 from drills.schema import ChoiceQuestion, Drill, NotesQuestion, NumericQuestion, Tolerance
 from drills.records import LockedAnswer, RubricScore
 

@@ -1,12 +1,13 @@
-"""Seeded variants: each attempt of a drill may get its own numbers, drawn from the givens' `vary`.
+"""Drawn numbers: each attempt of a drill that varies gets its own numbers, drawn from the givens' `vary`.
 
-Variant 0 is the drill as written. Variant k > 0 draws every varying given from its allowed values with a
-generator seeded by the drill's base id and k, so one variant number always gives the same numbers, in
-the full drill and in any of its scopes. Formulas, reveal text and truths all follow the drawn givens,
+An attempt's `variant` is its draw number: 0 is the drill as written; any other number comes from the
+attempt's own random seed (drills.draws.draw_for_seed) and draws every varying given from the whole of its
+`vary` space, so one draw number always gives the same numbers, in the full drill and in any of its scopes,
+while two candidates almost never share one. Formulas, reveal text and truths all follow the drawn givens,
 because they are recomputed from them (`LoadedDrill.values`). A simulation-backed question follows too
 when its preset names the drill values its run is built from (`sims.presets.SimPreset.inputs`); each preset
 also says what every number of its run stands for in the drill (`SimPreset.mirrors`), and the check refuses a
-variant whose drawn numbers the run would not use (`drills.loader.rule_simulations`).
+variant whose drawn numbers the run would not use (`drills.lint.rule_simulations`).
 """
 from __future__ import annotations
 
@@ -14,11 +15,15 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Collection, Mapping
 
-from drills.draws import WRITTEN, base_id, drawn_givens, varies
-from drills.loader import LoadedDrill, variant_values
+from drills.draws import WRITTEN, base_id, draw_for_seed, drawn_givens, varies
+from drills.formulas import format_quantity
+from drills.lint import variant_values
+from drills.loaded import LoadedDrill
 from drills.schema import Drill
 
-__all__ = ["WRITTEN", "base_id", "changed_givens", "drawn_givens", "in_variant", "label", "pick_variant",
+_CACHED_DRAWS = 512
+
+__all__ = ["drawn_numbers", "WRITTEN", "base_id", "changed_givens", "drawn_givens", "in_variant", "label", "pick_variant",
            "variant_for", "variant_values", "varies"]
 
 
@@ -32,6 +37,11 @@ def in_variant(loaded: LoadedDrill, variant: int) -> LoadedDrill:
     if variant == WRITTEN or not varies(loaded.drill):
         return loaded.variant_cache.get(WRITTEN, loaded) if loaded.variant != WRITTEN else loaded
     cache = loaded.variant_cache
+    if len(cache) > _CACHED_DRAWS:   # every attempt draws its own numbers: keep the cache bounded
+        written = cache.get(WRITTEN)
+        cache.clear()
+        if written is not None:
+            cache[WRITTEN] = written
     if variant not in cache:
         values, findings = variant_values(loaded.whole or loaded.drill, variant)   # a cut quotes the whole's numbers
         if findings:   # the content tests draw every variant, so this means a drill was edited carelessly
@@ -43,27 +53,43 @@ def in_variant(loaded: LoadedDrill, variant: int) -> LoadedDrill:
 
 
 def pick_variant(drill: Drill, seed: int, had: Collection[int] = ()) -> int:
-    """The variant a new attempt gets: the written numbers first, then ones this candidate has not had.
+    """The draw a new attempt gets: its own, from its seed over the whole `vary` space.
 
-    `had` is the variants of the candidate's earlier attempts of the drill; once all are used, any.
+    The written numbers only for a candidate's first attempt of a drill that says so
+    (`first_attempt_as_written`); `had` is the draws of the candidate's earlier attempts, none repeated.
     """
     if not varies(drill):
         return WRITTEN
-    fresh = [v for v in range(drill.variants) if v not in set(had)]
-    if WRITTEN in fresh:
+    if drill.first_attempt_as_written and not had:
         return WRITTEN
-    pool = fresh or list(range(1, drill.variants))
-    return pool[seed % len(pool)]
+    taken = set(had)
+    draw = draw_for_seed(seed)
+    for attempt in range(1, 20):
+        if draw not in taken:
+            break
+        draw = draw_for_seed(seed, attempt)
+    return draw
 
 
 def variant_for(store, drill: Drill, handle: str, seed: int) -> int:
-    """pick_variant over the variants `handle` has had in any attempt of this drill or its scopes."""
+    """pick_variant over the draws `handle` has had in any attempt of this drill or its scopes."""
     had = [a.variant for a in store.attempts(handle=handle) if base_id(a.drill_id) == base_id(drill.id)]
     return pick_variant(drill, seed, had)
 
 
 def label(variant: int) -> str:
-    return "as written" if variant == WRITTEN else f"variant {variant}"
+    return "as written" if variant == WRITTEN else f"draw {variant}"
+
+
+def drawn_numbers(loaded: LoadedDrill) -> str:
+    """The numbers an attempt drew, as the board and the export show them: `name=value unit; …` for every
+    varying given ("as written" for the written numbers)."""
+    drill = loaded.whole or loaded.drill
+    if loaded.variant == WRITTEN or not varies(drill):
+        return "as written"
+    units = {g.name: g.unit for g in drill.givens}
+    return "; ".join(f"{g.name}={format_quantity(loaded.values[g.name], units[g.name])}"
+                     for g in drill.givens if g.vary is not None)
 
 
 def changed_givens(loaded: LoadedDrill) -> Mapping[str, tuple[float, float]]:

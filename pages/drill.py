@@ -61,7 +61,7 @@ def step_label(step: str) -> str:
 
 
 st.caption(drill.title + ("" if loaded.variant == 0 else
-                          f" · {variant_label(loaded.variant)}: this retake draws its own numbers, so work them "
+                          f" · {variant_label(loaded.variant)}: this attempt draws its own numbers, so work them "
                           "out afresh"))
 st.selectbox("Part", steps, format_func=step_label, key=keys.PART_SELECT)
 st.title(titles[current])

@@ -32,7 +32,7 @@ class SimPreset:
     build: Callable[..., object] | None = None   # build(**inputs) -> params; the drill as written gives `params`
     # What each number in `params` stands for in the drill that embeds the preset: a formula over the drill's
     # values, or None for the model's own assumption that no drill states. The loader checks every formula
-    # against the run, as written and in every variant (drills.loader.rule_simulations).
+    # against the run, as written and in every variant (drills.lint.rule_simulations).
     mirrors: Mapping[str, str | None] | None = field(default=None, hash=False)
 
     def params_for(self, values: Mapping[str, float] | None = None) -> object:

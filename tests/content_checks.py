@@ -11,7 +11,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
-from drills.loader import LoadedDrill, texts
+from drills.lint import texts
+from drills.loaded import LoadedDrill
 from drills.schema import Drill, NumericQuestion
 
 Figure = tuple[float, float, str]                   # the brief's figure, relative tolerance, where it says so

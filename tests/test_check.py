@@ -233,15 +233,14 @@ id: hard_coded
 title: A replay graded by a simulation
 summary: The hot tenant's rate varies between attempts.
 time_box_min: 10
-variants: 3
 givens:
-  - {name: hot_rate, value: 250, unit: units/s, vary: {choices: [225, 250, 275]}}
+  - {name: hot_rate, value: 250, unit: units/s, vary: {low: 200, high: 300, step: 0.1}}
 parts:
   - id: only
     title: The only part
     kind: break
     minutes: 10
-    body: "The hot tenant writes {hot_rate:.0f} units/s."
+    body: "The hot tenant writes {hot_rate:.1f} units/s."
     questions:
       - {id: drain, kind: numeric, prompt: "Seconds to replay?", unit: s, sim: test.replay, tolerance: {kind: relative, value: 0.2}, skills: [sizing]}
 rubric:
@@ -269,7 +268,7 @@ def test_a_varying_given_that_a_simulation_hard_codes_is_refused_until_the_prese
     path.write_text(HARD_CODED)
     monkeypatch.setitem(presets.PRESETS, "test.replay", _replay_preset())
     [line] = _check(path, capsys)
-    assert line.startswith(f"{path}:7: givens[0](hot_rate).vary: in variant "), line
+    assert line.startswith(f"{path}:6: givens[0](hot_rate).vary: in draw "), line
     assert "'test.replay' (graded question drain) still runs hot_rate=250 where this drill's hot_rate gives" in line
     assert "add hot_rate" in line and "to the preset's inputs in sims/presets.py" in line
     assert "or stop varying hot_rate" in line
@@ -278,7 +277,7 @@ def test_a_varying_given_that_a_simulation_hard_codes_is_refused_until_the_prese
     monkeypatch.setitem(presets.PRESETS, "test.replay", _replay_preset(
         inputs=("hot_rate",), build=lambda hot_rate: partitions.Params(buckets=4)))
     [line] = _check(path, capsys)
-    assert ".sim: in variant " in line and "must carry its inputs (hot_rate) into hot_rate" in line
+    assert ".sim: in draw " in line and "must carry its inputs (hot_rate) into hot_rate" in line
 
     monkeypatch.setitem(presets.PRESETS, "test.replay", _replay_preset(
         inputs=("hot_rate",), build=lambda hot_rate: partitions.Params(buckets=4, hot_rate=hot_rate)))
@@ -290,12 +289,12 @@ def test_a_preset_must_say_what_each_number_of_its_run_stands_for(tmp_path, monk
     path.write_text(HARD_CODED)
     # Without `mirrors` nothing would tie the run's 250 to the drill's hot_rate: the check asks for it.
     monkeypatch.setitem(presets.PRESETS, "test.replay", _replay_preset(mirrors=None))
-    [line] = _check(path, capsys)
+    [line] = [out for out in _check(path, capsys) if ".sim: " in out]   # the runs read no given: also said
     assert "questions[0](drain).sim: simulation preset 'test.replay'" in line
     assert "does not say what its partitions, partition_capacity, hot_rate, buckets, pending, horizon_s" in line
     assert "`mirrors`" in line
     monkeypatch.setitem(presets.PRESETS, "test.replay", _replay_preset(inputs=("hot_rate", "pending")))
-    [line] = _check(path, capsys)
+    [line] = [out for out in _check(path, capsys) if ".sim: " in out]   # the runs read no given: also said
     assert "is built from pending, which this drill does not define" in line
 
 

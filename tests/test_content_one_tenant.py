@@ -9,8 +9,10 @@ import re
 
 import pytest
 
-from drills.loader import CONTENT_DIR, load_drill, questions, texts
+from drills.lint import questions, texts
+from drills.loader import CONTENT_DIR, load_drill
 from drills.schema import ChoiceQuestion, NotesQuestion, NumericQuestion
+from drills.draws import sample_draws
 from drills.variants import in_variant
 from tests.content_checks import DrillBrief, fixed_texts
 
@@ -249,7 +251,7 @@ def _reveal(by_part, part_id: str, stage: str) -> str:
     return _text_of(by_part, part_id, "reveal", index, "text")
 
 
-@pytest.mark.parametrize("variant", range(DRILL.variants))
+@pytest.mark.parametrize("variant", [0, *sample_draws(11)])
 def test_every_clock_time_in_the_breaks_follows_the_variants_numbers(variant):
     values, by_part = _rendered(variant)
     clocks = _story_clocks(values)
@@ -279,7 +281,7 @@ def test_every_clock_time_in_the_breaks_follows_the_variants_numbers(variant):
     assert cap_trip in _reveal(by_part, "break3", "detect")
 
 
-@pytest.mark.parametrize("variant", range(DRILL.variants))
+@pytest.mark.parametrize("variant", [0, *sample_draws(11)])
 def test_no_variant_quotes_a_time_that_only_the_written_numbers_give(variant):
     values, by_part = _rendered(variant)
     clocks = _story_clocks(values)

@@ -81,7 +81,7 @@ def test_expression_with_missing_given_names_the_answer(content):
 
 def test_text_naming_an_unknown_value_is_caught(content):
     def mutate(data):
-        data["parts"][0]["body"] = "Scale: {not_a_number} jobs"
+        data["parts"][0]["body"] += "Scale: {not_a_number} jobs"
     _write_variant(content, "bad_text", mutate)
     error = _only_error(content)
     assert error.path == "parts[0](prompt).body"

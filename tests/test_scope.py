@@ -5,6 +5,7 @@ import pytest
 
 from drills.loader import load_catalogue
 from drills.schema import Drill
+from drills.variants import in_variant
 from drills.scope import (ESSENTIALS, ScopedDrills, estimated_minutes, scope_drill, scoped_id, scopes,
                           split_id)
 
@@ -149,9 +150,10 @@ def test_a_break_drill_starts_from_the_catalogue_and_runs_on_its_own_clock(app_t
     # The instructor board treats the break drill as a drill of its own, graded on its own questions.
     loaded = CATALOGUE.drills["one_tenant"]
     scoped = ScopedDrills(CATALOGUE.drills)[attempt.drill_id]
-    store.lock_answer(attempt.id, "b2_polish_rate", "break2", "numeric", value=loaded.values["b2_polish_rate"])
+    drawn = in_variant(loaded, attempt.variant)   # the attempt's own numbers
+    store.lock_answer(attempt.id, "b2_polish_rate", "break2", "numeric", value=drawn.values["b2_polish_rate"])
     key = DrillKey.from_loaded(scoped, {q.id: 1.0 for q in scoped.drill.all_questions()
-                                                 if getattr(q, "sim", None)})
+                                                 if getattr(q, "sim", None)}, [attempt.variant])
     summary = aggregates.attempt_summary(store, key, Filters(attempt.drill_id))
     assert list(summary["attempt_id"]) == [attempt.id] and summary["earned"].iloc[0] == 1
     assert "one_tenant~break2" in aggregates.drills_by_activity(store)

@@ -225,7 +225,8 @@ def test_the_uneven_replay_link_opens_the_partition_sim_on_3_of_4_even_buckets(a
 
 def test_a_retake_link_carries_the_retakes_own_numbers(app_test):
     """A variant draws the tenant's rate from 225, 250, 275: the slider takes each one."""
-    from drills.loader import load_drill, variant_values
+    from drills.lint import variant_values
+    from drills.loader import load_drill
     from pathlib import Path
 
     drill = load_drill(Path("drills/content/hot_tenant.yaml")).drill

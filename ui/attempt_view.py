@@ -14,7 +14,7 @@ from drills.disclosure import SIMULATION_SEED, disclosed
 from drills.loader import LoadedDrill
 from drills.schema import NumericQuestion
 from drills.store import Attempt, AttemptStore, LockedAnswer
-from drills.variants import in_variant
+from drills.variants import drawn_numbers, in_variant
 
 
 @st.cache_data(show_spinner="Running the simulations this drill embeds…")
@@ -34,8 +34,13 @@ def sim_truths_of(loaded: LoadedDrill) -> dict[str, float]:
         return {}
     from sims import presets
 
-    inputs = presets.inputs_of([preset for _, preset in preset_ids], loaded.values)
-    return simulation_truths(loaded.drill.id, SIMULATION_SEED, preset_ids, inputs)
+    # Cached per preset on the numbers that preset reads: every attempt draws its own numbers, and two draws
+    # that agree on what one run reads share that run even where they differ elsewhere.
+    truths: dict[str, float] = {}
+    for question_id, preset_id in preset_ids:
+        inputs = presets.inputs_of([preset_id], loaded.values)
+        truths |= simulation_truths(loaded.drill.id, SIMULATION_SEED, ((question_id, preset_id),), inputs)
+    return truths
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,11 @@ class AttemptView:
 
     def text(self, template: str) -> str:
         return self.loaded.text(template, self.sim_values)
+
+    @property
+    def drawn_numbers(self) -> str:
+        """The numbers this attempt drew (`name=value; …`, or "as written"), for the board to show."""
+        return drawn_numbers(self.loaded)
 
     def truth(self, question_id: str) -> float:
         return self.loaded.truth(question_id, self.sim_values)

@@ -21,14 +21,21 @@ def export_answers(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.D
         FROM graded g JOIN att USING (attempt_id)
         LEFT JOIN rated r ON r.attempt_id = g.attempt_id AND r.question_id = g.question_id
         ORDER BY att.started_at, att.attempt_id, g.position"""
-    return source.frame(store, sql, params)
+    return _with_numbers(source.frame(store, sql, params), key)
+
+
+def _with_numbers(df: pd.DataFrame, key: DrillKey) -> pd.DataFrame:
+    """Beside each row's `variant`, the numbers that attempt drew (every attempt draws its own)."""
+    if "variant" in df.columns:
+        df.insert(df.columns.get_loc("variant") + 1, "numbers", df["variant"].map(dict(key.numbers)))
+    return df
 
 
 def export_attempts(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
     df = attempt_summary(store, key, filters)
     for column in ("started_at", "finished_at"):
         df[column] = pd.to_datetime(df[column], unit="s", utc=True)
-    return df
+    return _with_numbers(df, key)
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

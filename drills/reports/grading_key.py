@@ -14,7 +14,7 @@ from drills.loader import LoadedDrill
 from drills.reports import source
 from drills.schema import ChoiceQuestion, NumericQuestion
 from drills.store import AttemptStore
-from drills.variants import WRITTEN, in_variant, varies
+from drills.variants import WRITTEN, drawn_numbers, in_variant, varies
 
 NOTE_SCORE_SQL = " ".join(f"WHEN '{k}' THEN {v}" for k, v in scoring.NOTE_SCORES.items())
 _EPS = 1e-9  # the same slack scoring.grade_numeric allows at the tolerance edge
@@ -36,10 +36,12 @@ class DrillKey:
     skill_ids: tuple[str, ...]
     skill_names: tuple[str, ...]
     part_titles: tuple[tuple[str, str, float], ...]   # (part id, title, suggested minutes)
-    # Seeded variants 1, 2, …: per variant, each question's (truth, band) in question order, or None for a
-    # variant the key was built without (it gets no rows). `truths` and `bands` above are variant 0, the
-    # numbers as written.
-    variant_grades: tuple[tuple[tuple[float | None, float | None], ...] | None, ...] = ()
+    # The draws attempts made (their `variant`, each from its own seed), each with every question's
+    # (truth, band) in question order. `truths` and `bands` above are draw 0, the numbers as written; a
+    # draw the key was built without gets no rows.
+    variant_grades: tuple[tuple[int, tuple[tuple[float | None, float | None], ...]], ...] = ()
+    # Each graded draw's numbers as the board and the export show them (drills.variants.drawn_numbers).
+    numbers: tuple[tuple[int, str], ...] = ()
 
     @classmethod
     def from_loaded(cls, loaded: LoadedDrill,
@@ -48,8 +50,8 @@ class DrillKey:
         """`sim_truths`: the reference run of each simulation-backed question (left ungraded without it), or a
         function giving them for a variant of the drill (runs of presets that read the drill's numbers).
 
-        `variants`: the seeded variants to grade besides the written numbers, say the ones attempts drew
-        (a function above runs only their simulations); None grades every variant.
+        `variants`: the draws to grade besides the written numbers, the ones attempts drew (a function above
+        runs only their simulations); None grades the written numbers only.
         """
         truths_of = sim_truths if callable(sim_truths) else (lambda _variant: sim_truths)
         loaded = in_variant(loaded, WRITTEN)
@@ -70,12 +72,12 @@ class DrillKey:
             variant = in_variant(loaded, number)
             return _grades(variant, truths_of(variant))
 
-        seeded = range(1, drill.variants) if varies(drill) else range(0)
-        wanted = seeded if variants is None else set(variants)
-        variant_grades = tuple(graded(v) if v in wanted else None for v in seeded)
+        drawn = sorted(set(variants or ()) - {WRITTEN}) if varies(drill) else []
+        variant_grades = tuple((v, tuple(graded(v))) for v in drawn)
+        numbers = tuple((v, drawn_numbers(in_variant(loaded, v))) for v in [WRITTEN, *drawn])
         return cls(drill.id, tuple(qids), tuple(pids), tuple(kinds), tuple(truths), tuple(bands), tuple(rights),
                    tuple(pairs), tuple(s.id for s in drill.rubric), tuple(s.name for s in drill.rubric),
-                   tuple((p.id, p.title, p.minutes) for p in drill.parts), variant_grades)
+                   tuple((p.id, p.title, p.minutes) for p in drill.parts), variant_grades, numbers)
 
     @property
     def fingerprint(self) -> str:
@@ -91,9 +93,7 @@ class DrillKey:
     def rows(self) -> list[tuple]:
         """The grading_keys rows: (question, part, kind, truth, band, right choice, position, variant)."""
         out = []
-        for variant, grades in enumerate(((*zip(self.truths, self.bands),), *self.variant_grades)):
-            if grades is None:
-                continue
+        for variant, grades in ((WRITTEN, tuple(zip(self.truths, self.bands))), *self.variant_grades):
             out.extend((qid, pid, kind, truth, band, right, position, variant) for position, (qid, pid, kind, right, (
                 truth, band)) in enumerate(zip(self.question_ids, self.part_ids, self.kinds, self.right_choices,
                                                grades), start=1))

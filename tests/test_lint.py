@@ -1,0 +1,228 @@
+"""The content rules of issue 21, each shown catching the defect it was written for.
+
+Each test puts back into the shipped drill the text (or numbers) it had before issue 21, and the rule names it;
+the shipped drills pass every rule (tests/test_loader.py), and the harvest walk from the issue finds no key.
+"""
+from __future__ import annotations
+
+import random
+import pytest
+import yaml
+
+from drills import lint
+from drills.draws import DRAWS, asked_givens, draw_for_seed, drawn_givens, sample_draws, sampled
+from drills.loader import CONTENT_DIR, check_file, load_catalogue
+from drills.schema import Drill, NumericQuestion
+from drills.store import AttemptStore
+from drills.variants import in_variant, variant_for
+
+ONE = (CONTENT_DIR / "one_tenant.yaml").read_text(encoding="utf-8")
+HOT = (CONTENT_DIR / "hot_tenant.yaml").read_text(encoding="utf-8")
+CATALOGUE = load_catalogue()
+
+
+def _drill(text: str, *replacements: tuple[str, str]) -> Drill:
+    for old, new in replacements:
+        assert old in text, old
+        text = text.replace(old, new)
+    return Drill.model_validate(yaml.safe_load(text))
+
+
+def _messages(findings) -> list[str]:
+    return [f.message for f in findings]
+
+
+# -- every path answerable -----------------------------------------------------------------------
+FLEET_IN_THE_BODY = ("The fleet is **{processes:.0f} worker\n      processes of {slots_per_process:.0f} slots each**, "
+                     "one job to a slot. ")
+OLD_BOARD = (
+    ("Before any design, put the sizing on the board. " + FLEET_IN_THE_BODY.replace("\n      ", "\n      "),
+     "Before any design, put the sizing on the board. "),
+    ("prompt: How many jobs per second can the fleet finish?",
+     "prompt: With {processes:.0f} worker processes of {slots_per_process:.0f} slots each, how many jobs per "
+     "second can the fleet finish?"),
+)
+
+
+def test_the_fleet_size_stated_only_in_a_dropped_question_leaves_utilisation_unanswerable():
+    drill = _drill(ONE, *OLD_BOARD)
+    found = [m for m in _messages(lint.rule_paths_answerable(drill)) if m.startswith("utilisation needs")]
+    assert len(found) == 2 and {"processes", "slots_per_process"} == {m.split()[2].rstrip(",") for m in found}
+    for message in found:   # the essentials path and all five single-break practices, not the whole drill
+        assert "the essentials path" in message and message.count("practice") == 5, message
+        assert "the whole drill" not in message
+    assert list(lint.rule_paths_answerable(CATALOGUE.drills["one_tenant"].drill)) == []
+
+
+# -- no truth printed before its lock-in ---------------------------------------------------------
+OLD_LEAKS = (
+    ("| Every job takes about as long as any other |", "| Every job is about {job_duration:.0f} s |"),
+    ("Every job that was running fails part-way through.", "The {inflight_jobs:.0f} jobs that were running fail "
+                                                           "part-way through."),
+    ("Keep the board in view: how much of peak\n      demand can B and C carry between them?",
+     "Keep the board in view: B and C together\n      cover only {fallback_share:.0f}% of peak calls."),
+    ("Set it beside a normal peak hour from the board. What share",
+     "A normal peak hour costs about ${peak_hour_spend:,.0f}. What share"),
+    ("""              Arrivals are everyone else's usual rate plus Acme's storm rate. The fleet's
+              {processes:.0f} × {slots_per_process:.0f} slots each finish one job every
+              {calls_per_job:.0f} × {call_s:.0f} s.""",
+     """              In the storm about {storm_arrivals:.2f} jobs/s arrive, and the whole fleet finishes at most
+              {fleet_capacity:.2f} jobs/s."""),
+)
+
+
+def _leaks(drill: Drill) -> set[tuple[str, str]]:
+    values, failures = lint.compute_values(drill)
+    assert not failures
+    found = set()
+    for finding in lint.rule_no_leaks(drill, values, lint.drawn_variants(drill, 12)):
+        question = finding.message.split("the truth of ")[1].split(",")[0]
+        found.add((".".join(map(str, finding.loc)), question))
+    return found
+
+
+def test_the_four_truths_and_the_hint_printed_before_their_lock_in_are_found():
+    drill = _drill(ONE, *OLD_LEAKS)
+    parts = [p.id for p in drill.parts]
+    at = lambda part: f"parts.{parts.index(part)}"  # noqa: E731
+    found = _leaks(drill)
+    assert (f"{at('baseline')}.body", "job_duration") in found
+    assert (f"{at('break3')}.body", "jobs_in_flight") in found
+    assert (f"{at('break2')}.body", "fallback_share") in found
+    assert any(where.startswith(f"{at('break3')}.questions") and q == "peak_hour_spend" for where, q in found)
+    hint = f"{at('break1')}.questions.2.hints.1.text"
+    assert {(hint, "b1_arrivals"), (hint, "job_capacity")} <= found, "a hint may state only its question's inputs"
+    assert _leaks(CATALOGUE.drills["one_tenant"].drill) == set()
+
+
+# -- typed figures equal to a varied given -------------------------------------------------------
+def test_a_figure_equal_to_a_varied_given_is_refused_even_when_it_looks_like_a_year_or_a_status():
+    # `tenants` is 2,000 as written and drawn afresh by every attempt.
+    for typed in ("at 2000 req/s", "in 2000", "a 2000 response"):
+        drill = _drill(ONE, ("Every job that was running fails part-way through.",
+                             f"Every job that was running fails part-way through, {typed}."))
+        found = list(lint.rule_varied_figures(drill))
+        assert found and "tenants" in found[0].message, typed
+    # The old rule let all three through: years and statuses were labels wherever they appeared.
+    assert lint.literal_figures("at 2000 req/s", lint.LABELS) == set()
+    assert list(lint.rule_varied_figures(CATALOGUE.drills["one_tenant"].drill)) == []
+
+
+# -- every draw differs, and enough of them -----------------------------------------------------
+def test_every_draw_differs_from_the_written_numbers_in_a_given_a_question_uses():
+    # Only two values to draw for the one given a question uses: half the draws would repeat the written one.
+    drill = _drill(HOT, ("vary: {choices: [8, 10, 12]}", "vary: {choices: [10, 12]}"),
+                   ("vary: {choices: [10, 20, 25]}", "vary: {choices: [10, 20]}"))
+    for name in ("hot_rate", "batch_size"):
+        drill = drill.model_copy(update={"givens": tuple(g.model_copy(update={"vary": None}) if g.name == name else g
+                                                         for g in drill.givens)})
+    asked = sorted(n for n in asked_givens(drill) if drill.givens[[g.name for g in drill.givens].index(n)].vary)
+    written = {g.name: g.value for g in drill.givens}
+    for draw in sample_draws(200):
+        values = drawn_givens(drill, draw)
+        assert any(values[n] != written[n] for n in asked), (draw, asked)
+
+
+def test_a_drill_with_few_combinations_to_draw_is_refused():
+    # Hot Tenant before issue 21: 3 rates × 3 page sizes, 9 keys in all.
+    drill = _drill(HOT, ("vary: {low: 210, high: 290, step: 2}", "vary: {choices: [225, 250, 275]}"),
+                   ("vary: {choices: [8, 10, 12]}, note:", "note:"), ("vary: {choices: [5, 8, 10]}, note:", "note:"))
+    [finding] = lint.rule_draw_space(drill)
+    assert "only 9 combinations" in finding.message
+    assert list(lint.rule_draw_space(CATALOGUE.drills["hot_tenant"].drill)) == []
+
+
+def test_the_check_samples_500_draws_and_every_corner():
+    drill = CATALOGUE.drills["one_tenant"].drill
+    labels = [label for label, _ in sampled(drill)]
+    draws = [label for label in labels if label.startswith("draw ")]
+    corners = [label for label in labels if label.startswith("corner")]
+    varying = [g for g in drill.givens if g.vary is not None]
+    assert len(set(draws)) >= 500
+    assert len(corners) >= 2 + len(varying), "all low, all high, and each given at either end"
+
+
+# -- every problem of a file -------------------------------------------------------------------
+def test_a_schema_error_is_reported_beside_formula_and_id_errors(tmp_path):
+    text = ONE.replace("{name: peak_rate, value: 5, unit: jobs/s,", "{name: peak_rate, value: five, unit: jobs/s,", 1)
+    text = text.replace("  - {name: slots, expr: processes * slots_per_process, unit: slots}",
+                        "  - {name: slots, expr: processes * slots_per_proces, unit: slots}", 1)
+    text = text.replace("      - id: jobs_in_flight\n", "      - id: job_duration\n", 1)
+    path = tmp_path / "one_tenant.yaml"
+    path.write_text(text)
+    loaded, errors = check_file(path, draws=1)
+    assert loaded is None
+    messages = " | ".join(f"{e.path}: {e.message}" for e in errors)
+    assert "peak_rate" in messages and "valid number" in messages, messages
+    assert "slots_per_proces" in messages, messages
+    assert "'job_duration' is used twice" in messages, messages
+
+
+# -- option length --------------------------------------------------------------------------------
+def test_the_right_option_sits_at_no_length_rank_more_than_half_again_as_often_as_chance():
+    lengths = [lint.OptionLengths(f"q{i}", right=30, longest_distractor=40, loc=("q", i), rank=(1, 4))
+               for i in range(9)] + [lint.OptionLengths(f"r{i}", right=40, longest_distractor=30, loc=("r", i),
+                                                        rank=(0, 4)) for i in range(11)]
+    found = [f.message for f in lint.rank_findings(lengths)]
+    assert any("second-longest" in m and "9 of 20" in m for m in found), found
+    for loaded in CATALOGUE.drills.values():
+        assert lint.rank_findings(lint.option_lengths(loaded.drill, loaded.text)) == []
+
+
+# -- a harvest finds no key ------------------------------------------------------------------------
+def _key(loaded, draw: int) -> tuple:
+    """What a throwaway attempt's review shows: every formula question's truth in that attempt's numbers."""
+    mine = in_variant(loaded, draw)
+    return tuple(round(mine.values[q.id], 6) for q in loaded.drill.all_questions()
+                 if isinstance(q, NumericQuestion) and q.answer)
+
+
+@pytest.mark.parametrize("drill_id", ["one_tenant", "hot_tenant"])
+def test_a_harvest_of_throwaway_attempts_gives_no_key_a_later_retake_draws(tmp_path, drill_id):
+    """The walk from issue 21: one throwaway handle finishes many empty attempts and keeps every key it is
+    shown; a later retake under the real handle must draw numbers none of them had (before, 12 attempts
+    harvested all 12 of One Tenant's keys, and a first attempt was always the written numbers)."""
+    loaded = CATALOGUE.drills[drill_id]
+    store = AttemptStore(tmp_path / "harvest.duckdb")
+    rng = random.Random(drill_id)
+    harvest = set()
+    for _ in range(60):
+        seed = rng.randrange(2**31)
+        draw = variant_for(store, loaded.drill, "throwaway", seed)
+        store.start_attempt(drill_id, "throwaway", "", 2700, seed=seed, variant=draw)
+        harvest.add(_key(loaded, draw))
+    assert _key(loaded, 0) not in harvest, "a first attempt draws too"
+    for handle in ("real", "other"):
+        for _ in range(3):
+            seed = rng.randrange(2**31)
+            draw = variant_for(store, loaded.drill, handle, seed)
+            store.start_attempt(drill_id, handle, "", 2700, seed=seed, variant=draw)
+            assert 1 <= draw <= DRAWS
+            assert _key(loaded, draw) not in harvest, f"{handle}'s retake drew a harvested key"
+    assert draw_for_seed(1) != draw_for_seed(2)
+
+
+def test_the_export_and_the_board_show_each_attempts_drawn_numbers(tmp_path):
+    from drills.reports.exports import export_answers, export_attempts
+    from drills.reports.grading_key import DrillKey
+    from drills.reports.source import Filters
+    from ui.attempt_view import AttemptView
+
+    loaded = CATALOGUE.drills["hot_tenant"]
+    store = AttemptStore(tmp_path / "numbers.duckdb")
+    drawn = {}
+    for handle, seed in (("ann", 11), ("ben", 12)):
+        draw = variant_for(store, loaded.drill, handle, seed)
+        attempt = store.start_attempt("hot_tenant", handle, "", 2700, seed=seed, variant=draw)
+        mine = in_variant(loaded, draw)
+        question = next(q for q in loaded.drill.all_questions() if isinstance(q, NumericQuestion) and q.answer)
+        part = next(p.id for p in loaded.drill.parts if question in p.questions)
+        store.lock_answer(attempt.id, question.id, part, "numeric", value=mine.values[question.id])
+        drawn[attempt.id] = f"hot_rate={mine.values['hot_rate']:g} units/s"
+        view = AttemptView.load(store, attempt, loaded)
+        assert view.drawn_numbers.startswith(drawn[attempt.id]), view.drawn_numbers
+    key = DrillKey.from_loaded(loaded, {q.id: 1.0 for q in loaded.drill.all_questions() if getattr(q, "sim", None)},
+                               [a.variant for a in store.attempts()])
+    for frame in (export_answers(store, key, Filters("hot_tenant")), export_attempts(store, key, Filters("hot_tenant"))):
+        shown = dict(zip(frame["attempt_id"], frame["numbers"]))
+        assert all(shown[a].startswith(text) for a, text in drawn.items()), shown
