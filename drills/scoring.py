@@ -65,6 +65,32 @@ def _part_of(drill: Drill) -> dict[str, str]:
     return out
 
 
+@dataclass(frozen=True)
+class AnswerGrade:
+    """One locked answer's grade, as every page and report shows it (the SQL in drills.reports.grading_key
+    gives the same score and range, checked cell by cell in tests/test_grading_rule.py)."""
+
+    accuracy: float | None     # numeric: 1, 0.5 or 0 by the tolerance; choice: 1 or 0; notes: by the rating
+    score: float | None        # what the answer earns: the accuracy less the share given up to hints
+    in_range: bool | None      # numeric with a range only
+
+
+def grade_answer(question, answer: LockedAnswer, truth: float | None, note_rating: str | None = None) -> AnswerGrade:
+    """The one grading rule: a skip earns 0; a number by its tolerance, less its hint cost; a choice by the
+    right option; notes by their (latest) self-rating, None until rated."""
+    if answer.skipped:
+        return AnswerGrade(0.0, 0.0, None)
+    if isinstance(question, NumericQuestion):
+        accuracy = grade_numeric(answer.value, truth, question.tolerance)
+        in_range = answer.low <= truth <= answer.high if answer.low is not None else None
+        return AnswerGrade(accuracy, accuracy * (1 - answer.hint_cost), in_range)
+    if isinstance(question, ChoiceQuestion):
+        accuracy = 1.0 if answer.choice == question.answer else 0.0
+        return AnswerGrade(accuracy, accuracy, None)
+    score = NOTE_SCORES.get(note_rating) if note_rating else None
+    return AnswerGrade(score, score, None)
+
+
 def grade_question(loaded: LoadedDrill, question, answer: LockedAnswer | None, *,
                    sim_values: Mapping[str, float], note_rating: str | None,
                    part_id: str) -> QuestionResult:
@@ -77,17 +103,10 @@ def grade_question(loaded: LoadedDrill, question, answer: LockedAnswer | None, *
     elif isinstance(question, ChoiceQuestion):
         truth = question.answer
     if answer is not None:
-        if answer.skipped:
-            score = 0.0
-        elif isinstance(question, NumericQuestion):
-            score = grade_numeric(answer.value, truth, question.tolerance) * (1 - answer.hint_cost)
+        grade = grade_answer(question, answer, truth if isinstance(question, NumericQuestion) else None, note_rating)
+        score, in_range = grade.score, grade.in_range
+        if isinstance(question, NumericQuestion) and not answer.skipped:
             rel = relative_error(answer.value, truth)
-            if answer.low is not None:
-                in_range = answer.low <= truth <= answer.high
-        elif isinstance(question, ChoiceQuestion):
-            score = 1.0 if answer.choice == question.answer else 0.0
-        elif isinstance(question, NotesQuestion):
-            score = NOTE_SCORES.get(note_rating) if note_rating else None
     return QuestionResult(question.id, part_id, question.kind, question.prompt, answer, truth, score, in_range, rel)
 
 

@@ -295,7 +295,7 @@ def _same_run(p: Params, seed: int, monkeypatch) -> tuple[platform.Result, platf
     """The run with calm jobs planned whole, and again with every job as its own process."""
     fast = run(p, seed)
     with monkeypatch.context() as patch:
-        patch.setattr(platform, "CALM_SHORTCUT", False)
+        patch.setattr(platform.calm, "CALM_SHORTCUT", False)
         slow = run(p, seed)
     assert dataclasses.replace(fast, events=0) == dataclasses.replace(slow, events=0)
     return fast, slow

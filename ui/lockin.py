@@ -10,7 +10,7 @@ from drills import answers as checks
 from drills.disclosure import SIMULATION_SEED, option_order
 from drills.formulas import format_quantity
 from drills.schema import ChoiceQuestion, NotesQuestion, NumericQuestion
-from drills.scoring import NOTE_SCORES, grade_numeric
+from drills.scoring import NOTE_SCORES, AnswerGrade, grade_answer
 from drills.store import AttemptFinished, LockedAnswer
 from ui import keys
 from ui.attempt_view import AttemptView
@@ -21,11 +21,11 @@ NOTE_LABELS = {"full": "Covered it", "partial": "Partly", "missed": "Missed it"}
 SCORE_BADGE = {1.0: "✅ full marks", 0.5: "🟡 half marks", 0.0: "❌ no marks"}
 
 
-def score_badge(accuracy: float, hint_cost: float = 0.0) -> str:
-    """The badge for a numeric grade, with what hints took off it."""
-    badge = SCORE_BADGE[accuracy]
-    if hint_cost and accuracy:
-        badge += f", less {hint_cost:.0%} for hints: {accuracy * (1 - hint_cost):.2g} of 1"
+def score_badge(grade: AnswerGrade, hint_cost: float = 0.0) -> str:
+    """The badge for a numeric grade (drills.scoring's), with what hints took off it."""
+    badge = SCORE_BADGE[grade.accuracy]
+    if hint_cost and grade.accuracy:
+        badge += f", less {hint_cost:.0%} for hints: {grade.score:.2g} of 1"
     return badge
 
 
@@ -194,15 +194,13 @@ def _truth(view: AttemptView, question, answer: LockedAnswer | None) -> None:
         if answer is None or answer.skipped:
             st.markdown(f"**Truth: {shown}**")
             return
-        score = grade_numeric(answer.value, truth, question.tolerance)
-        band = ""
-        if answer.low is not None:
-            band = " · inside your range" if answer.low <= truth <= answer.high else " · outside your range"
-        st.markdown(f"**Truth: {shown}** — {score_badge(score, answer.hint_cost)}{band}")
+        grade = grade_answer(question, answer, truth)
+        band = {True: " · inside your range", False: " · outside your range", None: ""}[grade.in_range]
+        st.markdown(f"**Truth: {shown}** — {score_badge(grade, answer.hint_cost)}{band}")
     elif isinstance(question, ChoiceQuestion):
         right = next(o.text for o in question.options if o.id == question.answer)
         badge = ("" if answer is None or answer.skipped
-                 else (" — ✅ right" if answer.choice == question.answer else " — ❌ not this one"))
+                 else (" — ✅ right" if grade_answer(question, answer, None).score else " — ❌ not this one"))
         st.markdown(f"**Answer: {view.text(right)}**{badge}")
         if question.explain:
             st.caption(view.text(question.explain))
