@@ -116,7 +116,7 @@ def who_are_you(store) -> Visitor:
     cohort = identity[1].text_input("Cohort code (optional)",
                                     help="Your instructor gives you this so your attempt shows on their board.",
                                     **field_in_url(keys.COHORT, keys.COHORT_PARAM, checks.MAX_COHORT))
-    code = identity[2].text_input("Resume code (handle used before)", type="password", max_chars=20,
+    code = identity[2].text_input("Resume code, if used before", type="password", max_chars=20,
                                   key=keys.HANDLE_CODE, placeholder="e.g. K7QM-3XHD",
                                   help="Only for a handle you have used before: its code proves it is yours.")
     problem = st.empty()
