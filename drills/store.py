@@ -213,6 +213,11 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
     (9, """
     ALTER TABLE answers ADD COLUMN hint_cost DOUBLE NOT NULL DEFAULT 0;
     """),
+    # One throwaway row that check_writes() rewrites: whether the store takes a commit now (after an outage),
+    # asked without touching a record.
+    (17, """
+    CREATE TABLE store_checks (checked_at DOUBLE NOT NULL);
+    """),
 )
 
 
@@ -398,6 +403,12 @@ class StoreCore:
 
     def schema_version(self) -> int:
         return self._one("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")[0]
+
+    def check_writes(self) -> None:
+        """Commit one throwaway write, as a lock-in would: raises when the store cannot take one now."""
+        with self._transaction() as cur:
+            cur.execute("DELETE FROM store_checks")
+            cur.execute("INSERT INTO store_checks (checked_at) VALUES (?)", [self.clock()])
 
     # -- candidates and attempts ---------------------------------------------------
     def ensure_candidate(self, handle: str, cohort: str = "") -> Candidate:

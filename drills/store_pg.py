@@ -32,7 +32,15 @@ PG_MIGRATIONS: tuple[tuple[int, str], ...] = tuple((version, postgres_dialect(sq
 # pg_advisory_lock's two-key form: a space of its own, apart from the one-key locks held per attempt.
 _MIGRATION_LOCK = (0x464C, 1)
 POOL_MIN, POOL_MAX = 1, 8
-CONNECT_TIMEOUT_S = 10   # unless the URL sets its own: libpq would otherwise wait on a dead host for minutes
+# Every store call gives up in a few seconds, so a server that has gone away is a page the app shows soon
+# (ui/faults.py), not a press that hangs: connecting (unless the URL sets its own connect_timeout: libpq
+# would otherwise wait on a dead host for minutes), waiting for a pooled connection, and each statement.
+CONNECT_TIMEOUT_S = 3
+POOL_TIMEOUT_S = 4.0
+STATEMENT_TIMEOUT_MS = 5000
+# A pool that fails to connect retries with a doubling back-off; giving up on that attempt after this long
+# lets the next call start a fresh one, so the store is back within seconds of the server, whatever the outage.
+RECONNECT_GIVE_UP_S = 3.0
 # A pooled connection idle longer than this is checked with a round trip before it is handed out.
 IDLE_CHECK_S = 5.0
 
@@ -109,10 +117,14 @@ class StorePool(ConnectionPool):
 
     def __init__(self, conninfo: str, **kwargs):
         self._idle_since: weakref.WeakKeyDictionary[psycopg.Connection, float] = weakref.WeakKeyDictionary()
-        super().__init__(conninfo, check=self._check_in_doubt, configure=self._mark_idle, **kwargs)
+        super().__init__(conninfo, check=self._check_in_doubt, configure=self._configure, **kwargs)
 
     def _mark_idle(self, conn: psycopg.Connection) -> None:
         self._idle_since[conn] = time.monotonic()
+
+    def _configure(self, conn: psycopg.Connection) -> None:
+        conn.execute(f"SET statement_timeout = {STATEMENT_TIMEOUT_MS}")
+        self._mark_idle(conn)
 
     def putconn(self, conn: psycopg.Connection) -> None:
         self._mark_idle(conn)
@@ -267,7 +279,8 @@ class PostgresAttemptStore(StoreCore):
         self._migrate(conninfo)
         # StorePool: a connection the server dropped (a restart) is replaced, not handed out.
         self._pool = StorePool(conninfo, min_size=POOL_MIN, max_size=POOL_MAX, kwargs={"autocommit": True},
-                               open=True, name="faultlines-store")
+                               timeout=POOL_TIMEOUT_S, reconnect_timeout=RECONNECT_GIVE_UP_S, open=True,
+                               name="faultlines-store")
         self._reports = ReportCopy(self._pool)
 
     def _migrate(self, conninfo: str) -> None:
