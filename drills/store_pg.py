@@ -41,6 +41,10 @@ STATEMENT_TIMEOUT_MS = 5000
 # A pool that fails to connect retries with a doubling back-off; giving up on that attempt after this long
 # lets the next call start a fresh one, so the store is back within seconds of the server, whatever the outage.
 RECONNECT_GIVE_UP_S = 3.0
+# While the last attempt to connect failed this recently, a call waits this long for a connection, not
+# POOL_TIMEOUT_S: long enough for a server that is back to take the new attempt, short enough to say soon
+# that it is still away.
+DOWN_RECENTLY_S, DOWN_WAIT_S = 5.0, 0.5
 # A pooled connection idle longer than this is checked with a round trip before it is handed out.
 IDLE_CHECK_S = 5.0
 
@@ -117,7 +121,23 @@ class StorePool(ConnectionPool):
 
     def __init__(self, conninfo: str, **kwargs):
         self._idle_since: weakref.WeakKeyDictionary[psycopg.Connection, float] = weakref.WeakKeyDictionary()
+        self._failed_at: float | None = None   # when the last attempt to connect failed (None: it worked)
         super().__init__(conninfo, check=self._check_in_doubt, configure=self._configure, **kwargs)
+
+    def _connect(self, timeout: float | None = None) -> psycopg.Connection:
+        try:
+            conn = super()._connect(timeout)
+        except Exception:
+            self._failed_at = time.monotonic()
+            raise
+        self._failed_at = None
+        return conn
+
+    def getconn(self, timeout: float | None = None) -> psycopg.Connection:
+        failed_at = self._failed_at
+        if failed_at is not None and time.monotonic() - failed_at < DOWN_RECENTLY_S:
+            timeout = min(timeout if timeout is not None else self.timeout, DOWN_WAIT_S)
+        return super().getconn(timeout)
 
     def _mark_idle(self, conn: psycopg.Connection) -> None:
         self._idle_since[conn] = time.monotonic()

@@ -80,6 +80,7 @@ def note_store_outage(error: BaseException, refused: str | None = None) -> None:
     `refused` says what the failed call did not store (a Lock in), for that page to say so.
     """
     st.session_state[keys.STORE_OUTAGE] = (outage_fault(database_path(), error), refused)
+    st.session_state[keys.STORE_OUTAGE_FRESH] = True   # the page drawn next need not ask again at once
 
 
 def store_outage() -> tuple[StoreFault, str | None] | None:
@@ -87,7 +88,7 @@ def store_outage() -> tuple[StoreFault, str | None] | None:
     outage = st.session_state.get(keys.STORE_OUTAGE)
     if outage is None:
         return None
-    if store_answers():
+    if not st.session_state.pop(keys.STORE_OUTAGE_FRESH, False) and store_answers():
         del st.session_state[keys.STORE_OUTAGE]
         return None
     return outage

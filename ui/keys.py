@@ -52,6 +52,7 @@ HISTORY_HANDLE = "history_handle"        # the handle whose history this session
 RESUME_CODE_NOTE = "resume_code_note"    # (handle, code) issued in this session, shown until it is noted
 RESUME_CODE_NOTED = "resume_code_noted"  # drill page: "I have noted it" hides the resume code box
 STORE_OUTAGE = "store_outage"            # the store failed under this session: the outage page until it answers
+STORE_OUTAGE_FRESH = "store_outage_fresh"  # ... and it failed in this very run or the one before: no second ask
 FRAME_RERUN = "frame_rerun"              # this session already reran an unframed page through app.py
 SIM_VISITS = "sim_visits"                # sim pages already recorded as opened during this session's attempt
 SIM_PIN_PREFIX = "sim_pin::"             # a simulation tab's run pinned as A for an A/B comparison
