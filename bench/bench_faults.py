@@ -154,6 +154,7 @@ async def patient_session(url: str, n: int, deadline: float, *, cookie: str | No
             await asyncio.sleep(think_s)
             pressed = time.monotonic()
             while True:
+                drawn = session.page   # a run cut short leaves the browser showing the last whole page
                 try:
                     if _on_outage_page(session):
                         seen.outage_seen_at.append(time.monotonic())
@@ -167,6 +168,7 @@ async def patient_session(url: str, n: int, deadline: float, *, cookie: str | No
                         raise
                     seen.reconnects += 1
                     await session.close()
+                    session.page = drawn
                     session = await _reconnect(session, seen.cookie, deadline)
                     continue
                 if outcome in (STORED, LOST):
@@ -268,8 +270,8 @@ def kill_one_app(stack: Stack, sessions_per_app: int = 2, lockins: int = 5, thin
         start = time.monotonic()
         while time.monotonic() - start < 60:
             info = stack.info(victim)
-            if info["pid"] and info["pid"] != old_pid:
-                facts.update(new_pid=info["pid"], restarted_after_s=info["start"] - killed_at)
+            if info["pid"] and info["pid"] != old_pid:   # supervisord's own record: whole seconds
+                facts.update(new_pid=info["pid"], new_start=info["start"], restarted_after_s=time.time() - killed_at)
                 break
             time.sleep(0.1)
         while time.monotonic() - start < 90 and not healthy(stack.app_urls[-1]):

@@ -30,6 +30,8 @@ def parser() -> argparse.ArgumentParser:
                    help="host:port of app processes on other hosts, comma-separated (a proxy-only host)")
     p.add_argument("--write-config", type=Path, default=None, metavar="DIR",
                    help="write supervisord.conf and nginx.conf into DIR and exit")
+    p.add_argument("--run-dir", type=Path, default=None,
+                   help="where the services keep pid files, sockets and logs (default: a temporary directory)")
     return p
 
 
@@ -42,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         stack = Stack(args.processes, port=args.port, database=args.database, data_dir=args.data_dir,
                       proxy=not args.no_proxy, app_address=args.app_address, app_ports=ports, upstreams=upstreams,
-                      listen_address=args.listen)
+                      listen_address=args.listen, run_dir=args.run_dir)
     except ValueError as problem:
         parser().error(str(problem))
     if args.write_config:

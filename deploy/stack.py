@@ -175,14 +175,17 @@ class Stack:
     def __init__(self, processes: int = 2, *, port: int | None = None, database: str | None = None,
                  proxy: bool = True, root: Path = ROOT, data_dir: Path | None = None,
                  app_address: str = "127.0.0.1", app_ports: list[int] | None = None,
-                 upstreams: list[str] | None = None, listen_address: str = "127.0.0.1"):
+                 upstreams: list[str] | None = None, listen_address: str = "127.0.0.1",
+                 run_dir: Path | None = None):
         if processes < 0 or (processes == 0 and not upstreams):
             raise ValueError("at least one app process, or upstreams for a proxy-only host")
         self.processes, self.root, self.proxy = processes, root, proxy
         self.port = port or free_port()
         self.listen_address = listen_address
         self.database = database
-        self.run_dir = Path(tempfile.mkdtemp(prefix="faultlines-deploy-"))
+        # Where supervisord and nginx keep pid files, sockets, temp files and logs (removed by stop()).
+        self._own_run_dir = run_dir is None
+        self.run_dir = run_dir or Path(tempfile.mkdtemp(prefix="faultlines-deploy-"))
         self.data_dir = data_dir
         self.app_address = app_address
         self.app_ports = list(app_ports) if app_ports else [free_port() for _ in range(processes)]
@@ -243,7 +246,9 @@ class Stack:
         """supervisord.conf and nginx.conf for this stack, in `into` (default: the run directory)."""
         into = into or self.run_dir
         into.mkdir(parents=True, exist_ok=True)
-        (self.run_dir / "logs").mkdir(exist_ok=True)
+        here = into == self.run_dir   # configs for this machine's run, not for another host
+        if here:
+            (self.run_dir / "logs").mkdir(exist_ok=True)
         programs = []
         if self.database is None:
             self._postgres = EmbeddedPostgres(self.data_dir or self.run_dir / "pg", free_port())
@@ -256,7 +261,7 @@ class Stack:
             programs.append(program_config(name, app_command(port, self.app_address), self.run_dir,
                                            directory=self.root, environment={"FAULTLINES_DB": database}))
         if self.proxy:
-            for sub in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
+            for sub in ("body", "proxy", "fastcgi", "uwsgi", "scgi") if here else ():
                 (self.run_dir / sub).mkdir(exist_ok=True)
             (into / "nginx.conf").write_text(nginx_config(f"{self.listen_address}:{self.port}", self.upstreams,
                                                           self.run_dir))
@@ -336,7 +341,8 @@ class Stack:
                 os.killpg(self.supervisord.pid, signal.SIGKILL)
                 self.supervisord.wait(timeout=10)
         self.supervisord = None
-        shutil.rmtree(self.run_dir, ignore_errors=True)   # the embedded PostgreSQL's files too, unless data_dir
+        if self._own_run_dir:   # the embedded PostgreSQL's files go too, unless they are in data_dir
+            shutil.rmtree(self.run_dir, ignore_errors=True)
 
     def __enter__(self) -> Stack:
         return self.start()
