@@ -57,14 +57,16 @@ def store_answers() -> bool:
     A DuckDB connection that a fault invalidated stays broken, so on a DuckDB fault the store is closed and
     opened afresh on the next call; a PostgreSQL pool replaces its dead connections itself.
     """
-    store = None
     try:
         store = get_store()
+    except Exception:   # noqa: BLE001 (it cannot even open now, a file damaged since: not back yet)
+        return False
+    try:
         store.check_writes()
     except Exception as error:
         if not is_store_fault(error):
             raise
-        if store is not None and not is_postgres_target(store.path):
+        if not is_postgres_target(store.path):
             _store_for.clear()
             try:
                 store.close()

@@ -243,6 +243,10 @@ def _save_rating(view: AttemptView, question_id: str, widget_key: str) -> None:
             view.store.rate_note(view.attempt.id, question_id, choice)
         except AttemptFinished:
             st.session_state[keys.CONFLICT] = FINISHED_ELSEWHERE
+        except Exception as error:
+            if not is_store_fault(error):
+                raise
+            note_store_outage(error, refused="Your self-rating was not saved; pick it again once the drill is back.")
 
 
 def _rate_notes(view: AttemptView, question: NotesQuestion) -> None:
