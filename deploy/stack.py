@@ -250,13 +250,13 @@ class Stack:
         if here:
             (self.run_dir / "logs").mkdir(exist_ok=True)
         programs = []
-        if self.database is None:
+        if self.database is None and self.processes:   # a proxy-only host needs no database
             self._postgres = EmbeddedPostgres(self.data_dir or self.run_dir / "pg", free_port())
             # SIGINT is PostgreSQL's fast shutdown (SIGTERM would wait for every client to leave).
             programs.append(program_config(POSTGRES, self._postgres.command(), self.run_dir,
                                            directory=self._postgres.data_dir, user=self._postgres.user,
                                            stopsignal="INT"))
-        database = self.database or f"{self._postgres.url.rsplit('/', 1)[0]}/{DATABASE}"
+        database = self.database or (f"{self._postgres.url.rsplit('/', 1)[0]}/{DATABASE}" if self._postgres else "")
         for name, port in zip(self.app_names, self.app_ports):
             programs.append(program_config(name, app_command(port, self.app_address), self.run_dir,
                                            directory=self.root, environment={"FAULTLINES_DB": database}))

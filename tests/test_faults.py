@@ -154,7 +154,7 @@ def test_a_duckdb_file_that_refuses_commits_after_start_up_is_a_plain_page_that_
     assert not at.exception, at.exception
     assert [t.value for t in at.title] == [OUTAGE_TITLE]
     assert "locked in before is safe" in at.warning[0].value and "no need to reload" in at.warning[0].value
-    assert "was not stored" in at.error[0].value
+    assert "was not confirmed" in at.error[0].value
     at.run()   # the page's own check: the file still refuses commits
     assert [t.value for t in at.title] == [OUTAGE_TITLE] and not at.exception
 

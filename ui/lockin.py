@@ -159,8 +159,10 @@ def _on_lock(view: AttemptView, question, part_id: str) -> None:
         st.session_state[_DRAFT + question.id] = {
             field: st.session_state[keys.lock_field(question.id, field)] for field in _FIELDS
             if st.session_state.get(keys.lock_field(question.id, field)) is not None}
-        note_store_outage(error, refused=f"Your last Lock in was not stored: {view.text(question.prompt)} "
-                                         "Once the drill is back, its answer is still in the box; press Lock in again.")
+        # "not confirmed", not "not stored": a commit can land just as the connection to it drops.
+        note_store_outage(error, refused=f"Your last Lock in was not confirmed: {view.text(question.prompt)} "
+                                         "Once the drill is back it shows the answer locked if it reached the store; "
+                                         "if not, what you typed is still in the box: press Lock in again.")
         return
     st.session_state[outcome] = (STORED if created else LOST, "")
     if created:
