@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-import threading
+import time
 from pathlib import Path
 
 from deploy.stack import Stack
@@ -51,18 +51,26 @@ def main(argv: list[str] | None = None) -> int:
         where = stack.write_configs(args.write_config)
         print(f"wrote {where / 'supervisord.conf'}" + ("" if args.no_proxy else f" and {where / 'nginx.conf'}"))
         return 0
-    stopping = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
-    signal.signal(signal.SIGINT, lambda *_: stopping.set())
-    with stack:
-        for service in stack.services():
-            print(service.line(), flush=True)
-        print("ready", flush=True)
-        while not stopping.wait(1):
-            if stack.supervisord.poll() is not None:
-                print(f"supervisor exited with {stack.supervisord.returncode}", file=sys.stderr)
-                return 1
-    return 0
+    signal.signal(signal.SIGTERM, _interrupt)   # from here on, SIGTERM stops it all as Ctrl-C does
+    signal.signal(signal.SIGINT, _interrupt)
+    try:
+        with stack:
+            for service in stack.services():
+                print(service.line(), flush=True)
+            print("ready", flush=True)
+            while stack.supervisord.poll() is None:
+                time.sleep(1)
+            print(f"supervisor exited with {stack.supervisord.returncode}", file=sys.stderr)
+            return 1
+    except KeyboardInterrupt:   # Ctrl-C or SIGTERM, even while starting: the with block stopped everything
+        return 0
+
+
+def _interrupt(*_) -> None:
+    # Once: a second Ctrl-C or SIGTERM must not cut the orderly stop short and leave services running.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

@@ -24,17 +24,19 @@ def _no_candidate_saw_a_problem(report) -> None:
     assert report.stored == report.acknowledged, "an acknowledged lock-in is missing from the store"
 
 
-@pytest.fixture
-def nginx():
+@pytest.fixture(scope="module")
+def stack():
+    """One stack of three app processes for both faults (a killed process is back before the next test)."""
     if shutil.which(NGINX) is None:
         pytest.fail(f"{NGINX} is missing: install Debian's nginx (apt-get install nginx)")
+    with Stack(3) as running:
+        yield running
 
 
 @pytest.mark.timeout(420)
-def test_a_killed_app_process_is_restarted_and_its_candidates_go_on_through_a_live_one(nginx):
-    with Stack(3) as stack:
-        report, facts = kill_one_app(stack, sessions_per_app=1, lockins=4, think_s=1.0)
-        assert stack.pid_of(facts["victim"]) == facts["new_pid"] != facts["old_pid"]
+def test_a_killed_app_process_is_restarted_and_its_candidates_go_on_through_a_live_one(stack):
+    report, facts = kill_one_app(stack, sessions_per_app=1, lockins=4, think_s=1.0)
+    assert stack.pid_of(facts["victim"]) == facts["new_pid"] != facts["old_pid"]
     _no_candidate_saw_a_problem(report)
     assert [len(s.acknowledged) for s in report.sessions] == [4] * 3
     # supervisord's own record of the new process's start (whole seconds), not this test's clock
@@ -45,9 +47,8 @@ def test_a_killed_app_process_is_restarted_and_its_candidates_go_on_through_a_li
 
 
 @pytest.mark.timeout(480)
-def test_postgresql_stopped_for_30_s_is_a_plain_page_and_nothing_acknowledged_is_lost(nginx):
-    with Stack(2) as stack:
-        report, facts = stop_postgres(stack, 30, sessions=2, lockins=4, think_s=3.0)
+def test_postgresql_stopped_for_30_s_is_a_plain_page_and_nothing_acknowledged_is_lost(stack):
+    report, facts = stop_postgres(stack, 30, sessions=2, lockins=4, think_s=3.0)
     _no_candidate_saw_a_problem(report)
     assert [len(s.acknowledged) for s in report.sessions] == [4] * 2, "every candidate carried on after it"
     assert all(s.outage_pages >= 1 and s.refused >= 1 for s in report.sessions), "the plain page, and its refusal"
