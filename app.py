@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.context import current_token, store_answers, store_fault, store_guard, store_outage
+from ui.context import current_token, store_answers, store_fault, store_guard, store_opens, store_outage
 from ui.faults import show_store_fault, show_store_outage
 from ui.frame import run_in_frame
 from ui.sim_visits import record_sim_visit
@@ -55,7 +55,7 @@ with store_guard():
             if token:
                 sidebar_clock(token)   # reads the part the candidate is on itself, on every tick
     if fault is not None and needs_store:
-        show_store_fault(fault)
+        show_store_fault(fault, store_back=store_opens)
     elif outage is not None and needs_store:
         show_store_outage(*outage, store_back=store_answers)
     else:

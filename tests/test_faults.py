@@ -199,3 +199,22 @@ def test_only_faults_of_the_store_itself_become_the_outage_page():
     assert not is_store_fault(duckdb.BinderException("Referenced column not found"))
     assert not is_store_fault(psycopg.errors.UndefinedTable("relation does not exist"))
     assert not is_store_fault(ValueError("bad input"))
+
+
+def test_a_store_that_could_not_open_is_picked_up_without_a_restart(app_test, monkeypatch, tmp_path):
+    """The start-up fault page checks by itself: once the other process lets go, the catalogue comes back."""
+    from ui.context import _fault_for
+
+    path = tmp_path / "held.duckdb"
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_FILE, str(path)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "holding"
+    at = _open_app(app_test, monkeypatch, str(path))
+    _assert_fault_page(at, str(path), f"process {holder.pid}")
+    assert any("retries on its own" in c.value for c in at.caption)
+    holder.stdin.close()
+    holder.wait(timeout=20)
+    _fault_for.clear()   # as the remembered verdict expires (5 s) before the page's next check
+    at.run()
+    assert not at.exception, at.exception
+    assert FAULT_TITLE not in [t.value for t in at.title]

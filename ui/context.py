@@ -34,9 +34,9 @@ def get_store() -> StoreCore:
 
 
 # A failure is not cached by _store_for, so every call would try to open the store again; this
-# remembers the verdict for 15 s (an unreachable host can take the connect timeout to fail), and a
-# fixed store is picked up by a reload soon after.
-@st.cache_resource(show_spinner=False, ttl=15)
+# remembers the verdict for 5 s (an unreachable host can take the connect timeout to fail), and a
+# fixed store is picked up by the fault page's own check (or a reload) soon after.
+@st.cache_resource(show_spinner=False, ttl=5)
 def _fault_for(target: str, schema_version: int) -> StoreFault | None:
     try:
         _store_for(target, schema_version)
@@ -48,6 +48,11 @@ def _fault_for(target: str, schema_version: int) -> StoreFault | None:
 def store_fault() -> StoreFault | None:
     """Why the store cannot open (None when it is open): the frame shows it instead of pages that need it."""
     return _fault_for(database_path(), MIGRATIONS[-1][0])
+
+
+def store_opens() -> bool:
+    """Whether the store that could not open does now (the start-up fault page's check)."""
+    return store_fault() is None
 
 
 def store_answers() -> bool:

@@ -99,8 +99,11 @@ def diagnose(target: str, error: BaseException) -> StoreFault:
         ("Read the error below; fix its cause and reload this page.", _OTHER_PATH), detail)
 
 
-def show_store_fault(fault: StoreFault) -> None:
-    """The whole page for a store that cannot open (no user text here: paths, URLs and our own words)."""
+def show_store_fault(fault: StoreFault, *, store_back: Callable[[], bool] | None = None) -> None:
+    """The whole page for a store that cannot open (no user text here: paths, URLs and our own words).
+
+    With `store_back`, the page also checks by itself every RETRY_EVERY_S and reruns the app once it opens.
+    """
     st.title("Attempts cannot be saved right now")
     st.error(fault.headline, icon="🛑")
     st.markdown("**Store:**")
@@ -110,6 +113,8 @@ def show_store_fault(fault: StoreFault) -> None:
     st.caption("The error, for whoever looks after the server:")
     st.code(fault.detail, language=None)
     st.info("The simulations and labs in the menu do not need the store and still work.", icon="🧪")
+    if store_back is not None:
+        _check_again(store_back)
 
 
 # -- a store that fails after start-up -------------------------------------------------------------------
@@ -153,11 +158,13 @@ def show_store_outage(fault: StoreFault, refused: str | None, *, store_back: Cal
     if refused:
         st.error(refused, icon="🔒")
     st.caption(f"For whoever looks after the server: {fault.headline} Store: {fault.where}. Error: {fault.detail}")
+    _check_again(store_back)
 
-    @st.fragment(run_every=RETRY_EVERY_S)
-    def retry() -> None:
-        if store_back():
-            st.rerun(scope="app")
-        st.caption(f"Last checked at {time.strftime('%H:%M:%S', time.gmtime())} UTC: still unreachable.")
 
-    retry()
+@st.fragment(run_every=RETRY_EVERY_S)
+def _check_again(store_back: Callable[[], bool]) -> None:
+    """Ask `store_back()` every RETRY_EVERY_S; once it is true, the whole app runs again (the page comes back)."""
+    if store_back():
+        st.rerun(scope="app")
+    st.caption(f"Checked again at {time.strftime('%H:%M:%S', time.gmtime())} UTC: still unavailable. "
+               "This page retries on its own.")
