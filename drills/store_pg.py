@@ -32,8 +32,8 @@ PG_MIGRATIONS: tuple[tuple[int, str], ...] = tuple((version, postgres_dialect(sq
 # pg_advisory_lock's two-key form: a space of its own, apart from the one-key locks held per attempt.
 _MIGRATION_LOCK = (0x464C, 1)
 POOL_MIN, POOL_MAX = 1, 8
-# Every store call gives up in a few seconds, so a server that has gone away is a page the app shows soon
-# (ui/faults.py), not a press that hangs: connecting (unless the URL sets its own connect_timeout: libpq
+# Every store call gives up in a few seconds, so a server that has gone away is a page the app shows soon,
+# not a press that hangs: connecting (unless the URL sets its own connect_timeout: libpq
 # would otherwise wait on a dead host for minutes), waiting for a pooled connection, and each statement.
 CONNECT_TIMEOUT_S = 3
 POOL_TIMEOUT_S = 4.0

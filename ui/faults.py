@@ -1,7 +1,9 @@
-"""What to tell people when the attempt store cannot open: one plain page instead of a redacted traceback.
+"""What to tell people when the attempt store cannot open, or fails later: one plain page, never a traceback.
 
 diagnose() turns the exception into words (which file or server, what went wrong, what to do); pages
-that need the store show that page, and the simulations and labs carry on without it.
+that need the store show that page, and the simulations and labs carry on without it. A store that fails
+after start-up (is_store_fault) gives the outage page instead: answers locked before are safe, and the
+page checks again by itself until the store answers.
 """
 from __future__ import annotations
 
