@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.context import current_token, get_store, store_fault
-from ui.faults import show_store_fault
+from ui.context import current_token, get_store, store_answers, store_fault, store_guard, store_opens, store_outage
+from ui.faults import show_store_fault, show_store_outage
 from ui.frame import run_in_frame
 from ui.identity import account_box
 from ui.sim_visits import attribution_note, record_sim_visit
@@ -44,20 +44,25 @@ PAGES = {
 # that read or write attempts show why, and the simulations and labs carry on without it.
 STORE_SECTIONS = ("Drills", "Instructors")
 fault = store_fault()
+# A store that fails after start-up: this session's pages that need it show one plain page that retries.
+outage = store_outage() if fault is None else None
 navigation = st.navigation(PAGES)
-record_sim_visit(navigation.url_path)   # a sim page opened while its questions are open goes on the timeline
-
-with st.sidebar:
-    if fault is None:
-        account_box(get_store())   # who is signed in, with Sign in / Sign out, when a provider is configured
-    token = current_token()
-    if token:
-        sidebar_clock(token)   # reads the part the candidate is on itself, on every tick
-
-if fault is not None and any(navigation is page for section in STORE_SECTIONS for page in PAGES[section]):
-    show_store_fault(fault)
-else:
-    unattributed = attribution_note(navigation.url_path)
-    if unattributed:
-        st.caption(unattributed)
-    run_in_frame(navigation)
+needs_store = any(navigation is page for section in STORE_SECTIONS for page in PAGES[section])
+with store_guard():
+    if outage is None:
+        record_sim_visit(navigation.url_path)   # a sim page opened while its questions are open goes on the timeline
+        with st.sidebar:
+            if fault is None:
+                account_box(get_store())   # who is signed in, with Sign in / Sign out, when a provider is configured
+            token = current_token()
+            if token:
+                sidebar_clock(token)   # reads the part the candidate is on itself, on every tick
+    if fault is not None and needs_store:
+        show_store_fault(fault, store_back=store_opens)
+    elif outage is not None and needs_store:
+        show_store_outage(*outage, store_back=store_answers)
+    else:
+        unattributed = attribution_note(navigation.url_path) if outage is None else None
+        if unattributed:
+            st.caption(unattributed)
+        run_in_frame(navigation)

@@ -112,6 +112,7 @@ class StreamlitSession:
         self.query_string = ""
         self.page = Page()
         self.runs = 0
+        self.auto_reruns: dict[str, float] = {}   # fragment id -> seconds between the reruns it asked for
 
     @classmethod
     async def open(cls, url: str, *, cookie: str | None = None, open_timeout: float = 30) -> StreamlitSession:
@@ -168,8 +169,46 @@ class StreamlitSession:
                 self.query_string = forward.page_info_changed.query_string
             elif kind == "page_not_found":
                 raise ProtocolError(f"page not found: {forward.page_not_found.page_name!r}")
+            elif kind == "auto_rerun":
+                self.auto_reruns[forward.auto_rerun.fragment_id] = forward.auto_rerun.interval
             elif kind == "script_finished" and forward.script_finished not in (EARLY_FOR_RERUN, FRAGMENT_RUN):
                 return seen_at
+
+    async def rerun_fragment(self, fragment_id: str, *, timeout: float = 60) -> bool:
+        """The rerun a `run_every` fragment asks for, as the frontend sends it when the interval passes.
+
+        Reads until the fragment's run finishes (True) or a whole-app run it started does (False, the page
+        drawn afresh: a fragment that calls st.rerun(scope="app")).
+        """
+        msg = BackMsg()
+        state = msg.rerun_script
+        state.query_string = self.query_string
+        state.page_script_hash = self.page_script_hash
+        state.fragment_id = fragment_id
+        state.is_auto_rerun = True
+        state.context_info.url = f"{self.url.rstrip('/')}/{'?' + self.query_string if self.query_string else ''}"
+        state.context_info.timezone = "UTC"
+        await self.websocket.send(msg.SerializeToString())
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError(f"the fragment run did not finish in {timeout:.0f} s")
+            forward = ForwardMsg()
+            forward.ParseFromString(await asyncio.wait_for(self.websocket.recv(), remaining))
+            kind = forward.WhichOneof("type")
+            if kind == "delta":
+                self.page.apply(forward)
+            elif kind == "new_session" and not forward.metadata.run.fragment_ids:   # a whole-app run
+                self.page = Page()
+                self.auto_reruns = {}
+                self.runs += 1
+            elif kind == "page_info_changed":
+                self.query_string = forward.page_info_changed.query_string
+            elif kind == "auto_rerun":
+                self.auto_reruns[forward.auto_rerun.fragment_id] = forward.auto_rerun.interval
+            elif kind == "script_finished" and forward.script_finished != EARLY_FOR_RERUN:
+                return forward.script_finished == FRAGMENT_RUN
 
     def query(self, name: str) -> str | None:
         found = re.search(rf"(?:^|&){re.escape(name)}=([^&]+)", self.query_string)

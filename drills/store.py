@@ -262,6 +262,11 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
     CREATE INDEX idx_access_target ON access_tries (kind, target, tried_at);
     CREATE INDEX idx_candidates_account ON candidates (account_id);
     """),
+    # One throwaway row that check_writes() rewrites: whether the store takes a commit now (after an outage),
+    # asked without touching a record.
+    (17, """
+    CREATE TABLE store_checks (checked_at DOUBLE NOT NULL);
+    """),
 )
 
 
@@ -422,6 +427,12 @@ class StoreCore(AccountsStore):
 
     def schema_version(self) -> int:
         return self._one("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")[0]
+
+    def check_writes(self) -> None:
+        """Commit one throwaway write, as a lock-in would: raises when the store cannot take one now."""
+        with self._transaction() as cur:
+            cur.execute("DELETE FROM store_checks")
+            cur.execute("INSERT INTO store_checks (checked_at) VALUES (?)", [self.clock()])
 
     # -- candidates and attempts ---------------------------------------------------
     def ensure_candidate(self, handle: str, cohort: str = "") -> Candidate:

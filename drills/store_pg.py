@@ -33,7 +33,19 @@ PG_MIGRATIONS: tuple[tuple[int, str], ...] = tuple((version, postgres_dialect(sq
 _MIGRATION_LOCK = (0x464C, 1)
 _THROTTLE_LOCK_SPACE = 0x464D
 POOL_MIN, POOL_MAX = 1, 8
-CONNECT_TIMEOUT_S = 10   # unless the URL sets its own: libpq would otherwise wait on a dead host for minutes
+# Every store call gives up in a few seconds, so a server that has gone away is a page the app shows soon,
+# not a press that hangs: connecting (unless the URL sets its own connect_timeout: libpq
+# would otherwise wait on a dead host for minutes), waiting for a pooled connection, and each statement.
+CONNECT_TIMEOUT_S = 3
+POOL_TIMEOUT_S = 4.0
+STATEMENT_TIMEOUT_MS = 5000
+# A pool that fails to connect retries with a doubling back-off; giving up on that attempt after this long
+# lets the next call start a fresh one, so the store is back within seconds of the server, whatever the outage.
+RECONNECT_GIVE_UP_S = 3.0
+# While the last attempt to connect failed this recently, a call waits this long for a connection, not
+# POOL_TIMEOUT_S: long enough for a server that is back to take the new attempt, short enough to say soon
+# that it is still away.
+DOWN_RECENTLY_S, DOWN_WAIT_S = 5.0, 0.5
 # A pooled connection idle longer than this is checked with a round trip before it is handed out.
 IDLE_CHECK_S = 5.0
 
@@ -110,10 +122,30 @@ class StorePool(ConnectionPool):
 
     def __init__(self, conninfo: str, **kwargs):
         self._idle_since: weakref.WeakKeyDictionary[psycopg.Connection, float] = weakref.WeakKeyDictionary()
-        super().__init__(conninfo, check=self._check_in_doubt, configure=self._mark_idle, **kwargs)
+        self._failed_at: float | None = None   # when the last attempt to connect failed (None: it worked)
+        super().__init__(conninfo, check=self._check_in_doubt, configure=self._configure, **kwargs)
+
+    def _connect(self, timeout: float | None = None) -> psycopg.Connection:
+        try:
+            conn = super()._connect(timeout)
+        except Exception:
+            self._failed_at = time.monotonic()
+            raise
+        self._failed_at = None
+        return conn
+
+    def getconn(self, timeout: float | None = None) -> psycopg.Connection:
+        failed_at = self._failed_at
+        if failed_at is not None and time.monotonic() - failed_at < DOWN_RECENTLY_S:
+            timeout = min(timeout if timeout is not None else self.timeout, DOWN_WAIT_S)
+        return super().getconn(timeout)
 
     def _mark_idle(self, conn: psycopg.Connection) -> None:
         self._idle_since[conn] = time.monotonic()
+
+    def _configure(self, conn: psycopg.Connection) -> None:
+        conn.execute(f"SET statement_timeout = {STATEMENT_TIMEOUT_MS}")
+        self._mark_idle(conn)
 
     def putconn(self, conn: psycopg.Connection) -> None:
         self._mark_idle(conn)
@@ -268,7 +300,8 @@ class PostgresAttemptStore(StoreCore):
         self._migrate(conninfo)
         # StorePool: a connection the server dropped (a restart) is replaced, not handed out.
         self._pool = StorePool(conninfo, min_size=POOL_MIN, max_size=POOL_MAX, kwargs={"autocommit": True},
-                               open=True, name="faultlines-store")
+                               timeout=POOL_TIMEOUT_S, reconnect_timeout=RECONNECT_GIVE_UP_S, open=True,
+                               name="faultlines-store")
         self._reports = ReportCopy(self._pool)
 
     def _migrate(self, conninfo: str) -> None:

@@ -125,3 +125,96 @@ def test_an_unknown_error_still_names_the_file():
 def test_a_postgresql_server_that_answers_but_refuses_is_not_called_unreachable():
     fault = diagnose("postgresql://fl:pw@db/fl", RuntimeError('FATAL:  database "fl" does not exist'))
     assert fault.kind == "other" and "answered" in fault.headline and fault.where == "postgresql://fl:***@db/fl"
+
+
+# -- a store that fails after start-up ------------------------------------------------------------------
+LOCK = "🔒 Lock in"
+
+
+def _texts(at) -> str:
+    return "\n".join(str(e.value) for kind in ("markdown", "caption", "error", "warning", "title")
+                     for e in getattr(at, kind))
+
+
+def test_a_duckdb_file_that_refuses_commits_after_start_up_is_a_plain_page_that_recovers(app_test, db_path):
+    """The WAL's path taken by a directory: DuckDB cannot commit (as on a disk gone read-only), reads still work."""
+    from ui.context import get_store
+    from ui.faults import OUTAGE_TITLE
+
+    at = app_test("app.py").run()
+    at.text_input(key="candidate_handle").input("ada")
+    at.button(key="start_button::one_tenant").click().run()
+    at.selectbox(key="part_select").set_value("board").run()
+    get_store().query("CHECKPOINT")   # the WAL file goes, so the next commit must create it
+    wal = Path(f"{db_path}.wal")
+    wal.mkdir()
+    at.text_input(key="lock::job_duration::value").input("32")
+    next(b for b in at.button if b.label == LOCK).click().run()
+
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == [OUTAGE_TITLE]
+    assert "locked in before is safe" in at.warning[0].value and "no need to reload" in at.warning[0].value
+    assert "was not confirmed" in at.error[0].value
+    at.run()   # the page's own check: the file still refuses commits
+    assert [t.value for t in at.title] == [OUTAGE_TITLE] and not at.exception
+
+    wal.rmdir()
+    at.run()   # the next check finds the store writable again: the drill is back, with the answer typed
+    assert OUTAGE_TITLE not in [t.value for t in at.title] and not at.exception
+    assert at.text_input(key="lock::job_duration::value").value == "32"
+    assert any("Not locked in" in e.value for e in at.error)
+    next(b for b in at.button if b.label == LOCK).click().run()
+    assert "Your guess: **32 s**" in _texts(at)
+    store = get_store()
+    assert [a.value for a in store.answers(store.attempt_by_token(at.query_params["attempt"]).id).values()] == [32.0]
+
+
+def test_postgresql_store_calls_give_up_in_seconds(pg_url):
+    """Connecting, waiting for a pooled connection and each statement are bounded by a few seconds, never 40."""
+    from drills.store import open_store
+
+    store = open_store(pg_url)
+    try:
+        assert store._pool.timeout <= 5
+        assert store._pool.reconnect_timeout <= 5
+        with store._pool.connection() as conn:
+            assert conn.info.get_parameters()["connect_timeout"] in {"1", "2", "3", "4", "5"}
+            assert conn.execute("SHOW statement_timeout").fetchone()[0] in {"1s", "2s", "3s", "4s", "5s"}
+    finally:
+        store.close()
+
+
+def test_only_faults_of_the_store_itself_become_the_outage_page():
+    import duckdb
+    import psycopg
+    import psycopg_pool
+
+    from ui.faults import is_store_fault
+
+    assert is_store_fault(psycopg_pool.PoolTimeout("couldn't get a connection after 4.00 sec"))
+    assert is_store_fault(psycopg.OperationalError("connection failed"))
+    assert is_store_fault(duckdb.IOException("Could not write file"))
+    assert is_store_fault(duckdb.TransactionException('Failed to commit: Cannot open file "x.wal": Is a directory'))
+    assert not is_store_fault(duckdb.TransactionException("Conflict on tuple deletion"))
+    assert not is_store_fault(duckdb.BinderException("Referenced column not found"))
+    assert not is_store_fault(psycopg.errors.UndefinedTable("relation does not exist"))
+    assert not is_store_fault(ValueError("bad input"))
+
+
+def test_a_store_that_could_not_open_is_picked_up_without_a_restart(app_test, monkeypatch, tmp_path):
+    """The start-up fault page checks by itself: once the other process lets go, the catalogue comes back."""
+    from ui.context import _fault_for
+
+    path = tmp_path / "held.duckdb"
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_FILE, str(path)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "holding"
+    at = _open_app(app_test, monkeypatch, str(path))
+    _assert_fault_page(at, str(path), f"process {holder.pid}")
+    assert any("retries on its own" in c.value for c in at.caption)
+    holder.stdin.close()
+    holder.wait(timeout=20)
+    _fault_for.clear()   # as the remembered verdict expires (5 s) before the page's next check
+    at.run()
+    assert not at.exception, at.exception
+    assert FAULT_TITLE not in [t.value for t in at.title]

@@ -1,4 +1,4 @@
-"""The served stack: two app processes behind nginx on one embedded PostgreSQL, as bench/stack.py starts it.
+"""The served stack: two app processes behind nginx on one embedded PostgreSQL, as deploy/stack.py starts it.
 
 Both processes answer through nginx, a browser keeps to one process, a lock-in made through one
 process is on the page served by the other, and the load test's websocket sessions work through nginx.

@@ -5,6 +5,7 @@ One store per process via st.cache_resource (DuckDB file or PostgreSQL); the att
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import replace
 
 import streamlit as st
@@ -14,10 +15,10 @@ from drills.loader import Catalogue, LoadedDrill, content_dir, load_catalogue
 from drills.schema import Drill
 from drills.scope import ScopedDrills
 from drills.backends import open_store
-from drills.store import MIGRATIONS, Attempt, StoreCore, database_path
+from drills.store import MIGRATIONS, Attempt, StoreCore, database_path, is_postgres_target
 from drills.variants import in_variant
 from ui import keys
-from ui.faults import StoreFault, diagnose
+from ui.faults import StoreFault, diagnose, is_store_fault, outage_fault
 from ui.identity import signed_in_account
 
 
@@ -36,9 +37,9 @@ def get_store() -> StoreCore:
 
 
 # A failure is not cached by _store_for, so every call would try to open the store again; this
-# remembers the verdict for 15 s (an unreachable host can take the 10 s connect timeout to fail), and a
-# fixed store is picked up by a reload soon after.
-@st.cache_resource(show_spinner=False, ttl=15)
+# remembers the verdict for 5 s (an unreachable host can take the connect timeout to fail), and a
+# fixed store is picked up by the fault page's own check (or a reload) soon after.
+@st.cache_resource(show_spinner=False, ttl=5)
 def _fault_for(target: str, schema_version: int) -> StoreFault | None:
     try:
         _store_for(target, schema_version)
@@ -50,6 +51,69 @@ def _fault_for(target: str, schema_version: int) -> StoreFault | None:
 def store_fault() -> StoreFault | None:
     """Why the store cannot open (None when it is open): the frame shows it instead of pages that need it."""
     return _fault_for(database_path(), MIGRATIONS[-1][0])
+
+
+def store_opens() -> bool:
+    """Whether the store that could not open does now (the start-up fault page's check)."""
+    return store_fault() is None
+
+
+def store_answers() -> bool:
+    """Whether the open store takes a write now (the outage page's check: a read may pass on a file that
+    refuses commits).
+
+    A DuckDB connection that a fault invalidated stays broken, so on a DuckDB fault the store is closed and
+    opened afresh on the next call; a PostgreSQL pool replaces its dead connections itself.
+    """
+    try:
+        store = get_store()
+    except Exception:   # noqa: BLE001 (it cannot even open now, a file damaged since: not back yet)
+        return False
+    try:
+        store.check_writes()
+    except Exception as error:
+        if not is_store_fault(error):
+            raise
+        if not is_postgres_target(store.path):
+            _store_for.clear()
+            try:
+                store.close()
+            except Exception:   # noqa: BLE001 (a broken connection may refuse to close; it is dropped anyway)
+                pass
+        return False
+    return True
+
+
+def note_store_outage(error: BaseException, refused: str | None = None) -> None:
+    """Remember for this session that a store call failed: the frame shows the outage page until it answers.
+
+    `refused` says what the failed call did not store (a Lock in), for that page to say so.
+    """
+    st.session_state[keys.STORE_OUTAGE] = (outage_fault(database_path(), error), refused)
+    st.session_state[keys.STORE_OUTAGE_FRESH] = True   # the page drawn next need not ask again at once
+
+
+def store_outage() -> tuple[StoreFault, str | None] | None:
+    """The outage this session met and what it refused, if the store still does not answer (cleared once it does)."""
+    outage = st.session_state.get(keys.STORE_OUTAGE)
+    if outage is None:
+        return None
+    if not st.session_state.pop(keys.STORE_OUTAGE_FRESH, False) and store_answers():
+        del st.session_state[keys.STORE_OUTAGE]
+        return None
+    return outage
+
+
+@contextmanager
+def store_guard():
+    """Page code that meets a store fault reruns as the outage page (never a traceback)."""
+    try:
+        yield
+    except Exception as error:
+        if not is_store_fault(error):
+            raise
+        note_store_outage(error)
+        st.rerun()
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)

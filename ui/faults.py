@@ -1,14 +1,20 @@
-"""What to tell people when the attempt store cannot open: one plain page instead of a redacted traceback.
+"""What to tell people when the attempt store cannot open, or fails later: one plain page, never a traceback.
 
 diagnose() turns the exception into words (which file or server, what went wrong, what to do); pages
-that need the store show that page, and the simulations and labs carry on without it.
+that need the store show that page, and the simulations and labs carry on without it. A store that fails
+after start-up (is_store_fault) gives the outage page instead: answers locked before are safe, and the
+page checks again by itself until the store answers.
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+import duckdb
 import streamlit as st
 
 from drills.store import DB_ENV, is_postgres_target
@@ -95,8 +101,11 @@ def diagnose(target: str, error: BaseException) -> StoreFault:
         ("Read the error below; fix its cause and reload this page.", _OTHER_PATH), detail)
 
 
-def show_store_fault(fault: StoreFault) -> None:
-    """The whole page for a store that cannot open (no user text here: paths, URLs and our own words)."""
+def show_store_fault(fault: StoreFault, *, store_back: Callable[[], bool] | None = None) -> None:
+    """The whole page for a store that cannot open (no user text here: paths, URLs and our own words).
+
+    With `store_back`, the page also checks by itself every RETRY_EVERY_S and reruns the app once it opens.
+    """
     st.title("Attempts cannot be saved right now")
     st.error(fault.headline, icon="🛑")
     st.markdown("**Store:**")
@@ -106,3 +115,58 @@ def show_store_fault(fault: StoreFault) -> None:
     st.caption("The error, for whoever looks after the server:")
     st.code(fault.detail, language=None)
     st.info("The simulations and labs in the menu do not need the store and still work.", icon="🧪")
+    if store_back is not None:
+        _check_again(store_back)
+
+
+# -- a store that fails after start-up -------------------------------------------------------------------
+RETRY_EVERY_S = 3.0   # how often the outage page asks the store again
+_DUCKDB_FAULTS = (duckdb.IOException, duckdb.PermissionException, duckdb.FatalException, duckdb.InternalException,
+                  duckdb.ConnectionException, duckdb.OutOfMemoryException)
+
+
+def is_store_fault(error: BaseException) -> bool:
+    """Whether `error` says the store itself is unavailable (server gone, file unwritable or damaged).
+
+    Not a mistake in our SQL or a refusal (a finished attempt, a write conflict): those stay errors.
+    """
+    if isinstance(error, _DUCKDB_FAULTS):
+        return True
+    if isinstance(error, duckdb.TransactionException):   # one writer per file: only a commit the disk refused
+        return "failed to commit" in str(error).lower()
+    psycopg = sys.modules.get("psycopg")   # loaded only when the store is on PostgreSQL
+    return psycopg is not None and isinstance(error, (psycopg.OperationalError, psycopg.InterfaceError))
+
+
+def outage_fault(target: str, error: BaseException) -> StoreFault:
+    """The fault behind a store call that failed after the store had opened."""
+    opened = diagnose(target, error)
+    headline = ("The PostgreSQL server that keeps the attempts cannot be reached right now."
+                if is_postgres_target(target) else "The store file cannot be written or read right now.")
+    return replace(opened, kind="unreachable" if is_postgres_target(target) else opened.kind, headline=headline)
+
+
+OUTAGE_TITLE = "Saving is paused: the attempt store is unreachable"
+OUTAGE_TEXT = ("Every answer you locked in before is safe. Nothing new can be saved until the store answers again; "
+               "this page checks every few seconds and brings your drill back on its own, so there is no need "
+               "to reload. Your time box is kept by the store, not by this page.")
+
+
+def show_store_outage(fault: StoreFault, refused: str | None, *, store_back: Callable[[], bool]) -> None:
+    """The page while the store is down: one plain message, and a check every RETRY_EVERY_S that reruns the
+    app once `store_back()` is true. `refused` names a Lock in this press did not store (our words only)."""
+    st.title(OUTAGE_TITLE)
+    st.warning(OUTAGE_TEXT, icon="⏳")
+    if refused:
+        st.error(refused, icon="🔒")
+    st.caption(f"For whoever looks after the server: {fault.headline} Store: {fault.where}. Error: {fault.detail}")
+    _check_again(store_back)
+
+
+@st.fragment(run_every=RETRY_EVERY_S)
+def _check_again(store_back: Callable[[], bool]) -> None:
+    """Ask `store_back()` every RETRY_EVERY_S; once it is true, the whole app runs again (the page comes back)."""
+    if store_back():
+        st.rerun(scope="app")
+    st.caption(f"Checked again at {time.strftime('%H:%M:%S', time.gmtime())} UTC: still unavailable. "
+               "This page retries on its own.")

@@ -14,6 +14,8 @@ from drills.scoring import NOTE_SCORES, AnswerGrade, grade_answer
 from drills.store import AttemptFinished, LockedAnswer
 from ui import keys
 from ui.attempt_view import AttemptView
+from ui.context import note_store_outage
+from ui.faults import is_store_fault
 from ui.safe import escape_markdown
 from ui.sim_embed import render_sim_embed
 
@@ -52,8 +54,12 @@ def render_question(view: AttemptView, question, part_id: str) -> None:
         elif answer is None:
             if isinstance(question, NumericQuestion) and question.hints:
                 _hints(view, question, part_id)
-            _open_form(view, question, part_id)
-            if outcome is not None and outcome[0] == PROBLEM:
+            if _open_form(view, question, part_id) and outcome is None:
+                # Pressed, but no callback ran: a session the server has just made (after a restart) has no
+                # callbacks registered yet. Lock in now, so no press is silently dropped.
+                _on_lock(view, question, part_id)
+                st.rerun()
+            if outcome is not None and outcome[0] in (PROBLEM, UNAVAILABLE):
                 st.error(outcome[1], icon="⚠️")
         else:
             if outcome is not None and outcome[0] == LOST:
@@ -112,6 +118,11 @@ def _hints(view: AttemptView, question: NumericQuestion, part_id: str) -> None:
 
 
 STORED, LOST, PROBLEM, FINISHED = "stored", "lost", "problem", "finished"   # outcomes of a Lock in press
+UNAVAILABLE = "unavailable"
+NOT_STORED = ("Not locked in: the attempt store could not be reached when you pressed Lock in, so nothing was "
+              "stored. What you typed is back in the box; press Lock in again.")
+_DRAFT = "lock_draft::"   # what a press the store refused had typed, put back in the form when it is drawn again
+_FIELDS = ("value", "low", "high", "choice", "notes")
 
 
 def _entry_fields(question) -> dict:
@@ -141,12 +152,27 @@ def _on_lock(view: AttemptView, question, part_id: str) -> None:
     except AttemptFinished:
         st.session_state[outcome] = (FINISHED, FINISHED_ELSEWHERE)
         return
+    except Exception as error:
+        if not is_store_fault(error):
+            raise
+        st.session_state[outcome] = (UNAVAILABLE, NOT_STORED)
+        st.session_state[_DRAFT + question.id] = {
+            field: st.session_state[keys.lock_field(question.id, field)] for field in _FIELDS
+            if st.session_state.get(keys.lock_field(question.id, field)) is not None}
+        # "not confirmed", not "not stored": a commit can land just as the connection to it drops.
+        note_store_outage(error, refused=f"Your last Lock in was not confirmed: {view.text(question.prompt)} "
+                                         "Once the drill is back it shows the answer locked if it reached the store; "
+                                         "if not, what you typed is still in the box: press Lock in again.")
+        return
     st.session_state[outcome] = (STORED if created else LOST, "")
     if created:
         st.session_state[keys.FLASH] = "Locked in."
 
 
-def _open_form(view: AttemptView, question, part_id: str) -> None:
+def _open_form(view: AttemptView, question, part_id: str) -> bool:
+    """The answer form; True when its Lock in was pressed in this run."""
+    for field, typed in st.session_state.pop(_DRAFT + question.id, {}).items():
+        st.session_state[keys.lock_field(question.id, field)] = typed
     with st.form(keys.lock_form(question.id), border=False, enter_to_submit=True):
         if isinstance(question, NumericQuestion):
             cols = st.columns([2, 1, 1])
@@ -163,8 +189,8 @@ def _open_form(view: AttemptView, question, part_id: str) -> None:
         else:
             st.text_area("Your notes", key=keys.lock_field(question.id, "notes"), max_chars=checks.MAX_NOTES,
                          height=140, placeholder="A few lines in your own words")
-        st.form_submit_button("🔒 Lock in", type="primary", key=_submit_key(question), on_click=_on_lock,
-                              args=(view, question, part_id))
+        return st.form_submit_button("🔒 Lock in", type="primary", key=_submit_key(question), on_click=_on_lock,
+                                     args=(view, question, part_id))
 
 
 def _locked(view: AttemptView, question, answer: LockedAnswer, *, show_truth: bool) -> None:
@@ -217,6 +243,10 @@ def _save_rating(view: AttemptView, question_id: str, widget_key: str) -> None:
             view.store.rate_note(view.attempt.id, question_id, choice)
         except AttemptFinished:
             st.session_state[keys.CONFLICT] = FINISHED_ELSEWHERE
+        except Exception as error:
+            if not is_store_fault(error):
+                raise
+            note_store_outage(error, refused="Your self-rating was not saved; pick it again once the drill is back.")
 
 
 def _rate_notes(view: AttemptView, question: NotesQuestion) -> None:

@@ -10,7 +10,7 @@ import streamlit as st
 from drills.timebox import clock_for, format_duration, pacing, planned_part
 from ui import keys
 from ui.browser_clock import ClockView, clock_markup, next_server_run_s
-from ui.context import get_catalogue, get_store, now
+from ui.context import get_catalogue, get_store, now, store_guard
 from ui.safe import escape_markdown
 
 
@@ -20,7 +20,12 @@ def sidebar_clock(token: str) -> None:
     if attempt is None:
         return
     every = next_server_run_s(clock_for(attempt, now()))
-    st.fragment(_draw_clock, run_every=every)(token)
+    st.fragment(_guarded_clock, run_every=every)(token)
+
+
+def _guarded_clock(token: str) -> None:
+    with store_guard():   # a tick during a store outage reruns the app as the outage page
+        _draw_clock(token)
 
 
 def _draw_clock(token: str) -> None:

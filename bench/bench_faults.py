@@ -1,0 +1,357 @@
+"""Faults under load: a dead app process, PostgreSQL stopped for a while, a single DuckDB app restarted.
+
+`python -m bench.bench_faults` serves the stack with deploy/ (supervisord), drives candidates over Streamlit's
+websocket protocol (bench/load_ws.py) who keep locking in through the fault, and prints for each fault: sessions,
+lock-ins acknowledged / stored, time to recover and the worst time a candidate waited for a Lock in's outcome.
+The tests in tests/test_fault_stack.py drive the same faults and assert on what the candidates saw.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import secrets
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bench.load_ws import (CONFIRMATION, GUESS, ProtocolError, StreamlitSession, click, start_attempt, submit_form)
+from deploy.stack import POSTGRES, Stack, healthy
+from drills.store import open_store
+from ui.faults import OUTAGE_TITLE
+
+BACKEND_HEADER = "X-Faultlines-Backend"
+NOT_LOCKED = "Not locked in"          # ui/lockin.py's words for a press the store refused
+LOST_RACE = "Another tab locked"
+STORED, REFUSED, OUTAGE, LOST, NOTHING = "stored", "refused", "outage", "lost", "nothing"
+
+
+@dataclass
+class FaultSession:
+    """What one candidate saw while locking in through a fault."""
+    n: int
+    cookie: str
+    token: str | None = None
+    acknowledged: list[str] = field(default_factory=list)   # question ids whose confirmation the page showed
+    refused: int = 0          # presses the page said were not stored (the outage page, or the note by the form)
+    silent: int = 0           # presses after which the page showed no outcome at all (the bug this guards)
+    outage_pages: int = 0     # runs that drew the outage page
+    outage_seen_at: list[float] = field(default_factory=list)   # time.monotonic() of each first outage page
+    back_at: list[float] = field(default_factory=list)          # ... and of the drill drawn again after it
+    reconnects: int = 0       # websockets opened again after the server side went away
+    exceptions: list[str] = field(default_factory=list)         # exception boxes any page showed
+    waits_s: list[float] = field(default_factory=list)          # press -> stored, through any fault
+    refusal_waits_s: list[float] = field(default_factory=list)  # one press -> the page saying it was not stored
+    error: str = ""
+
+
+def backend_for(url: str, cookie: str) -> str:
+    """Which app process nginx sends this sticky cookie to (host:port)."""
+    request = urllib.request.Request(f"{url}/", headers={"Cookie": cookie})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return response.headers[BACKEND_HEADER]
+
+
+def cookies_per_backend(url: str, per_backend: int, backends: int) -> dict[str, list[str]]:
+    """`per_backend` sticky cookies for each of `backends` app processes behind nginx at `url`."""
+    found: dict[str, list[str]] = {}
+    for n in range(64 * per_backend * backends):
+        cookie = f"fl_backend=fault-{n}-{secrets.token_hex(4)}"
+        mine = found.setdefault(backend_for(url, cookie), [])
+        if len(mine) < per_backend:
+            mine.append(cookie)
+        if len(found) == backends and all(len(c) == per_backend for c in found.values()):
+            break
+    return found
+
+
+def _on_outage_page(session: StreamlitSession) -> bool:
+    return any(h.body == OUTAGE_TITLE for h in session.page.of_kind("heading"))
+
+
+def _note_exceptions(session: StreamlitSession, seen: FaultSession) -> None:
+    seen.exceptions += [f"{x.type}: {x.message[:160]}" for x in session.page.of_kind("exception")]
+
+
+def _alerts(session: StreamlitSession) -> list[str]:
+    return [a.body for a in session.page.of_kind("alert")]
+
+
+async def _reconnect(session: StreamlitSession, cookie: str, deadline: float) -> StreamlitSession:
+    """A browser's reconnect: a new websocket (nginx may send it to another process), tried until one opens.
+
+    As the frontend does, it keeps the page it had drawn and sends nothing until the candidate acts: the next
+    press is the new server session's first run (the case ui/lockin.py must not drop).
+    """
+    while True:
+        await asyncio.sleep(0.5)
+        try:
+            fresh = await StreamlitSession.open(session.url, cookie=cookie,
+                                                open_timeout=max(1.0, deadline - time.monotonic()))
+        except OSError:
+            if time.monotonic() >= deadline:
+                raise
+            continue
+        fresh.query_string, fresh.page_script_hash, fresh.page = (session.query_string, session.page_script_hash,
+                                                                  session.page)
+        return fresh
+
+
+async def _wait_out(session: StreamlitSession, seen: FaultSession, timeout: float) -> None:
+    """Stay on the outage page as a browser does: send its fragment's timed reruns until the drill is back."""
+    seen.outage_pages += 1
+    deadline = time.monotonic() + timeout
+    while _on_outage_page(session):
+        if time.monotonic() > deadline:
+            raise TimeoutError("the outage page never went away")
+        if not session.auto_reruns:
+            raise ProtocolError("the outage page asked for no timed rerun: it would never come back on its own")
+        fragment_id, every = next(iter(session.auto_reruns.items()))
+        await asyncio.sleep(every)
+        await session.rerun_fragment(fragment_id, timeout=max(1.0, deadline - time.monotonic()))
+        _note_exceptions(session, seen)
+    seen.back_at.append(time.monotonic())
+
+
+async def _press(session: StreamlitSession, value: str, seen: FaultSession, timeout: float) -> tuple[str, str]:
+    """Type `value` into the first open Best guess and press Lock in; returns (outcome, question id)."""
+    before = session.page.count_markdown(CONFIRMATION)
+    box = session.page.widget("text_input", GUESS)
+    question_id = box.form_id.removeprefix("lock::")
+    session.auto_reruns = {}
+    await session.rerun(submit_form(session.page, box.form_id, {box.id: value}), timeout=timeout)
+    _note_exceptions(session, seen)
+    if session.page.count_markdown(CONFIRMATION) > before:
+        return (LOST if any(LOST_RACE in a for a in _alerts(session)) else STORED), question_id
+    if _on_outage_page(session):
+        return OUTAGE, question_id
+    if any(NOT_LOCKED in a for a in _alerts(session)):
+        return REFUSED, question_id
+    return NOTHING, question_id
+
+
+async def patient_session(url: str, n: int, deadline: float, *, cookie: str | None = None, lockins: int = 5,
+                          think_s: float = 0.0, on_board: asyncio.Event | None = None,
+                          go: asyncio.Event | None = None) -> FaultSession:
+    """One candidate who keeps at it through a fault: reconnects when the server side goes away, waits on the
+    outage page, and presses Lock in again after a refusal, until each of `lockins` answers is stored.
+
+    `on_board` is set once this session is on the board, and the lock-ins wait for `go` (the fault's driver).
+    """
+    seen = FaultSession(n, cookie or f"fl_backend=fault-{n}-{secrets.token_hex(6)}")
+    left = lambda: max(1.0, deadline - time.monotonic())   # noqa: E731 (all steps share one deadline)
+    session = None
+    try:
+        session = await StreamlitSession.open(url, cookie=seen.cookie, open_timeout=left())
+        seen.token = await start_attempt(session, f"fault-{n}", timeout=left())
+        await session.rerun([click(session.page.widget("button", "Next →"))], timeout=left())
+        if on_board is not None:
+            on_board.set()
+        if go is not None:
+            await go.wait()
+        for i in range(lockins):
+            await asyncio.sleep(think_s)
+            pressed = time.monotonic()
+            while True:
+                drawn = session.page   # a run cut short leaves the browser showing the last whole page
+                try:
+                    if _on_outage_page(session):
+                        seen.outage_seen_at.append(time.monotonic())
+                        await _wait_out(session, seen, left())
+                        continue
+                    one_press = time.monotonic()
+                    outcome, _question = await _press(session, f"{10 + i}", seen, timeout=left())
+                except Exception as problem:   # the app process died under this websocket: reconnect
+                    gone = isinstance(problem, (OSError, EOFError)) or "ConnectionClosed" in type(problem).__name__
+                    if not gone or time.monotonic() >= deadline:
+                        raise
+                    seen.reconnects += 1
+                    await session.close()
+                    session.page = drawn
+                    session = await _reconnect(session, seen.cookie, deadline)
+                    continue
+                if outcome in (STORED, LOST):
+                    seen.acknowledged.append(_question)
+                    seen.waits_s.append(time.monotonic() - pressed)
+                    break
+                if outcome == NOTHING:
+                    seen.silent += 1
+                    raise ProtocolError(f"Lock in of {_question} showed no outcome{session.page.problems()}")
+                seen.refused += 1   # OUTAGE or REFUSED: said plainly; the candidate presses again
+                seen.refusal_waits_s.append(time.monotonic() - one_press)
+    except Exception as problem:   # reported, not raised: the fault's summary counts it
+        seen.error = f"{type(problem).__name__}: {(str(problem).splitlines() or [''])[0][:200]}"
+    finally:
+        if session is not None:
+            try:
+                await session.close()
+            except Exception:   # noqa: BLE001 (a websocket already gone)
+                pass
+    return seen
+
+
+def stored_of(database: str, sessions: list[FaultSession]) -> int:
+    """How many acknowledged lock-ins the store holds (read after the fault, from a fresh store)."""
+    store = open_store(database)
+    try:
+        total = 0
+        for seen in sessions:
+            attempt = store.attempt_by_token(seen.token) if seen.token else None
+            answers = store.answers(attempt.id) if attempt else {}
+            total += sum(1 for q in seen.acknowledged if q in answers)
+        return total
+    finally:
+        store.close()
+
+
+@dataclass
+class FaultReport:
+    fault: str
+    sessions: list[FaultSession]
+    stored: int
+    recover_s: float | None   # fault over (or process killed) -> serving again
+    note: str = ""
+
+    @property
+    def acknowledged(self) -> int:
+        return sum(len(s.acknowledged) for s in self.sessions)
+
+    @property
+    def worst_refusal_s(self) -> float | None:
+        return max((w for s in self.sessions for w in s.refusal_waits_s), default=None)
+
+    @property
+    def worst_wait_s(self) -> float:
+        return max((w for s in self.sessions for w in s.waits_s), default=0.0)
+
+    def line(self) -> str:
+        errors = sum(1 for s in self.sessions if s.error)
+        recover = f"{self.recover_s:.1f} s" if self.recover_s is not None else "-"
+        return (f"{self.fault:<28} {len(self.sessions):>8} {self.acknowledged:>6} / {self.stored:<6} "
+                f"{recover:>10} {self.worst_wait_s:>9.1f} s   errors {errors}, exceptions "
+                f"{sum(len(s.exceptions) for s in self.sessions)}, refused {sum(s.refused for s in self.sessions)}, "
+                f"silent {sum(s.silent for s in self.sessions)}"
+                + (f", a refused press answered within {self.worst_refusal_s:.1f} s" if self.worst_refusal_s else "")
+                + (f"; {self.note}" if self.note else ""))
+
+
+async def _drive(url: str, cookies: list[str], budget_s: float, lockins: int, think_s: float, fault) -> list:
+    """Sessions on the board first, then the lock-ins and `fault(started)` (a blocking call, in a thread) together."""
+    deadline = time.monotonic() + budget_s
+    boards = [asyncio.Event() for _ in cookies]
+    go = asyncio.Event()
+    tasks = [asyncio.create_task(patient_session(url, n, deadline, cookie=cookie, lockins=lockins, think_s=think_s,
+                                                 on_board=boards[n], go=go))
+             for n, cookie in enumerate(cookies)]
+    await asyncio.wait_for(asyncio.gather(*(b.wait() for b in boards)), budget_s)
+    go.set()
+    fault_result = await asyncio.to_thread(fault)
+    return [await task for task in tasks], fault_result
+
+
+def kill_one_app(stack: Stack, sessions_per_app: int = 2, lockins: int = 5, think_s: float = 1.0,
+                 budget_s: float = 240) -> tuple[FaultReport, dict]:
+    """SIGKILL one of the stack's app processes while every process has candidates locking in."""
+    import os
+    import signal
+
+    per_backend = cookies_per_backend(stack.url, sessions_per_app, len(stack.app_ports))
+    victim = stack.app_names[-1]
+    victim_addr = f"127.0.0.1:{stack.app_ports[-1]}"
+    facts: dict = {"victim": victim, "victim_cookies": per_backend[victim_addr]}
+
+    def fault() -> None:
+        time.sleep(think_s * 1.5)   # a lock-in or so in
+        old_pid = stack.pid_of(victim)
+        killed_at = time.time()
+        os.kill(old_pid, signal.SIGKILL)
+        facts.update(old_pid=old_pid, killed_at=killed_at)
+        start = time.monotonic()
+        while time.monotonic() - start < 60:
+            info = stack.info(victim)
+            if info["pid"] and info["pid"] != old_pid:   # supervisord's own record: whole seconds
+                facts.update(new_pid=info["pid"], new_start=info["start"], restarted_after_s=time.time() - killed_at)
+                break
+            time.sleep(0.1)
+        while time.monotonic() - start < 90 and not healthy(stack.app_urls[-1]):
+            time.sleep(0.1)
+        facts["healthy_after_s"] = time.monotonic() - start
+
+    cookies = [c for group in per_backend.values() for c in group]
+    sessions, _ = asyncio.run(_drive(stack.url, cookies, budget_s, lockins, think_s, fault))
+    report = FaultReport(f"SIGKILL {victim} of {len(stack.app_ports)}", sessions, stored_of(stack.database, sessions),
+                         facts.get("healthy_after_s"),
+                         f"supervisord restarted it {facts.get('restarted_after_s', float('nan')):.1f} s after the kill")
+    return report, facts
+
+
+def stop_postgres(stack: Stack, outage_s: float = 30, sessions: int = 4, lockins: int = 6, think_s: float = 3.0,
+                  budget_s: float = 300) -> tuple[FaultReport, dict]:
+    """Stop the stack's PostgreSQL for `outage_s` while candidates lock in, then start it again."""
+    facts: dict = {}
+
+    def fault() -> None:
+        time.sleep(think_s * 1.5)
+        facts["stopped_at"] = time.monotonic()
+        stack.rpc.stopProcess(POSTGRES)
+        time.sleep(outage_s)
+        facts["started_at"] = time.monotonic()
+        stack.rpc.startProcess(POSTGRES)
+
+    cookies = [f"fl_backend=pg-{n}-{secrets.token_hex(4)}" for n in range(sessions)]
+    found, _ = asyncio.run(_drive(stack.url, cookies, budget_s, lockins, think_s, fault))
+    # Recovered: the first lock-in stored after PostgreSQL was started again, across the candidates.
+    firsts = [s.outage_seen_at[0] for s in found if s.outage_seen_at]
+    facts["page_after_s"] = (min(firsts) - facts["stopped_at"]) if firsts else None
+    report = FaultReport(f"PostgreSQL stopped {outage_s:.0f} s", found, stored_of(stack.database, found),
+                         _recovery(found, facts), "outage page first seen " + (
+                             f"{facts['page_after_s']:.1f} s after the stop" if firsts else "never"))
+    return report, facts
+
+
+def _recovery(sessions: list[FaultSession], facts: dict) -> float | None:
+    """Seconds from PostgreSQL started again to the last candidate on the outage page having the drill back."""
+    back = [t for s in sessions for t in s.back_at if t >= facts.get("started_at", float("inf"))]
+    return max(back) - facts["started_at"] if back else None
+
+
+def restart_duckdb_app(root: Path | None = None, budget_s: float = 120) -> tuple[FaultReport, dict]:
+    """One app on a DuckDB file, restarted (supervisorctl restart) between two of a candidate's lock-ins."""
+    facts: dict = {}
+    with tempfile.TemporaryDirectory(prefix="faultlines-duckdb-") as scratch:
+        database = str(Path(scratch) / "restart.duckdb")
+        with Stack(1, database=database, proxy=False, **({"root": root} if root else {})) as stack:
+            def fault() -> None:
+                time.sleep(0.5)
+                restarted = time.monotonic()
+                stack.rpc.stopProcess(stack.app_names[0])
+                stack.rpc.startProcess(stack.app_names[0])
+                stack.wait_app(stack.app_names[0], stack.app_urls[0])
+                facts["recover_s"] = time.monotonic() - restarted
+
+            sessions, _ = asyncio.run(_drive(stack.url, ["fl_backend=duckdb"], budget_s, 2, 4.0, fault))
+        report = FaultReport("single DuckDB app restarted", sessions, stored_of(database, sessions),
+                             facts.get("recover_s"))
+    return report, facts
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.bench_faults", description=__doc__.splitlines()[0])
+    parser.add_argument("--outage", type=float, default=30, help="seconds PostgreSQL stays stopped (default 30)")
+    parser.add_argument("--sessions-per-app", type=int, default=2, help="candidates per app process (default 2)")
+    args = parser.parse_args(argv)
+    print(f"{'fault':<28} {'sessions':>8} {'ack / stored':>15} {'recover':>10} {'worst wait':>11}", flush=True)
+    with Stack(3) as stack:
+        report, _ = kill_one_app(stack, args.sessions_per_app)
+        print(report.line(), flush=True)
+    with Stack(2) as stack:
+        report, _ = stop_postgres(stack, args.outage, sessions=2 * args.sessions_per_app)
+        print(report.line(), flush=True)
+    report, _ = restart_duckdb_app()
+    print(report.line(), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,64 @@
+"""Faults on the served stack (deploy/ under supervisord), with candidates locking in over the websocket protocol.
+
+A killed app process comes back and its candidates carry on through another one; PostgreSQL stopped for 30 s
+gives the outage page, not an exception, and every acknowledged lock-in is stored; a DuckDB app restarted
+between two lock-ins stores (or visibly refuses) the first press after it. Drivers: bench/bench_faults.py.
+"""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from bench.bench_faults import kill_one_app, restart_duckdb_app, stop_postgres
+from deploy.stack import NGINX, Stack
+
+pytestmark = pytest.mark.browser   # a real stack of processes: run with the heavy tests
+
+
+def _no_candidate_saw_a_problem(report) -> None:
+    for seen in report.sessions:
+        assert seen.error == "", seen
+        assert seen.exceptions == [], seen.exceptions
+        assert seen.silent == 0, seen
+    assert report.stored == report.acknowledged, "an acknowledged lock-in is missing from the store"
+
+
+@pytest.fixture(scope="module")
+def stack():
+    """One stack of three app processes for both faults (a killed process is back before the next test)."""
+    if shutil.which(NGINX) is None:
+        pytest.fail(f"{NGINX} is missing: install Debian's nginx (apt-get install nginx)")
+    with Stack(3) as running:
+        yield running
+
+
+@pytest.mark.timeout(420)
+def test_a_killed_app_process_is_restarted_and_its_candidates_go_on_through_a_live_one(stack):
+    report, facts = kill_one_app(stack, sessions_per_app=1, lockins=4, think_s=1.0)
+    assert stack.pid_of(facts["victim"]) == facts["new_pid"] != facts["old_pid"]
+    _no_candidate_saw_a_problem(report)
+    assert [len(s.acknowledged) for s in report.sessions] == [4] * 3
+    # supervisord's own record of the new process's start (whole seconds), not this test's clock
+    assert facts["new_start"] <= facts["killed_at"] + 10
+    on_the_victim = [s for s in report.sessions if s.cookie in facts["victim_cookies"]]
+    assert on_the_victim and all(s.reconnects >= 1 for s in on_the_victim)
+    assert all(s.reconnects == 0 for s in report.sessions if s not in on_the_victim), "the others kept serving"
+
+
+@pytest.mark.timeout(480)
+def test_postgresql_stopped_for_30_s_is_a_plain_page_and_nothing_acknowledged_is_lost(stack):
+    report, facts = stop_postgres(stack, 30, sessions=2, lockins=4, think_s=3.0)
+    _no_candidate_saw_a_problem(report)
+    assert [len(s.acknowledged) for s in report.sessions] == [4] * 2, "every candidate carried on after it"
+    assert all(s.outage_pages >= 1 and s.refused >= 1 for s in report.sessions), "the plain page, and its refusal"
+    assert all(s.back_at for s in report.sessions), "the page came back on its own, with no reload"
+
+
+@pytest.mark.timeout(300)
+def test_the_first_lock_in_after_a_duckdb_app_restarts_is_stored():
+    report, facts = restart_duckdb_app()
+    _no_candidate_saw_a_problem(report)
+    (seen,) = report.sessions
+    assert seen.reconnects >= 1, "the restart happened under the session"
+    assert len(seen.acknowledged) == 2 and report.stored == 2
