@@ -12,7 +12,8 @@ from sims import concurrency_pool
 from ui import keys
 from ui.guess import plural
 from ui.sim_charts import fanout_in_service_series, lanes_frames, pool_in_service_series
-from ui.sim_controls import Question, SimTab, play, settings
+from ui.sim_controls import play
+from ui.sim_tab import Question, SimTab, settings
 from ui.sim_embed import FANOUT_LANE, POOL_LANE
 from ui.frame import require_frame
 

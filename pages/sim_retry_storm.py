@@ -10,7 +10,8 @@ from sims import retry_storm
 from ui import keys
 from ui.guess import plural
 from ui.sim_charts import calls_per_second_frames, calls_per_second_series
-from ui.sim_controls import Question, SimTab, play, settings
+from ui.sim_controls import play
+from ui.sim_tab import Question, SimTab, settings
 from ui.frame import require_frame
 from ui.sim_embed import RETRY_STORM_TABS
 

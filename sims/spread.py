@@ -23,6 +23,20 @@ from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 MAX_PROCESSES = 8
 
 
+def percentile(values: Iterable[float], q: float) -> float | None:
+    """The q-th percentile (q in 0..100), interpolated linearly between the closest ranks; None for no values.
+
+    The one definition: the spread band over seeds (ui.sim_spread) and the platform's waits use it alike.
+    """
+    ordered = sorted(values)
+    if not ordered:
+        return None
+    rank = (len(ordered) - 1) * q / 100.0
+    low = int(rank)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
 def figure_of(summary: dict, path: str) -> float | None:
     """The number at ``path`` (``"pool.rejected"``) in a summary; None when the run never reached it."""
     value: object = summary

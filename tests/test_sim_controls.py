@@ -167,10 +167,12 @@ def test_playback_figure_carries_every_frame_with_play_pause_and_a_scrubber():
 
 
 def test_spread_helpers():
-    from ui.sim_controls import grade_against_spread, percentile
+    from sims.spread import percentile
+    from ui.sim_spread import grade_against_spread
 
     values = [float(v) for v in range(1, 11)]
     assert percentile(values, 10) == pytest.approx(1.9) and percentile(values, 90) == pytest.approx(9.1)
+    assert percentile([], 50) is None and percentile([4.0], 95) == 4.0
     assert grade_against_spread(5.0, values, "s")[0] is True
     inside, words = grade_against_spread(20.0, values, "s")
     assert not inside and "above every run" in words
@@ -284,7 +286,7 @@ def test_the_platform_page_keeps_its_pinned_run_in_the_url(app_test):
 def test_every_summary_figure_and_setting_of_every_model_has_words_not_a_field_name():
     import dataclasses
 
-    from ui.sim_controls import _flat, figure_label
+    from ui.sim_compare import _flat, figure_label
 
     runs = [("hot_shard", hot_shard.shuffle_sharding()), ("concurrency_pool", concurrency_pool.Params()),
             ("retry_storm", retry_storm.Params()),
@@ -306,13 +308,13 @@ def test_every_summary_figure_and_setting_of_every_model_has_words_not_a_field_n
     (5.0, 5.04, "A 5.0 %, B 5.0 % (B − A = ±0.0 %)"),
 ])
 def test_the_ab_line_shows_a_b_and_their_difference_at_one_precision(a, b, expected):
-    from ui.sim_controls import ab_line
+    from ui.sim_compare import ab_line
 
     assert expected in ab_line("x", "%", a, b)
 
 
 def test_shard_numbers_count_from_one_as_on_the_charts():
-    from ui.sim_controls import differences
+    from ui.sim_compare import differences
 
     celebrity = hot_shard.run(hot_shard.celebrity(), 1)
     summary_a = hot_shard.summary(celebrity)

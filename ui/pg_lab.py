@@ -22,7 +22,7 @@ from ui import keys
 from ui import pg_lab_figures as figures
 from ui.guess import digest, guess_lockin, guess_verdict, play_button, plural, waiting_chart
 from ui.hot_tenant_charts import stream_figure
-from ui.sim_controls import Question
+from ui.sim_tab import Question
 
 PG_URL_ENV = "FAULTLINES_PG_URL"       # an existing server to use instead of starting one (tests)
 LAB_DATABASE = "pg_lab"

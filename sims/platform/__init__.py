@@ -76,7 +76,7 @@ from sims.platform.params import (ACME, BOUNDS, CLAIM_RULES, ENTERPRISE, MAX_EVE
 from sims.platform.records import (FAILED, FINISHED, QUEUED, RUNNING, STATE_NAMES, FailedCall, JobRecord, Result,
                                    Sample)
 from sims.platform.stats import (backlog, focus_window, has_break, has_outage, has_surge, hung_calls,
-                                 limits_per_s, minutes_from_break, others_recovery_s, percentile, queued_at,
+                                 limits_per_s, minutes_from_break, others_recovery_s, queued_at,
                                  summary, timeline, wait_p95_by_minute, waits)
 from sims.platform.tenants import tenant_mix
 
@@ -86,6 +86,6 @@ __all__ = [
     "PROGRESS_EVERY_EVENTS", "PROVIDERS", "QUEUED", "RUNNING", "SCENARIO_DEFAULT", "SCENARIO_TITLES",
     "SCENARIOS", "SETTLE_S", "STATE_NAMES", "STEPS", "FailedCall", "JobRecord", "Params", "Result", "Sample",
     "backlog", "calm", "focus_window", "has_break", "has_outage", "has_surge", "hung_calls", "limits_per_s",
-    "minutes_from_break", "others_recovery_s", "percentile", "queued_at", "run", "summary", "tenant_mix",
+    "minutes_from_break", "others_recovery_s", "queued_at", "run", "summary", "tenant_mix",
     "timeline", "wait_p95_by_minute", "waits",
 ]

@@ -9,6 +9,7 @@ import statistics
 
 from sims.platform.params import ACME, PROVIDERS, SETTLE_S, STEPS, Params
 from sims.platform.records import FAILED, FINISHED, HANG, QUEUED, RUNNING, FailedCall, Result, Sample
+from sims.spread import percentile
 
 
 def has_surge(p: Params) -> bool:
@@ -56,15 +57,6 @@ def _slope(points: list[tuple[float, float]]) -> float:
     if sxx == 0:
         return 0.0
     return sum((x - mean_x) * (y - mean_y) for x, y in points) / sxx
-
-
-def percentile(values: list[float], q: float) -> float | None:
-    """Nearest-rank percentile, q in [0, 100]; None for no values."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    rank = max(1, math.ceil(q / 100.0 * len(ordered)))
-    return ordered[rank - 1]
 
 
 def backlog(sample: Sample) -> int:
