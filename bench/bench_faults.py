@@ -18,7 +18,7 @@ from pathlib import Path
 
 from bench.load_ws import (CONFIRMATION, GUESS, ProtocolError, StreamlitSession, click, start_attempt, submit_form)
 from deploy.stack import POSTGRES, Stack, healthy
-from drills.store import open_store
+from drills.backends import open_store
 from ui.faults import OUTAGE_TITLE
 
 BACKEND_HEADER = "X-Faultlines-Backend"

@@ -232,8 +232,6 @@ def test_the_circle_scan_sees_a_circle_hidden_in_a_function(tmp_path):
 # ---- thin pages, modules of one job, one definition ---------------------------------------------------
 
 PAGE_LINES = 120
-# Pages not thinned yet (the accounts work is rewriting home.py): drop a name here once its page is thin.
-THICK_PAGES_FOR_NOW = {"home.py"}
 MODULE_LINES = 400
 
 
@@ -241,7 +239,7 @@ def test_pages_are_thin():
     """A page reads widgets and calls ui/; its logic lives in ui/ or the model, where tests can reach it."""
     long = {p.name: n for p in sorted((ROOT / "pages").glob("*.py"))
             if (n := len(p.read_text(encoding="utf-8").splitlines())) >= PAGE_LINES}
-    assert {name: n for name, n in long.items() if name not in THICK_PAGES_FOR_NOW} == {}
+    assert long == {}
 
 
 def test_the_platform_model_is_in_modules_of_one_job():

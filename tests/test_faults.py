@@ -171,7 +171,7 @@ def test_a_duckdb_file_that_refuses_commits_after_start_up_is_a_plain_page_that_
 
 def test_postgresql_store_calls_give_up_in_seconds(pg_url):
     """Connecting, waiting for a pooled connection and each statement are bounded by a few seconds, never 40."""
-    from drills.store import open_store
+    from drills.backends import open_store
 
     store = open_store(pg_url)
     try:
