@@ -24,6 +24,7 @@ from drills.store import AttemptStore
 from drills.timebox import clock_for, format_duration, format_utc
 from drills.variants import label as variant_label
 from ui import instructor_figures as figures
+from ui import instructor_items
 from ui import keys
 from ui.attempt_view import AttemptView, sim_truths_of
 from ui.context import get_catalogue, get_store, now
@@ -513,6 +514,7 @@ def render_board(instructor: str) -> None:
         "Leaderboard": lambda: render_leaderboard(board, table),
         "Skills": lambda: render_skills(board, table),
         "Questions": lambda: render_questions(board),
+        "Items": lambda: instructor_items.render_items(board),
         "Time": lambda: render_time(board),
         "Calibration": lambda: render_calibration(board, table),
         "Attempt": lambda: render_attempt(board, table),
