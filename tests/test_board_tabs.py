@@ -48,7 +48,8 @@ def _tab(module: str, function: str, cohort) -> None:
     from ui.instructor import Board
 
     board = Board(get_store(), get_catalogue().drills["one_tenant"], Filters("one_tenant", cohort), "Prof Test")
-    getattr(importlib.import_module(module), function)(board)
+    render = getattr(importlib.import_module(module), function)
+    render(board, board.leaderboard()) if function == "render_time_heatmap" else render(board)
 
 
 def _run(module: str, function: str, cohort=None) -> AppTest:
@@ -77,3 +78,125 @@ def test_items_tab_shows_a_row_per_question_alpha_and_the_options_chart(class_db
     at.radio[0].set_value("all").run()
     assert not at.exception
     assert int({m.label: m.value for m in at.metric}["Attempts counted"]) > int(metrics["Attempts counted"])
+
+
+# -- integrity ----------------------------------------------------------------------------------
+def test_integrity_counts_what_each_timeline_flags_and_the_demo_peeks_in_a_realistic_share(class_template):
+    store = AttemptStore(class_template)
+    try:
+        table = integrity(store, LOADED, Filters("one_tenant"))
+        assert len(table) == len(store.attempts(drill_id="one_tenant"))
+        for row in table.to_dict("records"):
+            rows = timeline(LOADED, store.events(row["attempt_id"]), store.answers(row["attempt_id"]))
+            assert row["reveals_before_lockin"] == sum(r.early for r in rows if r.kind == "revealed")
+            assert row["sims_before_lockin"] == sum(r.early for r in rows if r.kind != "revealed")
+        looked = ((table["sims_before_lockin"] + table["reveals_before_lockin"]) > 0).mean()
+        assert 0.03 < looked < 0.35                   # a few candidates peek; most do not
+        assert table["hints_opened"].sum() > 0 and table["hint_cost"].sum() > 0
+        assert table["results_views"].sum() > 0 and (table["overtime_s"] > 0).any()
+        assert len(integrity(store, LOADED, Filters("one_tenant", "north"))) < len(table)
+    finally:
+        store.close()
+
+
+@pytest.fixture(params=["duckdb", "postgres"])
+def store(request, tmp_path):
+    opened = (AttemptStore(tmp_path / "tabs.duckdb") if request.param == "duckdb"
+              else open_store(request.getfixturevalue("pg_url")))
+    yield opened
+    opened.close()
+
+
+class Clock:
+    def __init__(self):
+        self.now = NOW
+
+    def __call__(self):
+        return self.now
+
+
+def test_one_attempt_counted_by_hand_on_both_backends(store):
+    clock = Clock()
+    store.clock = clock
+    board = LOADED.drill.part("board")
+    attempt = store.start_attempt("one_tenant", "ann", "north", 600, seed=1)
+    store.log_event(attempt.id, "opened", "board")
+    clock.now += 60
+    store.log_event(attempt.id, "sim_opened", None, {"page": "sim_hot_shard", "questions": ["f1_sim_hot_4"]})
+    store.log_event(attempt.id, "sim_opened", None, {"page": "sim_hot_shard", "questions": []})   # nothing open
+    hinted = next(q for q in LOADED.drill.all_questions() if isinstance(q, NumericQuestion) and q.hints)
+    store.open_hint(attempt.id, hinted.id, "break1", 0)
+    store.lock_answer(attempt.id, hinted.id, "break1", "numeric", value=1.0,
+                      hint_costs=[h.cost for h in hinted.hints])
+    store.record_reveal(attempt.id, "board", board.reveal[0].stage)         # board's questions still open
+    clock.now += 5
+    for q in board.questions:
+        store.lock_answer(attempt.id, q.id, "board", q.kind, value=1.0)
+    store.record_reveal(attempt.id, "board", board.reveal[-1].stage)        # after: not early
+    store.log_event(attempt.id, "results_viewed")
+    clock.now += 600                                                         # 665 s in: past the 600 s box and 30 s granted
+    store.lock_answer(attempt.id, "b1_arrivals", "break1", "numeric", value=2.0)
+    store.grant_time(attempt.id, 30, granted_by="Prof")
+    store.add_rubric_score(attempt.id, "noisy_tenant", "strong", scorer="self", scorer_name="ann")
+    store.finish(attempt.id)
+    row = integrity(store, LOADED, Filters("one_tenant")).iloc[0]
+    assert (row["sims_before_lockin"], row["reveals_before_lockin"], row["hints_opened"], row["results_views"],
+            row["late_lockins"]) == (1, 1, 1, 1, 1)
+    assert row["hint_cost"] == pytest.approx(hinted.hints[0].cost)
+    assert row["overtime_s"] == pytest.approx(665 - 600 - 30)
+    # Time per part: the board from its opening to the next 'opened' (none), so to the finish.
+    key = DrillKey.from_loaded(LOADED, SIM_TRUTHS)
+    spent = aggregates.time_per_attempt(store, key, Filters("one_tenant"))
+    assert list(spent["part_id"]) == ["board"] and spent["minutes"].iloc[0] == pytest.approx(665 / 60)
+    # The grader gap: ann said strong; two instructors say ok, then weak (the latest counts against hers).
+    clock.now += 10
+    store.add_rubric_score(attempt.id, "noisy_tenant", "ok", scorer="instructor", scorer_name="Prof A", reason="a")
+    clock.now += 10
+    store.add_rubric_score(attempt.id, "noisy_tenant", "weak", scorer="instructor", scorer_name="Prof B", reason="b")
+    gap = grader_gap.gap_by_skill(store, Filters("one_tenant")).iloc[0]
+    assert (gap["skill_id"], gap["pairs"], gap["mean_gap"], gap["self_higher"]) == ("noisy_tenant", 1, -2.0, 1.0)
+    two = grader_gap.instructor_agreement(store, Filters("one_tenant")).iloc[0]
+    assert (two["pairs"], two["agree"], two["mean_apart"]) == (1, 0.0, 1.0)
+    apart = grader_gap.instructor_disagreements(store, Filters("one_tenant")).iloc[0]
+    assert (apart["first_name"], apart["first_level"], apart["second_name"], apart["second_level"]) == \
+        ("Prof A", "ok", "Prof B", "weak")
+
+
+def test_the_demo_moderates_some_overrides(class_template):
+    store = AttemptStore(class_template)
+    try:
+        agreement = grader_gap.instructor_agreement(store, Filters("one_tenant"))
+        assert agreement["pairs"].sum() > 0
+        names = {r[0] for r in store.query("SELECT DISTINCT scorer_name FROM rubric_scores "
+                                           "WHERE scorer = 'instructor'").fetchall()}
+        assert SECOND_INSTRUCTOR in names
+        assert len(grader_gap.gap_by_skill(store, Filters("one_tenant"))) > 0
+    finally:
+        store.close()
+
+
+def test_integrity_tab_lists_flagged_attempts_and_opens_a_timeline(class_db):
+    at = _run("ui.instructor_integrity", "render_integrity")
+    table = _frame_with(at, "Reveals before lock-in")
+    assert len(table) > 0 and all(link.startswith("?timeline=") for link in table["Timeline"])
+    looked = table["Sims before lock-in"] + table["Reveals before lock-in"] + table["Results viewed while open"]
+    assert ((looked > 0) | (table["Past the box (min)"] > 0)).all()
+    at.toggle[0].set_value(False).run()
+    assert len(_frame_with(at, "Reveals before lock-in")) > len(table)
+
+
+def test_time_tab_draws_a_heatmap_with_the_median_on_top(class_db):
+    at = _run("ui.instructor_time", "render_time_heatmap")
+    chart = at.get("plotly_chart")[0]
+    import json as _json
+
+    spec = _json.loads(chart.proto.spec)
+    heat = spec["data"][0]
+    assert heat["type"] == "heatmap" and heat["y"][0] == "<b>median</b>"
+    assert len(heat["x"]) == len(LOADED.drill.parts)
+
+
+def test_grader_gap_tab_shows_the_gap_and_two_instructors(class_db):
+    at = _run("ui.instructor_gap", "render_gap")
+    assert len(_frame_with(at, "Self higher %")) > 0
+    assert len(_frame_with(at, "Mean distance (levels)")) > 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -48,4 +49,52 @@ def choice_figure(rows: pd.DataFrame, labels: dict[str, str], right: dict[str, s
                       xaxis=dict(title="share of the attempts counted (green: the right option)", range=[0, 100],
                                  ticksuffix="%"),
                       yaxis=dict(autorange="reversed", automargin=True))
+    return fig
+
+
+def time_heatmap(rows: list[str], parts: list[tuple[str, str, float]], minutes: list[list[float | None]],
+                 median: list[float | None]) -> go.Figure:
+    """Minutes per candidate (rows) and part (columns, with their pacing), the cohort's median row on top.
+
+    Colour is the time against the part's pacing on a doubling scale: blue under, white on pace, red over.
+    """
+    labels = ["<b>median</b>"] + [html.escape(r) for r in rows]
+    grid = [median] + minutes
+    x = [wrap_text(f"{title} ({pace:g} min)", 14) for _, title, pace in parts]
+    z, text, hover = [], [], []
+    for label, row in zip(labels, grid):
+        z.append([None if m is None or pace <= 0 else max(-2.0, min(2.0, math.log2(max(m, 1e-3) / pace)))
+                  for m, (_, _, pace) in zip(row, parts)])
+        text.append(["" if m is None else f"{m:.0f}" if m >= 10 else f"{m:.1f}" for m in row])
+        hover.append([f"{label}<br>{html.escape(title)}: " + ("not reached" if m is None else
+                      f"{m:.1f} min against {pace:g} min of pacing") for m, (_, title, pace) in zip(row, parts)])
+    fig = go.Figure(go.Heatmap(
+        z=z, x=x, y=labels, text=text, texttemplate="%{text}", hovertext=hover, hoverinfo="text",
+        colorscale=[[0, "#1565c0"], [0.5, "#fafafa"], [1, "#c62828"]], zmin=-2, zmax=2, xgap=2, ygap=2,
+        colorbar=dict(title="vs pacing", tickvals=[-2, -1, 0, 1, 2], ticktext=["¼×", "½×", "on pace", "2×", "4×"],
+                      thickness=12),
+    ))
+    fig.update_layout(height=150 + 24 * len(labels), margin=dict(l=10, r=10, t=10, b=10),
+                      yaxis=dict(autorange="reversed", automargin=True), xaxis=dict(side="top", automargin=True))
+    return fig
+
+
+def gap_figure(by_skill: pd.DataFrame, names: dict[str, str]) -> go.Figure:
+    """Per skill, the share of (self, instructor) pairs where the candidate rated themselves higher (left,
+    red), the same (grey) or lower (right, blue) than the instructor did."""
+    shown = by_skill.sort_values("self_higher")
+    y = [wrap_text(names.get(s, s), 26) for s in shown["skill_id"]]
+    fig = go.Figure()
+    for column, name, colour in (("self_higher", "self-score higher", "#c62828"), ("agree", "the same", "#b0bec5"),
+                                 ("self_lower", "self-score lower", "#1565c0")):
+        values = 100 * shown[column]
+        fig.add_trace(go.Bar(y=y, x=values, name=name, orientation="h", marker_color=colour,
+                             text=[f"{v:.0f}%" if v >= 8 else "" for v in values], textposition="inside",
+                             customdata=shown["pairs"],
+                             hovertemplate="%{y}: " + name + " in %{x:.0f}% of %{customdata} pairs<extra></extra>"))
+    lines = sum(label.count("<br>") + 1 for label in y)
+    fig.update_layout(barmode="stack", height=110 + 20 * lines + 14 * len(y), margin=dict(l=10, r=10, t=30, b=40),
+                      legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0),
+                      xaxis=dict(range=[0, 100], ticksuffix="%", title="share of attempts both scored"),
+                      yaxis=dict(automargin=True))
     return fig
