@@ -200,3 +200,4 @@ def test_grader_gap_tab_shows_the_gap_and_two_instructors(class_db):
     at = _run("ui.instructor_gap", "render_gap")
     assert len(_frame_with(at, "Self higher %")) > 0
     assert len(_frame_with(at, "Mean distance (levels)")) > 0
+

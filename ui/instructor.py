@@ -24,7 +24,7 @@ from drills.store import AttemptStore
 from drills.timebox import clock_for, format_duration, format_utc
 from drills.variants import label as variant_label
 from ui import instructor_figures as figures
-from ui import instructor_gap, instructor_integrity, instructor_items, instructor_time
+from ui import instructor_gap, instructor_integrity, instructor_items, instructor_replay, instructor_time
 from ui import keys
 from ui.attempt_view import AttemptView, sim_truths_of
 from ui.context import get_catalogue, get_store, now
@@ -350,6 +350,7 @@ def render_attempt(board: Board, table: pd.DataFrame) -> None:
                      "Part": st.column_config.TextColumn(width=140),
                      "Detail": st.column_config.TextColumn(width=290, help="The question (the start of its prompt "
                                                            "in this attempt's numbers), reveal or skill")})
+    instructor_replay.render_replay(view)
 
     st.markdown("##### Answers against the truth")
     figure = guess_figure(view, results)
