@@ -15,7 +15,7 @@ FORMATS = {"CSV": (to_csv_bytes, "csv", "text/csv"),
 
 def download_buttons(what: str, stem: str, build: Callable[[], pd.DataFrame], label: str) -> None:
     """`label (CSV)` and `label (Parquet)` side by side; `build` runs on the click, not on every run."""
-    cols = st.columns(len(FORMATS) + 2)
+    cols = st.columns([1] * len(FORMATS) + [1])
     for col, (name, (encode, suffix, mime)) in zip(cols, FORMATS.items()):
         col.download_button(f"{label} ({name})", lambda encode=encode: encode(build()),
                             file_name=f"{stem}_{what}.{suffix}", mime=mime,

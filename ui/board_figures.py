@@ -17,7 +17,7 @@ from ui.results import wrap_text
 RIGHT = "#2e7d32"
 WRONG = ("#c62828", "#ef6c00", "#8e24aa", "#6d4c41", "#546e7a")
 NONE = "#cfd8dc"
-LABEL_WIDTH = 34    # characters per line of a question's label beside its bars
+LABEL_WIDTH = 24    # characters per line of a question's label beside its bars (fits 390 px)
 
 
 def choice_figure(rows: pd.DataFrame, labels: dict[str, str], right: dict[str, str],
@@ -46,7 +46,7 @@ def choice_figure(rows: pd.DataFrame, labels: dict[str, str], right: dict[str, s
                              insidetextanchor="middle"))
     lines = sum(y.count("<br>") + 1 for y in ys)
     fig.update_layout(barmode="stack", height=80 + 20 * lines + 14 * len(ys), margin=dict(l=10, r=10, t=10, b=40),
-                      xaxis=dict(title="share of the attempts counted (green: the right option)", range=[0, 100],
+                      xaxis=dict(title="share of attempts (green: right)", range=[0, 100],
                                  ticksuffix="%"),
                       yaxis=dict(autorange="reversed", automargin=True))
     return fig
@@ -60,7 +60,9 @@ def time_heatmap(rows: list[str], parts: list[tuple[str, str, float]], minutes: 
     """
     labels = ["<b>median</b>"] + [html.escape(r) for r in rows]
     grid = [median] + minutes
-    x = [wrap_text(f"{title} ({pace:g} min)", 14) for _, title, pace in parts]
+    # Short column heads ("Break 1" of "Break 1: one tenant floods the job queue") that stay level even at
+    # 390 px; the hover names the whole part.
+    x = [wrap_text(f"{title.split(':')[0]} ({pace:g} min)", 10) for _, title, pace in parts]
     z, text, hover = [], [], []
     for label, row in zip(labels, grid):
         z.append([None if m is None or pace <= 0 else max(-2.0, min(2.0, math.log2(max(m, 1e-3) / pace)))
@@ -75,7 +77,8 @@ def time_heatmap(rows: list[str], parts: list[tuple[str, str, float]], minutes: 
                       thickness=12),
     ))
     fig.update_layout(height=150 + 24 * len(labels), margin=dict(l=10, r=10, t=10, b=10),
-                      yaxis=dict(autorange="reversed", automargin=True), xaxis=dict(side="top", automargin=True))
+                      yaxis=dict(autorange="reversed", automargin=True),
+                      xaxis=dict(side="top", automargin=True, tickangle=0, tickfont=dict(size=11)))
     return fig
 
 
@@ -94,7 +97,7 @@ def gap_figure(by_skill: pd.DataFrame, names: dict[str, str]) -> go.Figure:
                              hovertemplate="%{y}: " + name + " in %{x:.0f}% of %{customdata} pairs<extra></extra>"))
     lines = sum(label.count("<br>") + 1 for label in y)
     fig.update_layout(barmode="stack", height=110 + 20 * lines + 14 * len(y), margin=dict(l=10, r=10, t=30, b=40),
-                      legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0),
+                      legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0, traceorder="normal"),
                       xaxis=dict(range=[0, 100], ticksuffix="%", title="share of attempts both scored"),
                       yaxis=dict(automargin=True))
     return fig

@@ -61,4 +61,4 @@ def render_gap(board) -> None:
                                                                               apart["second_level"])],
             }), hide_index=True, width="stretch", key="gap_apart_table")
     stem = f"{filters.drill_id}_{filters.cohort or 'all'}"
-    download_buttons("grader_gap", stem, lambda: grader_gap.gap_pairs(store, filters), "Self against instructor")
+    download_buttons("grader_gap", stem, lambda: grader_gap.gap_pairs(store, filters), "Grader gap pairs")
