@@ -201,3 +201,25 @@ def test_grader_gap_tab_shows_the_gap_and_two_instructors(class_db):
     assert len(_frame_with(at, "Self higher %")) > 0
     assert len(_frame_with(at, "Mean distance (levels)")) > 0
 
+
+
+def test_a_timeline_link_opens_its_attempt_on_the_attempt_tab(class_db):
+    from ui import keys
+
+    store = AttemptStore(class_db)
+    attempt = store.attempts(drill_id="one_tenant")[-1]
+    store.close()
+    at = AppTest.from_function(_tab, args=("ui.instructor_integrity", "follow_timeline_link", None),
+                               default_timeout=120)
+    at.query_params["timeline"] = str(attempt.id)
+    at.run()
+    assert not at.exception, at.exception
+    assert at.session_state[keys.INSTRUCTOR_VIEW] == "Attempt"
+    assert at.session_state[keys.INSTRUCTOR_CANDIDATE] == attempt.candidate_id
+    assert at.session_state[keys.instructor_attempt(attempt.candidate_id)] == attempt.id
+    assert "timeline" not in at.query_params
+    stranger = AppTest.from_function(_tab, args=("ui.instructor_integrity", "follow_timeline_link", None),
+                                     default_timeout=120)
+    stranger.query_params["timeline"] = "999999999"
+    stranger.run()
+    assert any("names no attempt" in w.value for w in stranger.warning)

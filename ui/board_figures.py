@@ -60,9 +60,9 @@ def time_heatmap(rows: list[str], parts: list[tuple[str, str, float]], minutes: 
     """
     labels = ["<b>median</b>"] + [html.escape(r) for r in rows]
     grid = [median] + minutes
-    # Short column heads ("Break 1" of "Break 1: one tenant floods the job queue") that stay level even at
-    # 390 px; the hover names the whole part.
-    x = [wrap_text(f"{title.split(':')[0]} ({pace:g} min)", 10) for _, title, pace in parts]
+    # Short upright column heads ("Break 1 · 8 min" of "Break 1: one tenant floods the job queue") that keep
+    # nine parts apart even at 390 px; the hover names the whole part.
+    x = [html.escape(f"{_short(title.split(':')[0])} · {pace:g} min") for _, title, pace in parts]
     z, text, hover = [], [], []
     for label, row in zip(labels, grid):
         z.append([None if m is None or pace <= 0 else max(-2.0, min(2.0, math.log2(max(m, 1e-3) / pace)))
@@ -73,13 +73,18 @@ def time_heatmap(rows: list[str], parts: list[tuple[str, str, float]], minutes: 
     fig = go.Figure(go.Heatmap(
         z=z, x=x, y=labels, text=text, texttemplate="%{text}", hovertext=hover, hoverinfo="text",
         colorscale=[[0, "#1565c0"], [0.5, "#fafafa"], [1, "#c62828"]], zmin=-2, zmax=2, xgap=2, ygap=2,
-        colorbar=dict(title="vs pacing", tickvals=[-2, -1, 0, 1, 2], ticktext=["¼×", "½×", "on pace", "2×", "4×"],
-                      thickness=12),
+        colorbar=dict(title=dict(text="vs pacing", side="top"), tickvals=[-2, -1, 0, 1, 2],
+                      ticktext=["¼×", "½×", "on pace", "2×", "4×"], orientation="h", y=-0.01, yanchor="top",
+                      len=0.8, thickness=10),
     ))
-    fig.update_layout(height=150 + 24 * len(labels), margin=dict(l=10, r=10, t=10, b=10),
+    fig.update_layout(height=230 + 24 * len(labels), margin=dict(l=10, r=10, t=10, b=10),
                       yaxis=dict(autorange="reversed", automargin=True),
-                      xaxis=dict(side="top", automargin=True, tickangle=0, tickfont=dict(size=11)))
+                      xaxis=dict(side="top", automargin=True, tickangle=-90, tickfont=dict(size=11)))
     return fig
+
+
+def _short(text: str, limit: int = 16) -> str:
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
 def gap_figure(by_skill: pd.DataFrame, names: dict[str, str]) -> go.Figure:

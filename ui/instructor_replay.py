@@ -49,9 +49,7 @@ def replay_query(preset_id: str, values: Mapping[str, float] | None, guess: floa
     the locked `guess` (left for the page to scope to the settings it shows) and that run pinned as A."""
     query = explore_query(preset_id, values)
     tab = replay_tab(preset_id, query)
-    if tab is None:
-        if guess is not None:
-            query[guess_param(presets.PRESETS[preset_id].model)] = format(guess, ".12g")
+    if tab is None:   # the page keeps its seed and guess to itself: the settings are what travels
         return query
     name, seed_key = tab
     query[seed_key] = str(int(seed))
