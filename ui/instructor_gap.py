@@ -40,7 +40,7 @@ def render_gap(board) -> None:
         with st.expander(f"Per candidate ({len(people)})"):
             st.dataframe(pd.DataFrame({"Candidate": [candidate_label(h, c) for h, c in
                                                      zip(people["handle"], people["cohort"])], **_shares(people)}),
-                         hide_index=True, width="stretch", key="gap_people_table")
+                         hide_index=True, width="stretch", key=keys.GAP_PEOPLE_TABLE)
     st.markdown("##### Two instructors on one skill")
     agreement = board.figure("gap_two", lambda: grader_gap.instructor_agreement(store, filters))
     if agreement.empty:
@@ -59,6 +59,6 @@ def render_gap(board) -> None:
                 "First": [f"{n}: {drill.level_label(lv)}" for n, lv in zip(apart["first_name"], apart["first_level"])],
                 "Second": [f"{n}: {drill.level_label(lv)}" for n, lv in zip(apart["second_name"],
                                                                               apart["second_level"])],
-            }), hide_index=True, width="stretch", key="gap_apart_table")
+            }), hide_index=True, width="stretch", key=keys.GAP_APART_TABLE)
     stem = f"{filters.drill_id}_{filters.cohort or 'all'}"
     download_buttons("grader_gap", stem, lambda: grader_gap.gap_pairs(store, filters), "Grader gap pairs")

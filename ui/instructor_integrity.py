@@ -80,7 +80,7 @@ def render_integrity(board) -> None:
     cols[1].metric("Results viewed while open", f"{int((table['results_views'] > 0).sum())}")
     cols[2].metric("Hints opened", f"{int(table['hints_opened'].sum())}")
     cols[3].metric("Ran past the box", f"{int((table['overtime_s'] > 0).sum())}")
-    only = st.toggle("Only attempts with something to look at", value=True, key="instructor::integrity_only",
+    only = st.toggle("Only attempts with something to look at", value=True, key=keys.INTEGRITY_ONLY,
                      help="Looks before lock-in, results viewed while open, or time past the box")
     shown = flagged if only else table
     if shown.empty:

@@ -151,10 +151,13 @@ ITEMS_TABLE = "items_table"                               # items tab: one row p
 ITEMS_ALPHA_TABLE = "items_alpha_table"                   # items tab: Cronbach's alpha per drill and scope
 ITEMS_CHOICES_CHART = "items_choices_fig"                 # items tab: the share choosing each option
 INTEGRITY_TABLE = "integrity_table"                       # integrity tab: one row per attempt
+INTEGRITY_ONLY = "instructor::integrity_only"             # integrity tab: only attempts with something to look at
 TIME_HEATMAP = "time_heatmap"                             # time tab: minutes per candidate and part
 GAP_TABLE = "gap_table"                                   # grader gap tab: self against instructor per skill
 GAP_CHART = "gap_fig"                                     # grader gap tab: the gap per skill
 GAP_AGREEMENT_TABLE = "gap_agreement_table"               # grader gap tab: two instructors on one skill
+GAP_PEOPLE_TABLE = "gap_people_table"                     # grader gap tab: self against instructor per candidate
+GAP_APART_TABLE = "gap_apart_table"                       # grader gap tab: where two instructors disagree
 
 
 def instructor_dates(drill_id: str, first: dt.date, last: dt.date) -> str:
