@@ -90,16 +90,13 @@ _STATS = f"""
                        FILTER (WHERE kind = 'numeric' AND NOT skipped AND low IS NOT NULL) AS range_held
             FROM scored GROUP BY grp, question_id
         ),
-        ranked AS (
-            SELECT grp, question_id, mark, rest,
-                   row_number() OVER (PARTITION BY grp, question_id ORDER BY mark) AS by_mark,
-                   row_number() OVER (PARTITION BY grp, question_id ORDER BY rest) AS by_rest
-            FROM scored
+        sorted_lists AS (   -- each group's marks and rests, each list sorted on its own
+            SELECT grp, question_id, list_sort(list(mark)) AS marks, list_sort(list(rest)) AS rests
+            FROM scored GROUP BY grp, question_id
         ),
+        paired AS (SELECT grp, question_id, unnest(marks) AS mark, unnest(rests) AS rest FROM sorted_lists),
         most AS (   -- the covariance if the marks and the rests were in the same order: Moodle's covariancemax
-            SELECT a.grp, a.question_id, covar_samp(a.mark, b.rest) AS cov_max
-            FROM ranked a JOIN ranked b ON (a.grp, a.question_id, a.by_mark) = (b.grp, b.question_id, b.by_rest)
-            GROUP BY a.grp, a.question_id
+            SELECT grp, question_id, covar_samp(mark, rest) AS cov_max FROM paired GROUP BY grp, question_id
         )
         SELECT m.grp, m.question_id, m.position, m.kind, m.n, 100 * m.facility AS facility_pct,
                100 * m.sd AS sd_pct,
