@@ -8,6 +8,8 @@ the sim pages already read from the URL (ui.sim_controls).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
+from urllib.parse import urlencode
 
 import streamlit as st
 
@@ -60,6 +62,11 @@ def replay_query(preset_id: str, values: Mapping[str, float] | None, guess: floa
     return query
 
 
+def replay_url(page: str, query: Mapping[str, str]) -> str:
+    """The sim page's address (its url path, the file's stem, beside the board's) with the replay's query."""
+    return f"{Path(page).stem}?{urlencode(query)}"
+
+
 def replay_rows(view) -> list[tuple[str, str, float | None, str]]:
     """(question id, short prompt, locked guess, preset) for each simulation question of the attempt."""
     out = []
@@ -79,9 +86,11 @@ def render_replay(view) -> None:
     st.markdown("##### Replay the simulations")
     st.caption("Each link opens the simulation on the exact run this question was graded against (this "
                f"attempt's numbers, seed {SIMULATION_SEED}) with the candidate's locked guess, pinned as A. Change "
-               "one setting there and press Play to draw B over it.")
+               "one setting there and press Play to draw B over it. Each opens in a new tab.")
     values = view.loaded.values    # the attempt's own variant's numbers, which the presets read
     for _qid, prompt, guess, preset_id in rows:
         page, name, _ = MODEL_PAGES[presets.PRESETS[preset_id].model]
-        st.page_link(page, label=f"{prompt} — {name}, their guess {'none' if guess is None else fmt_guess(guess)}",
-                     icon="🎲", query_params=replay_query(preset_id, values, guess))
+        # A link to the page's own address, opened in a new tab so the board stays where it was (and drawn
+        # the same wherever the board runs, inside the app's navigation or not).
+        st.link_button(f"{prompt} — {name}, their guess {'none' if guess is None else fmt_guess(guess)}",
+                       replay_url(page, replay_query(preset_id, values, guess)), icon="🎲")
