@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from drills import answers as checks
 from drills.disclosure import SIMULATION_SEED
 from drills.loader import LoadedDrill, load_catalogue
+from drills.records import EventKind
 from drills.schema import ChoiceQuestion, NotesQuestion, NumericQuestion
 from drills.backends import open_store
 from drills.store import DB_ENV, AnswerEntry, AttemptStore, RevealEntry, database_path
@@ -23,6 +24,8 @@ from drills.variants import in_variant, variant_for
 
 DAY_S = 86_400.0
 DEMO_INSTRUCTOR = "demo instructor"
+SECOND_INSTRUCTOR = "demo moderator"   # reads a share of the overridden attempts again
+SECOND_OPINION_SHARE = 0.5
 FIRST_NAMES = ("ada", "grace", "alan", "edsger", "barbara", "ken", "radia", "leslie", "margaret", "donald",
                "frances", "john", "katherine", "tony", "shafi", "whitfield", "jean", "butler", "lynn", "niklaus")
 NOTE_PHRASES = ("per-tenant concurrency cap", "shed the noisy tenant first", "alert on queue age per tenant",
@@ -62,6 +65,40 @@ def make_persona(rng: random.Random) -> Persona:
     return Persona(spread, spread * 1.28 * honesty, rng.random() < 0.75, rng.lognormvariate(0, 0.3), ability)
 
 
+# How often demo candidates do what the integrity tab counts. A graded hint is fair play; the rest is peeking.
+HINT_SHARE = 0.15          # of hinted questions, opened the first hint (then, half the time, the next)
+PEEKER_SHARE = 0.12        # of attempts, a candidate who looks before locking in
+PEEK_SIM, PEEK_REVEAL, PEEK_RESULTS = 0.6, 0.3, 0.4   # a peeker's chances per sim part, per break, per attempt
+
+
+class Conduct:
+    """What one attempt does besides answering: hints opened and, for a peeker, looks before lock-in.
+
+    Its own random stream (seeded from the attempt's seed), so the answers a seed gives stay the same.
+    """
+
+    def __init__(self, seed: int):
+        self.rng = random.Random(seed * 7919 + 17)
+        self.peeker = self.rng.random() < PEEKER_SHARE
+
+    def hints_to_open(self, question) -> int:
+        hints = getattr(question, "hints", ())
+        if not hints or self.rng.random() >= HINT_SHARE:
+            return 0
+        return 2 if len(hints) > 1 and self.rng.random() < 0.5 else 1
+
+    def peeks(self, chance: float) -> bool:
+        return self.peeker and self.rng.random() < chance
+
+
+def sim_page(preset_id: str) -> str:
+    """The app page (its url path) that shows a preset's model, as the frame records a visit to it."""
+    from sims.presets import PRESETS
+
+    model = PRESETS[preset_id].model
+    return "hot_tenant" if model == "partitions" else f"sim_{model}"
+
+
 # Questions the cohort tends to get wrong, and which way (log bias of the guess).
 HARD_QUESTIONS = {"b1_recovery_capped": -0.5, "b1_recovery_paused": -0.4, "f1_shuffle_overlap": 0.6,
                   "b1_acme_share": -0.35, "fallback_share": 0.25}
@@ -89,9 +126,19 @@ class AttemptWriter:
         self.store, self.clock, self.attempt_id = store, clock, attempt_id
         self.answers: list[AnswerEntry] = []
         self.reveals: list[RevealEntry] = []
+        self.hint_costs: dict[str, float] = {}
 
     def lock(self, question_id: str, part_id: str, kind: str, **values) -> None:
-        self.answers.append(AnswerEntry(question_id, part_id, kind, at=self.clock(), **values))
+        cost = self.hint_costs.pop(question_id, 0.0)
+        self.answers.append(AnswerEntry(question_id, part_id, kind, at=self.clock(), hint_cost=cost, **values))
+
+    def open_hints(self, question, part_id: str, count: int) -> None:
+        """Open the question's first `count` hints now (through the store, as the hint buttons do); its
+        lock-in then gives up their cost."""
+        for index in range(count):
+            self.store.open_hint(self.attempt_id, question.id, part_id, index)
+        if count:
+            self.hint_costs[question.id] = min(1.0, sum(h.cost for h in question.hints[:count]))
 
     def reveal(self, part_id: str, section: str) -> None:
         self.reveals.append(RevealEntry(part_id, section, at=self.clock()))
@@ -103,8 +150,10 @@ class AttemptWriter:
 
 
 def _answer(writer: AttemptWriter, clock: SimulatedClock, rng: random.Random, persona: Persona, loaded: LoadedDrill,
-            part_id: str, question, sim_truths: Mapping[str, float]) -> None:
+            part_id: str, question, sim_truths: Mapping[str, float], conduct: Conduct | None = None) -> None:
     clock.advance(rng.uniform(6, 22) * persona.pace)
+    if conduct is not None:
+        writer.open_hints(question, part_id, conduct.hints_to_open(question))
     if isinstance(question, NumericQuestion):
         truth = loaded.values.get(question.id) if question.sim is None else sim_truths.get(question.id)
         if truth is None:   # a simulation the caller did not run: recorded as skipped
@@ -120,6 +169,21 @@ def _answer(writer: AttemptWriter, clock: SimulatedClock, rng: random.Random, pe
     elif isinstance(question, NotesQuestion):
         notes = "; ".join(rng.sample(NOTE_PHRASES, k=rng.randint(2, 6)))
         writer.lock(question.id, part_id, question.kind, notes=checks.notes_entry(notes))
+
+
+def _peek(store: AttemptStore, writer: AttemptWriter, conduct: Conduct, attempt_id: int, part) -> None:
+    """A peeker, before answering a part: opens its simulation, presses its first reveal, or looks at the
+    results page, each as the app records it (a reveal before its questions are locked is flagged)."""
+    questions = list(part.questions) + list(part.followup.questions if part.followup else ())
+    sims = [q for q in questions if isinstance(q, NumericQuestion) and q.sim]
+    if sims and conduct.peeks(PEEK_SIM):
+        page = sim_page(sims[0].sim)
+        store.log_event(attempt_id, EventKind.SIM_OPENED, None,
+                        {"page": page, "questions": [q.id for q in sims if sim_page(q.sim) == page]})
+    if part.kind == "break" and part.questions and part.reveal and conduct.peeks(PEEK_REVEAL):
+        writer.reveal(part.id, part.reveal[0].stage)
+    if conduct.peeks(PEEK_RESULTS / 4):   # about once an attempt over a drill's several parts
+        store.log_event(attempt_id, EventKind.RESULTS_VIEWED)
 
 
 def _self_level(rng: random.Random, persona: Persona) -> str:
@@ -148,6 +212,7 @@ def run_attempt(store: AttemptStore, clock: SimulatedClock, rng: random.Random, 
         sim_truths = _variant_sim_truths(in_variant(loaded, variant))
     loaded = in_variant(loaded, variant)
     writer = AttemptWriter(store, clock, attempt.id)
+    conduct = Conduct(seed)
     quits_after = len(drill.parts) if rng.random() < 0.88 else rng.randrange(1, len(drill.parts))
     for index, part in enumerate(drill.parts):
         if index >= quits_after:
@@ -156,10 +221,11 @@ def run_attempt(store: AttemptStore, clock: SimulatedClock, rng: random.Random, 
         store.log_event(attempt.id, "opened", part.id)
         clock.advance(part.minutes * 60 * 0.15 * persona.pace * rng.uniform(0.6, 1.4))
         impatient = rng.random() < 0.06
+        _peek(store, writer, conduct, attempt.id, part)
         for question in part.questions:
             if impatient:
                 break
-            _answer(writer, clock, rng, persona, loaded, part.id, question, sim_truths)
+            _answer(writer, clock, rng, persona, loaded, part.id, question, sim_truths, conduct)
         if impatient and part.questions and part.reveal:
             # Skips to the answer: what is left is recorded as skipped, then revealed.
             for question in part.questions:
@@ -173,7 +239,7 @@ def run_attempt(store: AttemptStore, clock: SimulatedClock, rng: random.Random, 
                 store.rate_note(attempt.id, question.id, rating)
         if part.followup:
             for question in part.followup.questions:
-                _answer(writer, clock, rng, persona, loaded, part.id, question, sim_truths)
+                _answer(writer, clock, rng, persona, loaded, part.id, question, sim_truths, conduct)
             clock.advance(rng.uniform(10, 30) * persona.pace)
             writer.reveal(part.id, "followup")
         clock.advance(part.minutes * 60 * 0.1 * persona.pace * rng.uniform(0.5, 1.5))
@@ -192,6 +258,7 @@ def populate(store: AttemptStore, loaded: LoadedDrill, *, candidates: int, cohor
              sim_truths: Mapping[str, float] | None = None) -> dict[str, int]:
     """Write `candidates` candidates' attempts (some twice, a few unfinished), plus a few instructor actions."""
     rng = random.Random(seed)
+    moderation = random.Random(seed + 101)   # its own stream: the cohort a seed gives stays the same
     now = time.time() if now is None else now
     real_clock = store.clock
     clock = SimulatedClock(now - days * DAY_S)
@@ -214,9 +281,15 @@ def populate(store: AttemptStore, loaded: LoadedDrill, *, candidates: int, cohor
                 if rng.random() < 0.12:
                     skill = rng.choice(loaded.drill.rubric)
                     clock.advance(3600)
-                    store.add_rubric_score(attempt_id, skill.id, rng.choice(("ok", "weak")), scorer="instructor",
+                    level = rng.choice(("ok", "weak"))
+                    store.add_rubric_score(attempt_id, skill.id, level, scorer="instructor",
                                            scorer_name=DEMO_INSTRUCTOR,
                                            reason="Demo: the notes name the fix but not how it is detected.")
+                    if moderation.random() < SECOND_OPINION_SHARE:   # a second reader, who mostly agrees
+                        clock.advance(1800)
+                        other = level if moderation.random() < 0.6 else ("ok" if level == "weak" else "strong")
+                        store.add_rubric_score(attempt_id, skill.id, other, scorer="instructor",
+                                               scorer_name=SECOND_INSTRUCTOR, reason="Demo: moderated.")
     finally:
         store.clock = real_clock
     return {"candidates": candidates, "attempts": attempts}

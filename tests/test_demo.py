@@ -45,7 +45,9 @@ def test_every_candidate_has_an_attempt_in_the_past(demo):
 def test_answers_pass_the_candidate_checks_and_events_are_in_order(demo):
     store, _ = demo
     questions = {q.id: q for q in LOADED.drill.all_questions()}
-    for attempt in store.attempts(drill_id="one_tenant"):
+    attempts = store.attempts(drill_id="one_tenant")
+    flagged = 0
+    for attempt in attempts:
         events = store.events(attempt.id)
         assert events[0].kind == "started"
         assert [e.at for e in events] == sorted(e.at for e in events)
@@ -54,7 +56,8 @@ def test_answers_pass_the_candidate_checks_and_events_are_in_order(demo):
             if answer.kind == "numeric" and not answer.skipped:
                 checks.numeric_entry(answer.value, answer.low, answer.high)
         rows = timeline(LOADED, events, store.answers(attempt.id))
-        assert not any(r.early for r in rows), "the demo only reveals after locking or skipping"
+        flagged += any(r.early for r in rows)
+    assert flagged <= len(attempts) // 3, "a few demo candidates peek before locking in (issue 22), not most"
 
 
 def test_finished_attempts_are_fully_self_scored_and_the_cohort_is_varied(demo):

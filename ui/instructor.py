@@ -24,6 +24,7 @@ from drills.store import AttemptStore
 from drills.timebox import clock_for, format_duration, format_utc
 from drills.variants import label as variant_label
 from ui import instructor_figures as figures
+from ui import instructor_gap, instructor_integrity, instructor_items, instructor_replay, instructor_time
 from ui import keys
 from ui.attempt_view import AttemptView, sim_truths_of
 from ui.context import get_catalogue, get_store, now
@@ -353,6 +354,7 @@ def render_attempt(board: Board, table: pd.DataFrame) -> None:
                      "Part": st.column_config.TextColumn(width=140),
                      "Detail": st.column_config.TextColumn(width=290, help="The question (the start of its prompt "
                                                            "in this attempt's numbers), reveal or skill")})
+    instructor_replay.render_replay(view)
 
     st.markdown("##### Answers against the truth")
     figure = guess_figure(view, results)
@@ -518,11 +520,15 @@ def render_board(instructor: str, allowed: list[str] | None = None) -> None:
         "Leaderboard": lambda: render_leaderboard(board, table),
         "Skills": lambda: render_skills(board, table),
         "Questions": lambda: render_questions(board),
-        "Time": lambda: render_time(board),
+        "Items": lambda: instructor_items.render_items(board),
+        "Time": lambda: (render_time(board), instructor_time.render_time_heatmap(board, table)),
         "Calibration": lambda: render_calibration(board, table),
+        "Integrity": lambda: instructor_integrity.render_integrity(board),
+        "Grader gap": lambda: instructor_gap.render_gap(board),
         "Attempt": lambda: render_attempt(board, table),
         "Exports": lambda: render_exports(board),
     }
+    instructor_integrity.follow_timeline_link(board)
     # Keyed tabs that track their state: the rerun after saving an override or a grant keeps the open tab,
     # and only the open tab's reports are computed (picking another tab reruns the page to draw it).
     views = st.tabs(list(renderers), key=keys.INSTRUCTOR_VIEW, on_change="rerun")

@@ -146,6 +146,20 @@ OVERRIDE_LEVEL = "override::level"                        # override form: the l
 OVERRIDE_COMMENT = "override::comment"                    # override form: the comment shown to the candidate
 OVERRIDE_HISTORY = "override_history"                     # attempt view: every instructor override so far
 GRANT_HISTORY = "grant_history"                           # attempt view: every extra-time grant so far
+# The board's item analysis, integrity, time, grader gap and replay tabs (issue 22).
+ITEMS_ATTEMPTS = "instructor::items_attempts"             # items tab: first attempts or every finished attempt
+ITEMS_VARIANTS = "instructor::items_variants"             # items tab: show a row per variant too
+ITEMS_TABLE = "items_table"                               # items tab: one row per question (and variant)
+ITEMS_ALPHA_TABLE = "items_alpha_table"                   # items tab: Cronbach's alpha per drill and scope
+ITEMS_CHOICES_CHART = "items_choices_fig"                 # items tab: the share choosing each option
+INTEGRITY_TABLE = "integrity_table"                       # integrity tab: one row per attempt
+INTEGRITY_ONLY = "instructor::integrity_only"             # integrity tab: only attempts with something to look at
+TIME_HEATMAP = "time_heatmap"                             # time tab: minutes per candidate and part
+GAP_TABLE = "gap_table"                                   # grader gap tab: self against instructor per skill
+GAP_CHART = "gap_fig"                                     # grader gap tab: the gap per skill
+GAP_AGREEMENT_TABLE = "gap_agreement_table"               # grader gap tab: two instructors on one skill
+GAP_PEOPLE_TABLE = "gap_people_table"                     # grader gap tab: self against instructor per candidate
+GAP_APART_TABLE = "gap_apart_table"                       # grader gap tab: where two instructors disagree
 
 
 def instructor_dates(drill_id: str, first: dt.date, last: dt.date) -> str:

@@ -105,7 +105,7 @@ def explore_query(preset_id: str, values: Mapping[str, float] | None = None) -> 
     the run is built from them), on the tab and, on the pool page, the lane the question asks about.
 
     Only what the page has a control for travels; the page's seed stays its own (the drill grades with
-    seed 0, which the pages' seed boxes, from 1, cannot show).
+    seed 0; an instructor's replay, ui.instructor_replay, adds that seed, the guess and a pin).
     """
     preset = presets.PRESETS[preset_id]
     p = preset.params_for(values)

@@ -51,7 +51,7 @@ def pin_from_text(tab: SimTab, text: str) -> Pin | None:
         params, seed = parse_params(importlib.import_module(f"sims.{tab.model}").Params, words)
     except (ValueError, TypeError):
         return None
-    return Pin(params, seed, guess) if 1 <= seed <= SEED_MAX else None
+    return Pin(params, seed, guess) if 0 <= seed <= SEED_MAX else None
 
 
 def pinned(tab: SimTab) -> Pin | None:

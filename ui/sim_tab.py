@@ -60,8 +60,9 @@ def settings(tab: SimTab, intro: str, *sliders: dict, page_tab: tuple[str, str] 
     columns = st.columns([3] * len(sliders) + [2])
     values = tuple(column.slider(**spec, bind="query-params") for column, spec in zip(columns, sliders))
     seed_key = keys.sim_setting(tab.prefix, "seed")
-    seed = int(columns[-1].number_input("Seed", 1, SEED_MAX, 1, 1, key=seed_key, bind="query-params",
-                                        help="Runs with the same settings and seed are identical."))
+    seed = int(columns[-1].number_input("Seed", 0, SEED_MAX, 1, 1, key=seed_key, bind="query-params",
+                                        help="Runs with the same settings and seed are identical; seed 0 is the "
+                                             "run drills grade against."))
     query = dict([page_tab]) if page_tab else {}
     query.update({spec["key"]: url_text(value) for spec, value in zip(sliders, values)})
     query[seed_key] = str(seed)

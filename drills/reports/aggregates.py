@@ -217,16 +217,11 @@ def question_sample(store: AttemptStore, key: DrillKey, filters: Filters, attemp
 
 
 # -- time -----------------------------------------------------------------------------------
-def time_per_part(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
-    """Per part, minutes candidates spent (from each 'opened' to the next) against the suggested pacing.
-
-    The last part opened runs to the finish; in an unfinished attempt it is not counted (no end yet).
-    """
-    # Only the drill's own parts are reported (the pacing table below), so spans are numbered by their
-    # place in the drill and grouped on integers; every 'opened' still ends the span before it.
-    part_ids = [p for p, _, _ in key.part_titles]
-    head, params = with_ctes(filters.sql(), _TIMING)
-    sql = head + """,
+# Per attempt and part, seconds spent: from each 'opened' to the next; the last part opened runs to the
+# finish, and in an unfinished attempt it is not counted (no end yet). Only the drill's own parts are
+# counted (their ids are the parameter), numbered by their place in the drill and grouped on integers; every
+# 'opened' still ends the span before it. Needs _TIMING before it.
+_SPENT = """,
         opened AS (
             SELECT e.attempt_id, list_position(?::VARCHAR[], e.part_id) AS part_no, e.happened_at,
                    LEAD(e.happened_at) OVER (PARTITION BY e.attempt_id ORDER BY e.happened_at, e.id) AS next_at
@@ -239,7 +234,17 @@ def time_per_part(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.Da
             FROM opened o LEFT JOIN finished f USING (attempt_id)
             WHERE (o.next_at IS NOT NULL OR f.finished_at IS NOT NULL) AND o.part_no > 0
             GROUP BY ALL
-        ),
+        )"""
+
+
+def time_per_part(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
+    """Per part, minutes candidates spent (from each 'opened' to the next) against the suggested pacing.
+
+    The last part opened runs to the finish; in an unfinished attempt it is not counted (no end yet).
+    """
+    part_ids = [p for p, _, _ in key.part_titles]
+    head, params = with_ctes(filters.sql(), _TIMING)
+    sql = head + _SPENT + """,
         per_part AS (
             SELECT part_no, COUNT(*) AS attempts, quantile_cont(seconds, [0.5, 0.25, 0.75]) AS q
             FROM spent GROUP BY part_no
@@ -252,6 +257,19 @@ def time_per_part(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.Da
     out = pacing.merge(df, on="part_id", how="left")
     out["attempts"] = out["attempts"].fillna(0).astype(int)
     return out
+
+
+def time_per_attempt(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
+    """Per attempt and part, the minutes spent (as time_per_part counts them) beside the part's pacing."""
+    part_ids = [p for p, _, _ in key.part_titles]
+    head, params = with_ctes(filters.sql(), _TIMING)
+    sql = head + _SPENT + """
+        SELECT s.attempt_id, att.candidate_id, att.handle, att.cohort, (?::VARCHAR[])[s.part_no] AS part_id,
+               s.part_no, s.seconds / 60 AS minutes
+        FROM spent s JOIN att USING (attempt_id) ORDER BY s.attempt_id, s.part_no"""
+    df = source.frame(store, sql, params + [part_ids, part_ids])
+    pacing = pd.DataFrame(key.part_titles, columns=["part_id", "title", "suggested_min"])
+    return df.merge(pacing, on="part_id", how="left")
 
 
 # -- calibration ----------------------------------------------------------------------------
