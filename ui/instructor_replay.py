@@ -19,7 +19,7 @@ from sims import presets
 from ui import keys
 from ui.guess import fmt_guess, guess_param
 from ui.instructor_figures import short_prompt
-from ui.sim_controls import Pin, pin_param, pin_text
+from ui.sim_pins import Pin, pin_param, pin_text
 from ui.sim_embed import FANOUT_LANE, MODEL_PAGES, explore_query
 
 # The simulation tab (its name, which scopes the guess and the pin, and its URL prefix) each page section is.
