@@ -17,7 +17,8 @@ from drills.reports.integrity import integrity
 from drills.reports.source import Filters
 from drills.reports.timeline import timeline
 from drills.schema import NumericQuestion
-from drills.store import AttemptStore, open_store
+from drills.backends import open_store
+from drills.store import AttemptStore
 
 LOADED = load_catalogue().drills["one_tenant"]
 SIM_TRUTHS = {q.id: 100.0 for q in LOADED.drill.all_questions() if isinstance(q, NumericQuestion) and q.sim}

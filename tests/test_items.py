@@ -18,19 +18,23 @@ from drills.loader import check_file, load_catalogue
 from drills.reports import items
 from drills.reports.source import Filters
 from drills.schema import NumericQuestion
-from drills.store import AttemptStore, open_store
+from drills.backends import open_store
+from drills.store import AttemptStore
 from drills.variants import in_variant
 
 TEMPLATE = Path("drills/content/_template.yaml")
+# Draws far from the written 12 jobs/s (so the written answers never pass a draw), enough of them that a
+# retake cannot be harvested (drills.lint wants 1000 combinations at least).
+FAR_RATES = ", ".join(str(rate) for rate in range(40, 1040))
 H = Fr(1, 2)
 
 
 def small_drill(tmp_path) -> object:
-    """The template drill with two seeded variants, a third numeric question and a notes question."""
+    """The template drill with drawn numbers (each attempt its own draw), a third numeric question and a notes question."""
     text = TEMPLATE.read_text(encoding="utf-8")
     text = text.replace("id: template", "id: small").replace(
         "givens:\n  - {name: arrival_rate, value: 12, unit: jobs/s,",
-        "variants: 2\ngivens:\n  - {name: arrival_rate, value: 12, unit: jobs/s, vary: {choices: [12, 20]},")
+        "givens:\n  - {name: arrival_rate, value: 12, unit: jobs/s, vary: {choices: [12, " + FAR_RATES + "]},")
     extra = """      - id: per_hour
         kind: numeric
         prompt: How many jobs reach the queue in one hour at peak?
@@ -264,7 +268,7 @@ def _independent(store, key, first_only: bool) -> tuple[pd.DataFrame, float]:
     rating_of = {(a, q): {"full": 1.0, "partial": 0.5, "missed": 0.0}[r]
                  for a, q, r in zip(ratings["attempt_id"], ratings["question_id"], ratings["rating"])}
     answer_of = {(r.attempt_id, r.question_id): r for r in answers.itertuples(index=False)}
-    grades = [list(zip(key.truths, key.bands)), *key.variant_grades]
+    grades = {0: list(zip(key.truths, key.bands)), **{number: list(g) for number, g in key.variant_grades}}
     marks = {}
     for a in attempts.itertuples(index=False):
         for i, (qid, kind) in enumerate(zip(key.question_ids, key.kinds)):

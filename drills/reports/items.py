@@ -279,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     from drills.demo import open_problem, reference_sim_truths
     from drills.loader import load_catalogue
     from drills.reports.exports import to_csv_bytes
-    from drills.store import open_store
+    from drills.backends import open_store
 
     catalogue = load_catalogue()
     loaded = loaded_for(catalogue.drills, args.drill)
