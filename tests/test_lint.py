@@ -226,3 +226,20 @@ def test_the_export_and_the_board_show_each_attempts_drawn_numbers(tmp_path):
     for frame in (export_answers(store, key, Filters("hot_tenant")), export_attempts(store, key, Filters("hot_tenant"))):
         shown = dict(zip(frame["attempt_id"], frame["numbers"]))
         assert all(shown[a].startswith(text) for a, text in drawn.items()), shown
+
+
+# -- the lab reaches the drill's sizes ----------------------------------------------------------------
+def test_the_lab_sliders_reach_the_sizes_the_drill_quotes(monkeypatch):
+    import ui.pg_lab as pg_lab
+
+    specs = {}
+
+    def capture(view_id, *given):
+        specs[view_id] = {spec["name"]: spec for spec in given}
+        return [spec["value"] for spec in given]
+    monkeypatch.setattr(pg_lab, "_sliders", capture)
+    pg_lab._snapshot_controls()
+    pg_lab._cap_controls()
+    values = CATALOGUE.drills["one_tenant"].values
+    assert specs["held_snapshot"]["churn"]["max_value"] >= values["churned_rows"], "the drill's 300,000 rows"
+    assert specs["cap_race"]["runs"]["max_value"] >= 50, "enough runs to see the spread the drill describes"

@@ -5,9 +5,8 @@ snapshot never holds back another reader's vacuum and timings are not two runs o
 """
 from __future__ import annotations
 
-import statistics
-
 import os
+import statistics
 import tempfile
 import threading
 from collections.abc import Callable
