@@ -191,14 +191,22 @@ def _self_level(rng: random.Random, persona: Persona) -> str:
     return "strong" if x > 0.62 else ("ok" if x > 0.35 else "weak")
 
 
-_VARIANT_RUNS: dict[tuple[str, int], dict[str, float]] = {}
+_VARIANT_RUNS: dict[tuple, float] = {}
 
 
 def _variant_sim_truths(loaded: LoadedDrill) -> dict[str, float]:
-    key = (loaded.drill.id, loaded.variant)
-    if key not in _VARIANT_RUNS:
-        _VARIANT_RUNS[key] = reference_sim_truths(loaded)
-    return _VARIANT_RUNS[key]
+    """Each simulation question's run on this attempt's draw, run once per preset and the numbers it reads:
+    every attempt draws its own numbers, but most draws agree on what one run reads."""
+    from sims import presets  # only the CLI pays for the models
+
+    truths = {}
+    for q in loaded.drill.all_questions():
+        if isinstance(q, NumericQuestion) and q.sim:
+            key = (q.sim, presets.inputs_of([q.sim], loaded.values))
+            if key not in _VARIANT_RUNS:
+                _VARIANT_RUNS[key] = presets.evaluate(q.sim, SIMULATION_SEED, loaded.values)
+            truths[q.id] = _VARIANT_RUNS[key]
+    return truths
 
 
 def run_attempt(store: AttemptStore, clock: SimulatedClock, rng: random.Random, loaded: LoadedDrill,
@@ -208,7 +216,7 @@ def run_attempt(store: AttemptStore, clock: SimulatedClock, rng: random.Random, 
     seed = rng.randrange(2**31)
     variant = variant_for(store, drill, handle, seed)   # a retake draws its own numbers, as in the app
     attempt = store.start_attempt(drill.id, handle, cohort, drill.time_box_min * 60, seed=seed, variant=variant)
-    if variant and sim_truths:   # a retake's simulations run on its own numbers (once per variant)
+    if variant and sim_truths:   # an attempt's simulations run on its own numbers
         sim_truths = _variant_sim_truths(in_variant(loaded, variant))
     loaded = in_variant(loaded, variant)
     writer = AttemptWriter(store, clock, attempt.id)

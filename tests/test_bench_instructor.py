@@ -16,6 +16,7 @@ def test_the_bulk_writer_fills_every_column_and_mixes_variants(tmp_path):
     attempts = store.attempts(drill_id="one_tenant")
     assert len(attempts) == made["attempts"] and {a.variant for a in attempts} - {0}, "retakes on variants"
     loaded = load_catalogue().drills["one_tenant"]
-    key = DrillKey.from_loaded(loaded, {q.id: 100.0 for q in loaded.drill.all_questions() if getattr(q, "sim", None)})
+    key = DrillKey.from_loaded(loaded, {q.id: 100.0 for q in loaded.drill.all_questions() if getattr(q, "sim", None)},
+                               {a.variant for a in attempts})   # the key holds the draws the attempts made
     summary = aggregates.attempt_summary(store, key, Filters("one_tenant"))
     assert len(summary) == made["attempts"] and summary["answered"].sum() == made["answers"]

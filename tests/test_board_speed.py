@@ -95,7 +95,7 @@ def test_the_board_runs_the_simulations_of_drawn_variants_only_and_grades_a_reta
     board = board_ui.Board(store, loaded, Filters("one_tenant"), "prof")
     key = board.key
     assert sorted(asked) == [0, retake], "the written numbers and the retake's variant, no other variant's runs"
-    assert [v + 1 for v, grades in enumerate(key.variant_grades) if grades is not None] == [retake]
+    assert [v for v, _ in key.variant_grades] == [retake]
 
     # Each guess sits on its own variant's run and nowhere near the other's: full marks only if graded on it.
     exported = export_answers(store, key, board.filters).set_index("attempt_id")
@@ -108,8 +108,8 @@ def test_the_board_runs_the_simulations_of_drawn_variants_only_and_grades_a_reta
     assert errors.loc[qid, "in_tolerance"] == 1.0 and errors.loc[qid, "truth"] == pytest.approx(truth[0])
 
     # The same key as one built for every variant grades the same: only the unused variants' rows are missing.
-    full = DrillKey.from_loaded(loaded, sim_truths_of)
-    assert key.truths == full.truths and key.variant_grades[retake - 1] == full.variant_grades[retake - 1]
+    full = DrillKey.from_loaded(loaded, sim_truths_of, [retake, *sample_draws(3)])
+    assert key.truths == full.truths and dict(key.variant_grades)[retake] == dict(full.variant_grades)[retake]
     store.close()
 
 
@@ -118,11 +118,11 @@ def test_a_retake_on_a_new_variant_gets_its_rows_on_the_next_run(tmp_path):
     store = AttemptStore(tmp_path / "board.duckdb")
     store.start_attempt("one_tenant", "ada", "", 2700, seed=1)
     before = board_ui.Board(store, loaded, Filters("one_tenant"), "prof")
-    assert all(grades is None for grades in before.key.variant_grades)
+    assert before.key.variant_grades == ()
     attempt = store.start_attempt("one_tenant", "ada", "", 2700, seed=2, variant=3)
     after = board_ui.Board(store, loaded, Filters("one_tenant"), "prof")
     assert after.version != before.version, "the reports' caches see the retake"
-    assert after.key.fingerprint != before.key.fingerprint and after.key.variant_grades[2] is not None
+    assert after.key.fingerprint != before.key.fingerprint and 3 in dict(after.key.variant_grades)
     store.lock_answer(attempt.id, NUMERIC_Q.id, scoring._part_of(loaded.drill)[NUMERIC_Q.id],  # noqa: SLF001
                       "numeric", value=in_variant(loaded, 3).values[NUMERIC_Q.id])
     summary = aggregates.attempt_summary(store, after.key, after.filters).set_index("attempt_id")

@@ -62,7 +62,7 @@ def test_answers_pass_the_candidate_checks_and_events_are_in_order(demo):
 
 def test_finished_attempts_are_fully_self_scored_and_the_cohort_is_varied(demo):
     store, _ = demo
-    key = DrillKey.from_loaded(LOADED, SIM_TRUTHS)
+    key = DrillKey.from_loaded(LOADED, SIM_TRUTHS, aggregates.variants_drawn(store, "one_tenant"))
     summary = aggregates.attempt_summary(store, key, Filters("one_tenant"))
     finished = summary[summary["finished_at"].notna()]
     assert len(finished) >= len(summary) * 0.6

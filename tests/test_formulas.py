@@ -19,7 +19,17 @@ def test_bad_expressions_raise_formula_errors(expr):
 
 
 def test_render_fills_named_values_with_and_without_format_specs():
-    assert render("{a} jobs at {b:.1f}/s", {"a": 1200.0, "b": 6.25}) == "1,200 jobs at 6.2/s"
+    assert render("{a} jobs at {b:.1f}/s", {"a": 1200.0, "b": 6.25}) == "1,200 jobs at 6.3/s"   # half up
+
+
+def test_every_figure_rounds_half_up():
+    # Python's own rounding sent halves to the even neighbour: 112.5 showed as 112 beside 137.5 as 138.
+    from drills.formulas import format_number, format_quantity
+
+    assert [format_number(v) for v in (112.5, 137.5)] == ["113", "138"]
+    assert [format_quantity(v, "$", 0) for v in (112.5, 137.5)] == ["$113", "$138"]
+    assert render("{a:.0f} {b:.2f} {c:.0%} {d:clock}", {"a": 0.5, "b": 0.125, "c": 0.125, "d": 790.5}) == \
+        "1 0.13 13% 13:11"
     with pytest.raises(FormulaError):
         render("{missing}", {})
 

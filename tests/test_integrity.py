@@ -18,6 +18,7 @@ from drills.reports.source import Filters
 from drills.reports.timeline import timeline
 from drills.schema import ChoiceQuestion, NumericQuestion
 from drills.store import AttemptStore
+from drills.variants import in_variant
 from tests.test_pages import LOCK, _go, _start
 from ui.results import HIDDEN_LOCKED, HIDDEN_OPEN
 
@@ -35,14 +36,15 @@ def _attempt(db_path, at):
     return store, store.attempt_by_token(_token(at))
 
 
-def _results_truths(app_test, token: str) -> dict[str, str]:
+def _results_truths(app_test, token: str, db_path) -> dict[str, str]:
     at = app_test("app.py")
     at.query_params["attempt"] = token
     at.run()
     at.switch_page("pages/results.py").run()
     assert not at.exception, at.exception
     table = next(d.value for d in at.dataframe if "Truth" in d.value.columns)
-    prompts = {ONE_TENANT.text(q.prompt): q.id for q in ONE_TENANT.drill.all_questions()}
+    drawn = in_variant(ONE_TENANT, AttemptStore(db_path).attempt_by_token(token).variant)   # its own numbers
+    prompts = {drawn.text(q.prompt): q.id for q in ONE_TENANT.drill.all_questions()}
     return {prompts[q]: truth for q, truth in zip(table["Question"], table["Truth"])}
 
 
@@ -108,7 +110,7 @@ def test_options_are_shuffled_per_attempt_and_stable_for_one():
 def test_an_open_attempts_results_hide_every_truth_not_yet_revealed(app_test, db_path):
     at = _start(app_test)
     token = _token(at)
-    truths = _results_truths(app_test, token)
+    truths = _results_truths(app_test, token, db_path)
     assert set(truths) == {q.id for q in ONE_TENANT.drill.all_questions()}
     numeric_or_choice = [q.id for q in ONE_TENANT.drill.all_questions() if q.kind != "notes"]
     assert {truths[q] for q in numeric_or_choice} == {HIDDEN_OPEN}, "no truth before anything is locked"
@@ -117,7 +119,7 @@ def test_an_open_attempts_results_hide_every_truth_not_yet_revealed(app_test, db
     board = ONE_TENANT.drill.part("board")
     at.text_input(key=f"lock::{board.questions[0].id}::value").input("1")
     next(b for b in at.button if b.label == LOCK).click().run()
-    truths = _results_truths(app_test, token)
+    truths = _results_truths(app_test, token, db_path)
     assert truths[board.questions[0].id] == HIDDEN_LOCKED
     assert truths[board.questions[1].id] == HIDDEN_OPEN
 
@@ -126,8 +128,9 @@ def test_an_open_attempts_results_hide_every_truth_not_yet_revealed(app_test, db
         store.lock_answer(attempt.id, q.id, "board", q.kind, skipped=True)
     store.record_reveal(attempt.id, "board", board.reveal[0].stage)
     store.close()
-    truths = _results_truths(app_test, token)
-    expected = f"{ONE_TENANT.values[board.questions[0].id]:,.0f}"
+    truths = _results_truths(app_test, token, db_path)
+    drawn = in_variant(ONE_TENANT, AttemptStore(db_path).attempt_by_token(token).variant)   # its own numbers
+    expected = f"{drawn.values[board.questions[0].id]:,.0f}"
     assert expected in truths[board.questions[0].id], "revealed: the truth is shown"
     assert truths[ONE_TENANT.drill.part("break1").questions[0].id] == HIDDEN_OPEN
     events = AttemptStore(db_path).events(attempt.id)
@@ -244,7 +247,7 @@ def test_board_export_and_results_agree_for_every_demo_attempt(demo_store, drill
             if isinstance(truth, float) and (attempt.id, qid) in exported_truths.index:
                 assert exported_truths.loc[(attempt.id, qid)] == pytest.approx(truth), f"#{attempt.id} {qid}"
         truths_in_key = (board.key.truths if attempt.variant == 0
-                         else [truth for truth, _ in board.key.variant_grades[attempt.variant - 1]])
+                         else [truth for truth, _ in dict(board.key.variant_grades)[attempt.variant]])
         keyed = dict(zip(board.key.question_ids, truths_in_key))
         for qid in sim_ids:
             assert keyed[qid] == pytest.approx(truths[qid]), f"{qid}: board and results grade one run"

@@ -112,3 +112,19 @@ def test_every_registered_experiment_runs_with_its_params_type():
     assert set(EXPERIMENTS) == {"fair_claim", "cap_race", "budget", "refunds", "held_snapshot"}
     for experiment in EXPERIMENTS.values():
         experiment.params_type()                                # defaults pass the front-door checks
+
+
+# -- the drill's text agrees with the lab at the drill's own sizes (issue 21) -------------------------
+def test_the_drill_quotes_what_the_lab_shows_at_its_sizes(pg_url):
+    from drills.loader import load_catalogue
+
+    values = load_catalogue().drills["one_tenant"].values
+    held = run_held_snapshot(pg_url, SnapshotParams(churn=int(values["churned_rows"]), repeats=3))
+    assert held.held.dead_kept == values["dead_kept"]
+    assert (held.held.buffers, held.released.buffers) == (values["claim_buffers_bloated"],
+                                                          values["claim_buffers_clean"])
+    assert held.slowdown > 1_000, "the drill says thousands of times; its own figure is in that range"
+    assert values["claim_slowdown"] > 1_000
+    race = run_cap_race(pg_url, CapRaceParams(cap=int(values["enterprise_cap"]), runs=6))
+    assert all(values["enterprise_cap"] <= peak <= values["counted_cap_high"] for peak in race.counted), race.counted
+    assert max(race.counted) > values["enterprise_cap"], "the counted cap overshoots"

@@ -111,8 +111,8 @@ def test_a_figure_equal_to_a_varied_given_is_refused_even_when_it_looks_like_a_y
 # -- every draw differs, and enough of them -----------------------------------------------------
 def test_every_draw_differs_from_the_written_numbers_in_a_given_a_question_uses():
     # Only two values to draw for the one given a question uses: half the draws would repeat the written one.
-    drill = _drill(HOT, ("vary: {choices: [8, 10, 12]}", "vary: {choices: [10, 12]}"),
-                   ("vary: {choices: [10, 20, 25]}", "vary: {choices: [10, 20]}"))
+    drill = _drill(HOT, ("vary: {choices: [6, 8, 10, 12, 14]}", "vary: {choices: [10, 12]}"),
+                   ("vary: {choices: [10, 15, 20, 25, 30]}", "vary: {choices: [10, 20]}"))
     for name in ("hot_rate", "batch_size"):
         drill = drill.model_copy(update={"givens": tuple(g.model_copy(update={"vary": None}) if g.name == name else g
                                                          for g in drill.givens)})
@@ -125,8 +125,9 @@ def test_every_draw_differs_from_the_written_numbers_in_a_given_a_question_uses(
 
 def test_a_drill_with_few_combinations_to_draw_is_refused():
     # Hot Tenant before issue 21: 3 rates × 3 page sizes, 9 keys in all.
-    drill = _drill(HOT, ("vary: {low: 210, high: 290, step: 2}", "vary: {choices: [225, 250, 275]}"),
-                   ("vary: {choices: [8, 10, 12]}, note:", "note:"), ("vary: {choices: [5, 8, 10]}, note:", "note:"))
+    drill = _drill(HOT, ("vary: {low: 210, high: 290, step: 5}", "vary: {choices: [225, 250, 275]}"),
+                   ("vary: {choices: [10, 15, 20, 25, 30]}", "vary: {choices: [10, 20, 25]}"),
+                   ("vary: {choices: [6, 8, 10, 12, 14]}, note:", "note:"), ("vary: {choices: [5, 6, 8, 10]}, note:", "note:"))
     [finding] = lint.rule_draw_space(drill)
     assert "only 9 combinations" in finding.message
     assert list(lint.rule_draw_space(CATALOGUE.drills["hot_tenant"].drill)) == []
@@ -186,7 +187,7 @@ def test_a_harvest_of_throwaway_attempts_gives_no_key_a_later_retake_draws(tmp_p
     store = AttemptStore(tmp_path / "harvest.duckdb")
     rng = random.Random(drill_id)
     harvest = set()
-    for _ in range(60):
+    for _ in range(30):
         seed = rng.randrange(2**31)
         draw = variant_for(store, loaded.drill, "throwaway", seed)
         store.start_attempt(drill_id, "throwaway", "", 2700, seed=seed, variant=draw)
@@ -226,3 +227,20 @@ def test_the_export_and_the_board_show_each_attempts_drawn_numbers(tmp_path):
     for frame in (export_answers(store, key, Filters("hot_tenant")), export_attempts(store, key, Filters("hot_tenant"))):
         shown = dict(zip(frame["attempt_id"], frame["numbers"]))
         assert all(shown[a].startswith(text) for a, text in drawn.items()), shown
+
+
+# -- the lab reaches the drill's sizes ----------------------------------------------------------------
+def test_the_lab_sliders_reach_the_sizes_the_drill_quotes(monkeypatch):
+    import ui.pg_lab as pg_lab
+
+    specs = {}
+
+    def capture(view_id, *given):
+        specs[view_id] = {spec["name"]: spec for spec in given}
+        return [spec["value"] for spec in given]
+    monkeypatch.setattr(pg_lab, "_sliders", capture)
+    pg_lab._snapshot_controls()
+    pg_lab._cap_controls()
+    values = CATALOGUE.drills["one_tenant"].values
+    assert specs["held_snapshot"]["churn"]["max_value"] >= values["churned_rows"], "the drill's 300,000 rows"
+    assert specs["cap_race"]["runs"]["max_value"] >= 50, "enough runs to see the spread the drill describes"

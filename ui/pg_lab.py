@@ -6,6 +6,7 @@ snapshot never holds back another reader's vacuum and timings are not two runs o
 from __future__ import annotations
 
 import os
+import statistics
 import tempfile
 import threading
 from collections.abc import Callable
@@ -83,7 +84,7 @@ def _cap_controls() -> ex.CapRaceParams:
         dict(label="Concurrent workers", min_value=2, max_value=16, value=10, name="workers"),
         dict(label="Race window, ms", min_value=0.0, max_value=5.0, value=2.0, step=0.5, name="window",
              help="Each claim pauses a random 0..window ms after its snapshot, where production's race hides."),
-        dict(label="Runs", min_value=1, max_value=20, value=10, name="runs"))
+        dict(label="Runs", min_value=1, max_value=50, value=10, name="runs"))
     return ex.CapRaceParams(workers=workers, window_ms=float(window), runs=runs)
 
 
@@ -92,7 +93,8 @@ def _show_cap(result: ex.CapRaceResult, guess: float) -> None:
     over = [o for o in result.overshoots("counted") if o]
     st.markdown(
         f"Counted in a subquery, the cap of {result.params.cap} was passed in **{len(over)} of "
-        f"{len(result.counted)}** runs (up to **{max(result.counted)}** running). Each claim counted the "
+        f"{len(result.counted)}** runs, by a different amount each time: from **{min(result.counted)}** to "
+        f"**{max(result.counted)}** running, median {statistics.median(result.counted):g}. Each claim counted the "
         "running jobs in its own snapshot, so claims other workers committed meanwhile went uncounted. "
         f"The counter row stopped at **{max(result.counter)}** every time: its `UPDATE … WHERE running < "
         "max_running` waits for the row lock and re-checks the newest value"
@@ -160,7 +162,7 @@ def _show_refunds(result: ex.RefundResult, guess: float) -> None:
 def _snapshot_controls() -> ex.SnapshotParams:
     (churn,) = _sliders(
         "held_snapshot",
-        dict(label="Finished jobs churned while the snapshot is held", min_value=1_000, max_value=100_000,
+        dict(label="Finished jobs churned while the snapshot is held", min_value=1_000, max_value=300_000,
              value=20_000, step=1_000, name="churn"))
     return ex.SnapshotParams(churn=churn)
 
