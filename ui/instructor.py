@@ -26,6 +26,7 @@ from drills.variants import label as variant_label
 from ui import instructor_figures as figures
 from ui import instructor_gap, instructor_integrity, instructor_items, instructor_replay, instructor_time
 from ui import keys
+from ui.safe import escape_markdown
 from ui.attempt_view import AttemptView, sim_truths_of
 from ui.context import get_catalogue, get_store, now
 from ui.guess import plural
@@ -201,8 +202,8 @@ def render_leaderboard(board: Board, table: pd.DataFrame) -> None:
         "Ranges held": f"80% ranges that held, of those given, over every attempt; {MISSING} when none was given",
         top_level: f"Skills scored {top_level} (the drill's top level) of {len(board.key.skill_ids)} on the "
                    f"{LEADERBOARD_ATTEMPT}",
-        "Numbers": "Which numbers the best attempt drew: as written, or a seeded variant (retakes draw numbers "
-                   "the candidate has not had)",
+        "Numbers": "Which numbers the best attempt drew: as written, or its own draw from the attempt's seed "
+                   "(the Attempt tab lists them)",
         "Overrides": f"Skills an instructor rescored on the {LEADERBOARD_ATTEMPT}",
         "Time used (min)": "To the finish, or to the last activity of an unfinished attempt",
     }
@@ -340,6 +341,8 @@ def render_attempt(board: Board, table: pd.DataFrame) -> None:
                           f"incl. {format_duration(attempt.extra_s)} extra" if attempt.extra_s else None,
                           delta_color="off")
     metric_cols[3].metric("Time left", "finished" if clock.finished else format_duration(clock.remaining_s))
+    st.caption(f"{variant_label(attempt.variant)} · the numbers this attempt drew: "
+               f"{escape_markdown(view.drawn_numbers)}")
 
     st.markdown("##### Timeline")
     rows = timeline(board.loaded, board.store.events(attempt.id), view.answers,
