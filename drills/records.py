@@ -23,6 +23,7 @@ class EventKind(StrEnum):
     SIM_OPENED = "sim_opened"          # a simulation page opened while questions it answers were open
     RESULTS_VIEWED = "results_viewed"  # the results page of an open attempt
     HINT_OPENED = "hint_opened"        # a graded hint opened before the question was locked in
+    LIVE = "live"                      # the attempt is a candidate's seat in a live session (detail: session)
 
 
 @dataclass(frozen=True)
