@@ -14,7 +14,7 @@ from drills.records import LockedAnswer
 from drills.scope import ScopedDrills
 from drills.store import AttemptFinished
 from tests.clock import FakeClock
-from tests.test_store_contract import opened, target  # noqa: F401 - the two-backend fixtures
+from tests.test_store_contract import opened, pg_opened, target  # noqa: F401 - the two-backend fixtures
 
 DRILL = "one_tenant~break2"
 
