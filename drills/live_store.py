@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from drills.records import Candidate, EventKind, LockedAnswer
+from drills.records import ANSWER_COLUMNS, Candidate, EventKind, LockedAnswer
 
 # Numbers reserved for live sessions (see the store's MIGRATIONS). Steps are never changed: a move is a new
 # row, the latest row is the room's state, and its id is the version every page polls or is notified of.
@@ -222,9 +222,7 @@ class LiveStore:
 
     def live_answers(self, session_id: int) -> dict[int, dict[str, LockedAnswer]]:
         """Every seat's locked answers: attempt id -> question id -> answer."""
-        from drills.store import _ANSWER_COLUMNS   # the one spelling of the answers' columns
-
-        cols = ", ".join(f"a.{c.strip()}" for c in _ANSWER_COLUMNS.split(","))
+        cols = ", ".join(f"a.{c.strip()}" for c in ANSWER_COLUMNS.split(","))
         rows = self._all(f"SELECT {cols} FROM answers a JOIN live_presence p ON p.attempt_id = a.attempt_id "
                          "WHERE p.session_id = ? ORDER BY a.locked_at", [session_id])
         out: dict[int, dict[str, LockedAnswer]] = {}

@@ -50,6 +50,11 @@ class Attempt:
     account_id: int | None = None   # the signed-in account it belongs to (None: an anonymous handle's)
 
 
+# The answers table's columns in LockedAnswer's field order, for every SELECT that builds one.
+ANSWER_COLUMNS = ("attempt_id, question_id, part_id, kind, value, low, high, choice, notes, skipped, locked_at, "
+                  "hint_cost")
+
+
 @dataclass(frozen=True)
 class LockedAnswer:
     attempt_id: int

@@ -22,8 +22,8 @@ import duckdb
 from drills.accounts import AccountsStore, new_resume_code, resume_code_hash  # noqa: F401 - re-exported
 from drills.live_store import LIVE_MIGRATIONS, LiveStore
 from drills.records import (  # noqa: F401 - the store's record types, re-exported for its callers
-    AnswerEntry, Attempt, AttemptFinished, Candidate, Event, EventKind, LockedAnswer, RevealEntry, ReviewEntry,
-    ReviewState, RubricScore)
+    ANSWER_COLUMNS, AnswerEntry, Attempt, AttemptFinished, Candidate, Event, EventKind, LockedAnswer, RevealEntry,
+    ReviewEntry, ReviewState, RubricScore)
 
 DEFAULT_DB = Path(__file__).resolve().parent.parent / "data" / "faultlines.duckdb"
 DB_ENV = "FAULTLINES_DB"
@@ -266,8 +266,7 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
 ) + LIVE_MIGRATIONS   # 20-21: live sessions of a class (drills.live_store)
 
 
-_ANSWER_COLUMNS = ("attempt_id, question_id, part_id, kind, value, low, high, choice, notes, skipped, locked_at, "
-                   "hint_cost")
+_ANSWER_COLUMNS = ANSWER_COLUMNS
 _ATTEMPT_SELECT = """
     SELECT a.id, a.token, a.candidate_id, c.handle, c.cohort, a.drill_id, a.seed, a.time_box_s, a.started_at,
            COALESCE((SELECT SUM(g.seconds) FROM time_grants g WHERE g.attempt_id = a.id), 0),
