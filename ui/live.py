@@ -16,6 +16,7 @@ from drills.live_store import (CLOSE, CLOSED, END, ENDED, INJECT, NEXT, OPEN, RE
                                LiveRefused, LiveSession)
 from drills.records import Candidate
 from drills.schema import ChoiceQuestion, NumericQuestion
+from drills.variants import in_variant
 from drills.live_watch import watch_for
 from sims.platform import SCENARIO_TITLES
 from ui import keys
@@ -228,15 +229,14 @@ def _scenario_link(session: LiveSession) -> None:
                      query_params=platform_query(session.scenario, {}))
 
 
-def _graders(store, seats, loaded) -> dict[int, live.Grader]:
-    from drills.variants import in_variant
-
-    out = {}
-    for seat in seats:
-        attempt = store.attempt_by_id(seat.attempt_id)
-        mine = in_variant(loaded, attempt.variant)
-        out[seat.attempt_id] = live.Grader(mine, sim_truths_of(mine))
-    return out
+def _graders(store, session: LiveSession, seats, loaded) -> dict[int, live.Grader]:
+    """Each seat graded in its own attempt's variant; the class's attempts read in one query, a grader per variant."""
+    variants = {a.id: a.variant for a in store.attempts(cohort=session.cohort, drill_id=session.drill_id)}
+    by_variant: dict[int, live.Grader] = {}
+    for variant in {variants.get(s.attempt_id, session.variant) for s in seats}:
+        mine = in_variant(loaded, variant)
+        by_variant[variant] = live.Grader(mine, sim_truths_of(mine))
+    return {s.attempt_id: by_variant[variants.get(s.attempt_id, session.variant)] for s in seats}
 
 
 def _room_distribution(store, session: LiveSession, loaded, question, *, own_attempt: int | None) -> None:
@@ -246,7 +246,7 @@ def _room_distribution(store, session: LiveSession, loaded, question, *, own_att
     until = live.closed_at(store.live_steps(session.id)).get(question.id) if session.state != OPEN else None
     st.markdown("**The room's answers**")
     if isinstance(question, NumericQuestion):
-        room = live.numeric_room(question, session.part_id, seats, _graders(store, seats, loaded), answers,
+        room = live.numeric_room(question, session.part_id, seats, _graders(store, session, seats, loaded), answers,
                                  own_attempt=own_attempt, until=until)
         hits, ranges = room.ranges_held
         st.caption(f"{len(room.guesses)} guesses of {room.seats} in the room"
@@ -356,7 +356,7 @@ def _console(store, session: LiveSession, actor: str) -> None:
         if session.state == OPEN:
             st.caption(f"{drawn[2]} of {len(seats)} locked in")
         _room_distribution(store, session, loaded, question, own_attempt=None)
-    board = live.scoreboard(loaded, store.live_steps(session.id), seats, _graders(store, seats, loaded),
+    board = live.scoreboard(loaded, store.live_steps(session.id), seats, _graders(store, session, seats, loaded),
                             store.live_answers(session.id))
     if board and board[0].questions:
         st.markdown("**Scoreboard** — accuracy over the closed questions, then how often ranges held; never speed")
