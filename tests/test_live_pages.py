@@ -90,6 +90,11 @@ def test_an_instructor_runs_a_break_for_the_room_and_it_is_recorded_as_live_atte
     table = prof.dataframe[-1].value
     assert list(table["name"]) == ["Ana", "Bo"] and list(table["accuracy"]) == ["100%", "0%"]
 
+    prof.selectbox(key="live::scenario").select("break2")
+    _button(prof, "Inject for the room").click().run()
+    ana.run()
+    assert "injected a break into the platform simulation" in _texts(ana)
+    assert any("simulation run" in e.proto.label for e in ana.get("page_link")), "a link to the same run"
     _button(prof, "End the session").click().run()
     ana.run()
     assert "The session has ended" in _texts(ana)
@@ -114,3 +119,29 @@ def test_a_candidate_outside_the_class_sees_no_room_and_a_stale_press_is_refused
     assert "moved on meanwhile" in _texts(other_tab)
     stranger = _as(app_test, "cy@school.edu")
     assert "not joined a class" in _texts(stranger)
+
+
+def test_without_a_provider_a_handle_in_the_cohort_joins_with_its_resume_code(app_test, db_path):
+    store = AttemptStore(db_path)
+    try:
+        session = store.start_live_session("night", DRILL, "prof")
+    finally:
+        store.close()
+    at = app_test("app.py").run()
+    at.switch_page("pages/live.py").run()
+    at.text_input(key="live::handle").input("grace")
+    at.text_input(key="live::cohort").input("night")
+    _button(at, "Join the room").click().run()
+    assert not at.exception, at.exception
+    assert "waiting room" in _texts(at) and "Your resume code" in _texts(at)
+    again = app_test("app.py").run()   # another browser typing the same handle without its code
+    again.switch_page("pages/live.py").run()
+    again.text_input(key="live::handle").input("grace")
+    again.text_input(key="live::cohort").input("night")
+    _button(again, "Join the room").click().run()
+    assert "is in use" in _texts(again) and "waiting room" not in _texts(again)
+    store = AttemptStore(db_path)
+    try:
+        assert [s.handle for s in store.live_seats(session.id)] == ["grace"]
+    finally:
+        store.close()
