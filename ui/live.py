@@ -42,11 +42,17 @@ def _watch(target: str):
     return watch_for(get_store())
 
 
-def _follow(session_id: int, drawn: tuple, *, everything: bool) -> None:
+def _heard(session_id: int) -> tuple:
+    """What this process has heard of the room so far: taken before the run reads the store, so a move that
+    lands while the page draws is one the fragment has not heard yet, and reruns for."""
+    return _watch(get_store().path).version(session_id)
+
+
+def _follow(session_id: int, drawn: tuple, heard: tuple, *, everything: bool) -> None:
     """Rerun the page when the room moves past what this run drew (`everything`: counts and joins too)."""
     store = get_store()
     watch = _watch(store.path)
-    st.session_state[keys.LIVE_SEEN] = (session_id, drawn, watch.version(session_id))
+    st.session_state[keys.LIVE_SEEN] = (session_id, drawn, heard)
 
     @st.fragment(run_every=POLL_S)
     def tick() -> None:
@@ -157,6 +163,7 @@ def _question_of(loaded, session: LiveSession):
 
 
 def _room(store, session: LiveSession, seat) -> None:
+    heard = _heard(session.id)
     drawn = store.live_version(session.id)
     session = store.live_session(session.id)   # read after the version: a move in between reruns the page
     loaded = _loaded(session)
@@ -165,7 +172,7 @@ def _room(store, session: LiveSession, seat) -> None:
     st.caption(f"Live: {escape_markdown(_drill_title(session.drill_id))} · you are "
                f"{escape_markdown(seat.handle)} · {drawn[1]} in the room")
     _scenario_link(session)
-    _follow(session.id, drawn, everything=False)
+    _follow(session.id, drawn, heard, everything=False)
     if session.state == ENDED:
         st.success("The session has ended. Your answers are an attempt of your class, with its results.", icon="🏁")
         st.page_link("pages/results.py", label="See your results", icon="📊",
@@ -314,13 +321,14 @@ def _press(store, session: LiveSession, action: str, actor: str, scenario: str |
 
 
 def _console(store, session: LiveSession, actor: str) -> None:
+    heard = _heard(session.id)
     drawn = store.live_version(session.id)
     session = store.live_session(session.id)
     loaded = _loaded(session)
     order = live.questions_in_order(loaded)
     seats = store.live_seats(session.id)
     st.subheader(f"Live: {_drill_title(session.drill_id)}")
-    _follow(session.id, drawn, everything=True)
+    _follow(session.id, drawn, heard, everything=True)
     note = st.session_state.pop(keys.LIVE_NOTE, None)
     if note:
         st.warning(escape_markdown(note), icon="⚠️")
