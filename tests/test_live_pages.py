@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import pytest
 
+from drills import live
+from drills.loader import load_catalogue
+from drills.scope import ScopedDrills
+
 from drills.store import AttemptStore
 from tests.test_accounts import AUTH, ISSUER
 
@@ -143,5 +147,28 @@ def test_without_a_provider_a_handle_in_the_cohort_joins_with_its_resume_code(ap
     store = AttemptStore(db_path)
     try:
         assert [s.handle for s in store.live_seats(session.id)] == ["grace"]
+    finally:
+        store.close()
+
+
+def test_on_postgresql_a_candidate_joins_and_the_page_draws_the_question_another_process_opened(app_test, pg_url, monkeypatch):
+    from drills.backends import open_store
+
+    monkeypatch.setenv("FAULTLINES_DB", pg_url)
+    store = open_store(pg_url)
+    try:
+        session = store.start_live_session("night", DRILL, "prof")
+        at = app_test("app.py").run()
+        at.switch_page("pages/live.py").run()
+        at.text_input(key="live::handle").input("grace")
+        at.text_input(key="live::cohort").input("night")
+        _button(at, "Join the room").click().run()
+        assert not at.exception, at.exception
+        assert "waiting room" in _texts(at)
+        loaded = ScopedDrills(load_catalogue().drills)[DRILL]
+        store.live_move(session.id, "next", seen_version=store.live_session(session.id).version,
+                        questions=live.questions_in_order(loaded), actor="prof")   # another process's store
+        at.run()
+        assert at.text_input(key="lock::jobs_in_flight::value") is not None
     finally:
         store.close()
