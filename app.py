@@ -24,6 +24,7 @@ PAGES = {
         st.Page("pages/results.py", title="Results", icon="📊"),
         st.Page("pages/history.py", title="My history", icon="🗂️"),
         st.Page("pages/review.py", title="Spaced review", icon="🔁"),
+        st.Page("pages/live.py", title="Live room", icon="📡"),
     ],
     "Simulations": [
         st.Page("pages/sim_hot_shard.py", title="Hot shard", icon="🔥"),

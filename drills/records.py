@@ -23,6 +23,7 @@ class EventKind(StrEnum):
     SIM_OPENED = "sim_opened"          # a simulation page opened while questions it answers were open
     RESULTS_VIEWED = "results_viewed"  # the results page of an open attempt
     HINT_OPENED = "hint_opened"        # a graded hint opened before the question was locked in
+    LIVE = "live"                      # the attempt is a candidate's seat in a live session (detail: session)
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,11 @@ class Attempt:
     finished_at: float | None
     variant: int = 0   # which seeded version of the drill's numbers the attempt drew (0: as written)
     account_id: int | None = None   # the signed-in account it belongs to (None: an anonymous handle's)
+
+
+# The answers table's columns in LockedAnswer's field order, for every SELECT that builds one.
+ANSWER_COLUMNS = ("attempt_id, question_id, part_id, kind, value, low, high, choice, notes, skipped, locked_at, "
+                  "hint_cost")
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,10 @@ from pathlib import Path
 import duckdb
 
 from drills.accounts import AccountsStore, new_resume_code, resume_code_hash  # noqa: F401 - re-exported
+from drills.live_store import LIVE_MIGRATIONS, LiveStore
 from drills.records import (  # noqa: F401 - the store's record types, re-exported for its callers
-    AnswerEntry, Attempt, AttemptFinished, Candidate, Event, EventKind, LockedAnswer, RevealEntry, ReviewEntry,
-    ReviewState, RubricScore)
+    ANSWER_COLUMNS, AnswerEntry, Attempt, AttemptFinished, Candidate, Event, EventKind, LockedAnswer, RevealEntry,
+    ReviewEntry, ReviewState, RubricScore)
 
 DEFAULT_DB = Path(__file__).resolve().parent.parent / "data" / "faultlines.duckdb"
 DB_ENV = "FAULTLINES_DB"
@@ -267,11 +268,10 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
     (17, """
     CREATE TABLE store_checks (checked_at DOUBLE NOT NULL);
     """),
-)
+) + LIVE_MIGRATIONS   # 20-21: live sessions of a class (drills.live_store)
 
 
-_ANSWER_COLUMNS = ("attempt_id, question_id, part_id, kind, value, low, high, choice, notes, skipped, locked_at, "
-                   "hint_cost")
+_ANSWER_COLUMNS = ANSWER_COLUMNS
 _ATTEMPT_SELECT = """
     SELECT a.id, a.token, a.candidate_id, c.handle, c.cohort, a.drill_id, a.seed, a.time_box_s, a.started_at,
            COALESCE((SELECT SUM(g.seconds) FROM time_grants g WHERE g.attempt_id = a.id), 0),
@@ -380,7 +380,7 @@ _LATEST_CARD = ("SELECT id, card FROM review_log WHERE handle = ? AND drill_id =
 Advance = Callable[[str | None, int, float], tuple[str, float]]
 
 
-class StoreCore(AccountsStore):
+class StoreCore(AccountsStore, LiveStore):
     """Every public method of the attempt store, written once in DuckDB-flavoured SQL (`?` placeholders).
 
     A backend supplies the plumbing: `_transaction()` (a cursor whose writes commit together),
@@ -453,18 +453,24 @@ class StoreCore(AccountsStore):
     def start_attempt_for(self, candidate: Candidate, drill_id: str, time_box_s: float,
                           *, seed: int | None = None, variant: int = 0) -> Attempt:
         """A new attempt of a candidate row already chosen (an account's in its class, or a claimed handle)."""
+        with self._transaction() as cur:
+            token = self._insert_attempt(cur, candidate.id, drill_id, time_box_s, seed=seed, variant=variant)[1]
+        return self.attempt_by_token(token)
+
+    def _insert_attempt(self, cur, candidate_id: int, drill_id: str, time_box_s: float, *, seed: int | None,
+                        variant: int) -> tuple[int, str]:
+        """Insert an attempt and its 'started' event in the caller's transaction: (its id, its token)."""
         token = secrets.token_urlsafe(18)
         seed = seed if seed is not None else secrets.randbelow(2**31)
         now = self.clock()
-        with self._transaction() as cur:
-            row = cur.execute(
-                "INSERT INTO attempts (token, candidate_id, drill_id, seed, time_box_s, started_at, variant) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                [token, candidate.id, drill_id, seed, time_box_s, now, variant],
-            ).fetchone()
-            cur.execute("INSERT INTO attempt_events (attempt_id, happened_at, kind, detail) VALUES (?, ?, 'started', '{}')",
-                        [row[0], now])
-        return self.attempt_by_token(token)
+        row = cur.execute(
+            "INSERT INTO attempts (token, candidate_id, drill_id, seed, time_box_s, started_at, variant) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            [token, candidate_id, drill_id, seed, time_box_s, now, variant],
+        ).fetchone()
+        cur.execute("INSERT INTO attempt_events (attempt_id, happened_at, kind, detail) VALUES (?, ?, 'started', '{}')",
+                    [row[0], now])
+        return row[0], token
 
     def attempt_by_token(self, token: str) -> Attempt | None:
         if not token or len(token) > 64:

@@ -32,6 +32,7 @@ PG_MIGRATIONS: tuple[tuple[int, str], ...] = tuple((version, postgres_dialect(sq
 # pg_advisory_lock's two-key form: a space of its own, apart from the one-key locks held per attempt.
 _MIGRATION_LOCK = (0x464C, 1)
 _THROTTLE_LOCK_SPACE = 0x464D
+LIVE_CHANNEL = "faultlines_live"   # NOTIFY payload: the id of the live session that moved
 POOL_MIN, POOL_MAX = 1, 8
 # Every store call gives up in a few seconds, so a server that has gone away is a page the app shows soon,
 # not a press that hangs: connecting (unless the URL sets its own connect_timeout: libpq
@@ -331,6 +332,10 @@ class PostgresAttemptStore(StoreCore):
         # Two-key form, apart from the per-attempt locks: tries at one target from every process queue here,
         # so each counts the failures committed before it and a burst cannot all pass under the limit.
         cur.execute("SELECT pg_advisory_xact_lock(?, hashtext(?))", [_THROTTLE_LOCK_SPACE, f"{kind}:{target}"])
+
+    def _live_notify(self, cur, session_id: int) -> None:
+        # Delivered at commit, to every process LISTENing (drills.live_watch), never for a rolled-back move.
+        cur.execute("SELECT pg_notify(?, ?)", [LIVE_CHANNEL, str(session_id)])
 
     def _insert_new(self, cur, table: str, columns: str, values: list, key: dict[str, object]) -> bool:
         marks = ", ".join(["?"] * len(values))

@@ -177,6 +177,7 @@ def test_the_right_passphrase_opens_the_board(app_test, demo_db, configured):
     assert len(_frame_with(_open_tab(at, "Questions"), "Within tolerance %")) > 0
     assert not any("Calibration %" in d.value.columns for d in at.dataframe)
     assert len(_frame_with(_open_tab(at, "Attempt"), "Flag")) > 0           # the selected attempt's timeline
+    assert any("the numbers this attempt drew:" in c.value for c in at.caption), "the board shows an attempt's draw"
     assert _tries(demo_db) == [("instructor", "passphrase", True, "Prof Ada")]
 
 

@@ -363,3 +363,29 @@ INSTRUCTOR_ACCOUNT_SIGN_IN = "instructor::account_sign_in"  # the board: Sign in
 def class_renew(cohort: str) -> str:
     """Instructor board: a class's "New join link" button."""
     return f"classes::renew::{cohort}"
+
+
+# ---- the live room (ui/live.py) ---------------------------------------------------------------------------
+LIVE_ROLE = "live::role"                 # the live page: taking part, or running the room (instructors)
+LIVE_CLASS = "live::class"               # a signed-in candidate's pick among their classes
+LIVE_HANDLE = "live::handle"             # without a provider: the handle, cohort and resume code typed to join
+LIVE_COHORT = "live::cohort"
+LIVE_CODE = "live::code"
+LIVE_CANDIDATE = "live::candidate"       # the anonymous candidate row this session proved (drills.records.Candidate)
+LIVE_NEW_CODE = "live::new_code"         # a resume code just issued to that handle, shown once
+LIVE_SEEN = "live::seen"                 # the room's version the last full run drew: a change reruns the page
+LIVE_REPORTED = "live::reported"         # (session, question) lock-ins this session has told the room of
+LIVE_CONSOLE_CLASS = "live::console_class"  # the instructor's class picker
+LIVE_DRILL = "live::drill"               # the drill or single break a new live session runs
+LIVE_SCENARIO = "live::scenario"         # the platform-sim break the instructor may inject
+LIVE_NOTE = "live::note"                 # why the instructor's last press was refused (shown once)
+
+
+def live_move(action: str) -> str:
+    """The instructor console's button for one move of the room (next, close, reveal, end, inject)."""
+    return f"live::move::{action}"
+
+
+def live_chart(question_id: str) -> str:
+    """The room's distribution chart of one question."""
+    return f"live::chart::{question_id}"

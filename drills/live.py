@@ -1,0 +1,190 @@
+"""What a live room shows: every locked guess against the truth, the share of each option, the scoreboard.
+
+Pure functions over the store's records. Grading is drills.scoring's, each seat graded against its own
+attempt's variant as the results page grades it; the scoreboard ranks by accuracy and ranges held, never by time.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from drills import scoring
+from drills.live_store import CLOSED, LiveStep, Seat
+from drills.loader import LoadedDrill
+from drills.records import LockedAnswer
+from drills.schema import ChoiceQuestion, NumericQuestion
+
+
+@dataclass(frozen=True)
+class Grader:
+    """One seat's attempt as grading sees it: the drill in the attempt's variant and its simulations' truths."""
+
+    loaded: LoadedDrill
+    sim_values: Mapping[str, float]
+
+    def grade(self, question, answer: LockedAnswer | None, part_id: str) -> scoring.QuestionResult:
+        return scoring.grade_question(self.loaded, question, answer, sim_values=self.sim_values, note_rating=None,
+                                      part_id=part_id)
+
+
+def questions_in_order(loaded: LoadedDrill) -> list[tuple[str, str]]:
+    """(question id, part id) in the order the room takes them: the drill's own order."""
+    out = []
+    for part in loaded.drill.parts:
+        for q in part.questions + (part.followup.questions if part.followup else ()):
+            out.append((q.id, part.id))
+    return out
+
+
+def closed_at(steps: Sequence[LiveStep]) -> dict[str, float]:
+    """When each question was first closed: answers locked later (a stale form) are left out of the room."""
+    out: dict[str, float] = {}
+    for step in steps:
+        if step.state == CLOSED and step.question_id is not None:
+            out.setdefault(step.question_id, step.at)
+    return out
+
+
+def _counted(answers: Mapping[int, Mapping[str, LockedAnswer]], attempt_id: int, question_id: str,
+             until: float | None) -> LockedAnswer | None:
+    answer = answers.get(attempt_id, {}).get(question_id)
+    if answer is None or (until is not None and answer.locked_at > until):
+        return None
+    return answer
+
+
+@dataclass(frozen=True)
+class Guess:
+    value: float
+    low: float | None
+    high: float | None
+    truth: float
+    in_range: bool | None
+    score: float
+    own: bool
+
+
+@dataclass(frozen=True)
+class NumericRoom:
+    question_id: str
+    unit: str
+    guesses: tuple[Guess, ...]    # sorted by value; no names
+    seats: int
+    skipped: int
+
+    @property
+    def truths(self) -> tuple[float, ...]:
+        """The distinct truths (one unless seats drew different variants)."""
+        return tuple(sorted({g.truth for g in self.guesses}))
+
+    @property
+    def ranges_held(self) -> tuple[int, int]:
+        ranged = [g for g in self.guesses if g.in_range is not None]
+        return sum(1 for g in ranged if g.in_range), len(ranged)
+
+
+def numeric_room(question: NumericQuestion, part_id: str, seats: Sequence[Seat], graders: Mapping[int, Grader],
+                 answers: Mapping[int, Mapping[str, LockedAnswer]], *, own_attempt: int | None,
+                 until: float | None) -> NumericRoom:
+    guesses, skipped = [], 0
+    for seat in seats:
+        answer = _counted(answers, seat.attempt_id, question.id, until)
+        if answer is None:
+            continue
+        if answer.skipped:
+            skipped += 1
+            continue
+        result = graders[seat.attempt_id].grade(question, answer, part_id)
+        guesses.append(Guess(answer.value, answer.low, answer.high, result.truth, result.in_range, result.score,
+                             seat.attempt_id == own_attempt))
+    guesses.sort(key=lambda g: (g.value, not g.own))
+    return NumericRoom(question.id, question.unit, tuple(guesses), len(seats), skipped)
+
+
+@dataclass(frozen=True)
+class OptionShare:
+    option_id: str
+    text: str
+    count: int
+    share: float        # of the seats that picked an option
+    right: bool
+    own: bool           # the viewer picked it
+
+
+@dataclass(frozen=True)
+class ChoiceRoom:
+    question_id: str
+    options: tuple[OptionShare, ...]   # in the drill's display order
+    answered: int
+    seats: int
+
+
+def choice_room(question: ChoiceQuestion, seats: Sequence[Seat], answers: Mapping[int, Mapping[str, LockedAnswer]],
+                *, own_attempt: int | None, until: float | None) -> ChoiceRoom:
+    counts = {o.id: 0 for o in question.options}
+    own = None
+    for seat in seats:
+        answer = _counted(answers, seat.attempt_id, question.id, until)
+        if answer is None or answer.skipped or answer.choice not in counts:
+            continue
+        counts[answer.choice] += 1
+        if seat.attempt_id == own_attempt:
+            own = answer.choice
+    answered = sum(counts.values())
+    return ChoiceRoom(question.id, tuple(
+        OptionShare(o.id, o.text, counts[o.id], counts[o.id] / answered if answered else 0.0, o.id == question.answer,
+                    o.id == own) for o in question.options), answered, len(seats))
+
+
+@dataclass(frozen=True)
+class Standing:
+    rank: int
+    handle: str
+    attempt_id: int
+    earned: float
+    questions: int         # closed numeric and choice questions: unanswered ones earn nothing
+    ranges: int
+    hits: int
+
+    @property
+    def accuracy(self) -> float:
+        return self.earned / self.questions if self.questions else 0.0
+
+    @property
+    def held(self) -> float | None:
+        return self.hits / self.ranges if self.ranges else None
+
+
+def scoreboard(loaded: LoadedDrill, steps: Sequence[LiveStep], seats: Sequence[Seat], graders: Mapping[int, Grader],
+               answers: Mapping[int, Mapping[str, LockedAnswer]]) -> list[Standing]:
+    """Seats ranked by accuracy over the closed questions, then by the share of their ranges that held.
+
+    Equal on both, equal rank. Time to answer is never looked at."""
+    closed = closed_at(steps)
+    parts = dict(questions_in_order(loaded))
+    graded = [loaded.drill.question(qid) for qid in closed
+              if isinstance(loaded.drill.question(qid), (NumericQuestion, ChoiceQuestion))]
+    rows = []
+    for seat in seats:
+        earned, ranges, hits = 0.0, 0, 0
+        for question in graded:
+            answer = _counted(answers, seat.attempt_id, question.id, closed[question.id])
+            result = graders[seat.attempt_id].grade(question, answer, parts[question.id])
+            earned += result.score or 0.0
+            if result.in_range is not None:
+                ranges += 1
+                hits += result.in_range
+        rows.append((seat, earned, ranges, hits))
+
+    def key(row) -> tuple[float, float]:
+        _, earned, ranges, hits = row
+        return (-(earned / len(graded)) if graded else 0.0, -(hits / ranges) if ranges else 0.0)
+
+    rows.sort(key=lambda r: (key(r), r[0].handle))
+    out, rank, previous = [], 0, None
+    for index, row in enumerate(rows):
+        if key(row) != previous:
+            rank, previous = index + 1, key(row)
+        seat, earned, ranges, hits = row
+        out.append(Standing(rank, seat.handle, seat.attempt_id, earned, len(graded), ranges, hits))
+    return out

@@ -1,0 +1,266 @@
+"""Live sessions of a class: the instructor's pacing (append-only steps), who joined, and their seats' answers.
+
+A mixin of StoreCore, so DuckDB and PostgreSQL share the SQL. The room's state is the latest step row of its
+session, so every process reads the same state; a candidate's answers are an ordinary attempt of the class.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from drills.records import ANSWER_COLUMNS, Candidate, EventKind, LockedAnswer
+
+# Numbers reserved for live sessions (see the store's MIGRATIONS). Steps are never changed: a move is a new
+# row, the latest row is the room's state, and its id is the version every page polls or is notified of.
+LIVE_MIGRATIONS: tuple[tuple[int, str], ...] = (
+    (20, """
+    CREATE TABLE live_sessions (
+        id BIGINT PRIMARY KEY DEFAULT nextval('seq_ids'),
+        cohort VARCHAR NOT NULL,
+        drill_id VARCHAR NOT NULL,
+        variant INTEGER NOT NULL DEFAULT 0,
+        owner VARCHAR NOT NULL,
+        created_at DOUBLE NOT NULL
+    );
+    CREATE TABLE live_steps (
+        id BIGINT PRIMARY KEY DEFAULT nextval('seq_ids'),
+        session_id BIGINT NOT NULL,
+        state VARCHAR NOT NULL CHECK (state IN ('waiting', 'open', 'closed', 'revealed', 'ended')),
+        step_no INTEGER NOT NULL,
+        question_id VARCHAR,
+        part_id VARCHAR,
+        reason VARCHAR NOT NULL DEFAULT '',
+        actor VARCHAR NOT NULL DEFAULT '',
+        happened_at DOUBLE NOT NULL
+    );
+    CREATE INDEX idx_live_steps_session ON live_steps (session_id, id);
+    CREATE TABLE live_presence (
+        session_id BIGINT NOT NULL,
+        candidate_id BIGINT NOT NULL,
+        attempt_id BIGINT NOT NULL,
+        joined_at DOUBLE NOT NULL,
+        PRIMARY KEY (session_id, candidate_id)
+    );
+    """),
+    # The break the instructor injected into a simulation for the whole room (a platform scenario), carried
+    # on every later step so the latest row alone says what the room's sim pages show.
+    (21, """
+    ALTER TABLE live_steps ADD COLUMN scenario VARCHAR;
+    """),
+)
+
+WAITING, OPEN, CLOSED, REVEALED, ENDED = "waiting", "open", "closed", "revealed", "ended"
+# What the instructor can press; "next" opens the following question (the first one from the waiting room).
+NEXT, CLOSE, REVEAL, END, INJECT = "next", "close", "reveal", "end", "inject"
+ALL_LOCKED = "all locked"   # the reason of a close no instructor pressed: everyone present had locked in
+
+
+class LiveRefused(ValueError):
+    """A move the room's state does not allow (or another tab moved it first); nothing was stored."""
+
+
+@dataclass(frozen=True)
+class LiveSession:
+    id: int
+    cohort: str
+    drill_id: str
+    variant: int
+    owner: str
+    created_at: float
+    version: int              # the id of the latest step: it changes with every move
+    state: str
+    step_no: int              # index into the drill's questions (-1 in the waiting room)
+    question_id: str | None
+    part_id: str | None
+    reason: str
+    since: float              # when the latest step happened
+    scenario: str | None      # the injected platform-sim scenario, if any
+
+
+@dataclass(frozen=True)
+class LiveStep:
+    state: str
+    step_no: int
+    question_id: str | None
+    reason: str
+    at: float
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A candidate in the room: their class name and the attempt their answers go to."""
+
+    candidate_id: int
+    handle: str
+    attempt_id: int
+    joined_at: float
+
+
+@dataclass(frozen=True)
+class Move:
+    state: str
+    step_no: int
+    scenario: str | None
+
+
+def plan_move(session: LiveSession, action: str, questions: int, scenario: str | None = None) -> Move:
+    """Where `action` takes the room, or LiveRefused saying why it cannot be taken now. Pure."""
+    state, step = session.state, session.step_no
+    if state == ENDED:
+        raise LiveRefused("This live session has ended.")
+    if action == NEXT:
+        if state == OPEN:
+            raise LiveRefused("Close the open question first.")
+        if step + 1 >= questions:
+            raise LiveRefused("That was the last question: end the session.")
+        return Move(OPEN, step + 1, session.scenario)
+    if action == CLOSE:
+        if state != OPEN:
+            raise LiveRefused("No question is open.")
+        return Move(CLOSED, step, session.scenario)
+    if action == REVEAL:
+        if state != CLOSED:
+            raise LiveRefused("Close the question before revealing its answer.")
+        return Move(REVEALED, step, session.scenario)
+    if action == END:
+        return Move(ENDED, step, session.scenario)
+    if action == INJECT:
+        return Move(state, step, scenario)
+    raise LiveRefused(f"Unknown move {action!r}.")
+
+
+_SESSION_SELECT = """
+    SELECT s.id, s.cohort, s.drill_id, s.variant, s.owner, s.created_at, t.id, t.state, t.step_no, t.question_id,
+           t.part_id, t.reason, t.happened_at, t.scenario
+    FROM live_sessions s JOIN live_steps t ON t.session_id = s.id
+    WHERE t.id = (SELECT MAX(l.id) FROM live_steps l WHERE l.session_id = s.id)
+"""
+_STEP_COLUMNS = "session_id, state, step_no, question_id, part_id, reason, actor, happened_at, scenario"
+
+
+class LiveStore:
+    """The store's live sessions (mixed into StoreCore; the same plumbing as the rest of it)."""
+
+    def _live_notify(self, cur, session_id: int) -> None:
+        """Tell other processes the room moved (PostgreSQL: NOTIFY at commit); DuckDB pages poll instead."""
+
+    def start_live_session(self, cohort: str, drill_id: str, owner: str, *, variant: int = 0) -> LiveSession:
+        now = self.clock()
+        with self._transaction() as cur:
+            session_id = cur.execute(
+                "INSERT INTO live_sessions (cohort, drill_id, variant, owner, created_at) VALUES (?, ?, ?, ?, ?) "
+                "RETURNING id", [cohort, drill_id, variant, owner[:200], now]).fetchone()[0]
+            cur.execute(f"INSERT INTO live_steps ({_STEP_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        [session_id, WAITING, -1, None, None, "", owner[:200], now, None])
+            self._live_notify(cur, session_id)
+        return self.live_session(session_id)
+
+    def live_session(self, session_id: int) -> LiveSession | None:
+        row = self._one(_SESSION_SELECT + " AND s.id = ?", [session_id])
+        return LiveSession(*row) if row else None
+
+    def live_sessions(self, cohort: str, *, running: bool = True) -> list[LiveSession]:
+        """The class's sessions, newest first; only those not ended unless `running` is False."""
+        rows = self._all(_SESSION_SELECT + " AND s.cohort = ?" + (" AND t.state <> 'ended'" if running else "")
+                         + " ORDER BY s.id DESC", [cohort])
+        return [LiveSession(*r) for r in rows]
+
+    def live_move(self, session_id: int, action: str, *, seen_version: int, questions: list[tuple[str, str]],
+                  actor: str, scenario: str | None = None) -> LiveSession:
+        """Take the instructor's `action`; `questions` are the drill's (question id, part id) in order.
+
+        Refused (LiveRefused) unless the room is still at `seen_version`, so a double click or a second
+        instructor tab cannot move it twice. Ending the session finishes every seat's attempt.
+        """
+        with self._transaction() as cur:
+            self._hold_attempt(cur, session_id)   # ids share one sequence, so no attempt shares this lock key
+            row = cur.execute(_SESSION_SELECT + " AND s.id = ?", [session_id]).fetchone()
+            if row is None:
+                raise LiveRefused("No such live session.")
+            session = LiveSession(*row)
+            if session.version != seen_version:
+                raise LiveRefused("The room moved on meanwhile (another tab?): look again and press once more.")
+            move = plan_move(session, action, len(questions), scenario)
+            qid, pid = questions[move.step_no] if 0 <= move.step_no < len(questions) else (None, None)
+            cur.execute(f"INSERT INTO live_steps ({_STEP_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        [session_id, move.state, move.step_no, qid, pid, "", actor[:200], self.clock(), move.scenario])
+            self._live_notify(cur, session_id)
+        if move.state == ENDED:
+            for seat in self.live_seats(session_id):
+                self.finish(seat.attempt_id)
+        return self.live_session(session_id)
+
+    def live_join(self, session_id: int, candidate: Candidate, time_box_s: float) -> Seat:
+        """The candidate's seat in the room: a new attempt of the session's drill (marked live) the first time."""
+        with self._transaction() as cur:
+            self._hold_attempt(cur, session_id)
+            session = cur.execute("SELECT drill_id, variant FROM live_sessions WHERE id = ?", [session_id]).fetchone()
+            if session is None:
+                raise LiveRefused("No such live session.")
+            found = cur.execute("SELECT attempt_id FROM live_presence WHERE session_id = ? AND candidate_id = ?",
+                                [session_id, candidate.id]).fetchone()
+            if found is None:
+                attempt_id, _ = self._insert_attempt(cur, candidate.id, session[0], time_box_s, seed=None,
+                                                     variant=session[1])
+                cur.execute("INSERT INTO live_presence (session_id, candidate_id, attempt_id, joined_at) "
+                            "VALUES (?, ?, ?, ?)", [session_id, candidate.id, attempt_id, self.clock()])
+                cur.execute("INSERT INTO attempt_events (attempt_id, happened_at, kind, detail) VALUES (?, ?, ?, ?)",
+                            [attempt_id, self.clock(), EventKind.LIVE.value, json.dumps({"session": session_id})])
+                self._live_notify(cur, session_id)
+        return next(s for s in self.live_seats(session_id) if s.candidate_id == candidate.id)
+
+    def live_seats(self, session_id: int) -> list[Seat]:
+        rows = self._all("SELECT p.candidate_id, c.handle, p.attempt_id, p.joined_at FROM live_presence p "
+                         "JOIN candidates c ON c.id = p.candidate_id WHERE p.session_id = ? "
+                         "ORDER BY p.joined_at, p.candidate_id", [session_id])
+        return [Seat(*r) for r in rows]
+
+    def live_steps(self, session_id: int) -> list[LiveStep]:
+        rows = self._all("SELECT state, step_no, question_id, reason, happened_at FROM live_steps "
+                         "WHERE session_id = ? ORDER BY id", [session_id])
+        return [LiveStep(*r) for r in rows]
+
+    def live_answers(self, session_id: int) -> dict[int, dict[str, LockedAnswer]]:
+        """Every seat's locked answers: attempt id -> question id -> answer."""
+        cols = ", ".join(f"a.{c.strip()}" for c in ANSWER_COLUMNS.split(","))
+        rows = self._all(f"SELECT {cols} FROM answers a JOIN live_presence p ON p.attempt_id = a.attempt_id "
+                         "WHERE p.session_id = ? ORDER BY a.locked_at", [session_id])
+        out: dict[int, dict[str, LockedAnswer]] = {}
+        for row in rows:
+            out.setdefault(row[0], {})[row[1]] = LockedAnswer(*row)
+        return out
+
+    def live_version(self, session_id: int) -> tuple[int, int, int]:
+        """(the latest step's id, seats, seats that locked the current question): changes with anything the
+        room's pages show."""
+        row = self._one(
+            "SELECT (SELECT MAX(id) FROM live_steps WHERE session_id = ?), "
+            "(SELECT COUNT(*) FROM live_presence WHERE session_id = ?), "
+            "(SELECT COUNT(*) FROM answers a JOIN live_presence p ON p.attempt_id = a.attempt_id "
+            " WHERE p.session_id = ? AND a.question_id = (SELECT question_id FROM live_steps "
+            " WHERE session_id = ? ORDER BY id DESC LIMIT 1))", [session_id] * 4)
+        return int(row[0] or 0), int(row[1]), int(row[2])
+
+    def live_locked(self, session_id: int) -> bool:
+        """After a seat's lock-in: close the open question when every seat has locked it. True if this closed it.
+
+        Always tells the other processes, so the instructor's counts move."""
+        with self._transaction() as cur:
+            self._hold_attempt(cur, session_id)
+            row = cur.execute(_SESSION_SELECT + " AND s.id = ?", [session_id]).fetchone()
+            if row is None:
+                return False
+            session = LiveSession(*row)
+            closed = False
+            if session.state == OPEN:
+                seats, locked = cur.execute(
+                    "SELECT COUNT(*), COUNT(a.attempt_id) FROM live_presence p LEFT JOIN answers a "
+                    "ON a.attempt_id = p.attempt_id AND a.question_id = ? WHERE p.session_id = ?",
+                    [session.question_id, session_id]).fetchone()
+                if seats and seats == locked:
+                    cur.execute(f"INSERT INTO live_steps ({_STEP_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                [session_id, CLOSED, session.step_no, session.question_id, session.part_id,
+                                 ALL_LOCKED, "", self.clock(), session.scenario])
+                    closed = True
+            self._live_notify(cur, session_id)
+        return closed

@@ -1,0 +1,189 @@
+"""Live sessions: the room's moves in the store (both backends), and what the room is shown, worked by hand.
+
+The hand-worked room is one_tenant's break 2: four seats, the board's jobs-in-flight question (truth 160 jobs,
+tolerance 10%: within 16 full marks, within 32 half) and the breaker choice (right: closed_blind).
+"""
+from __future__ import annotations
+
+import pytest
+
+from drills import live
+from drills.live_store import ALL_LOCKED, CLOSE, END, NEXT, REVEAL, LiveRefused, LiveStep, Seat
+from drills.loader import load_catalogue
+from drills.records import LockedAnswer
+from drills.scope import ScopedDrills
+from drills.store import AttemptFinished
+from tests.clock import FakeClock
+from tests.test_store_contract import opened, pg_opened, target  # noqa: F401 - the two-backend fixtures
+
+DRILL = "one_tenant~break2"
+
+
+@pytest.fixture(scope="module")
+def loaded():
+    return ScopedDrills(load_catalogue().drills)[DRILL]
+
+
+def _numeric(attempt, value, low=None, high=None, at=10.0):
+    return LockedAnswer(attempt, "jobs_in_flight", "board", "numeric", value, low, high, None, None, False, at, 0.0)
+
+
+def _choice(attempt, choice, at=10.0):
+    return LockedAnswer(attempt, "b2_breaker_at_30s", "break2", "choice", None, None, None, choice, None, False, at, 0.0)
+
+
+SEATS = [Seat(1, "ada", 101, 0.0), Seat(2, "bo", 102, 0.0), Seat(3, "cy", 103, 0.0), Seat(4, "di", 104, 0.0)]
+ANSWERS = {
+    101: {"jobs_in_flight": _numeric(101, 150, 140, 170), "b2_breaker_at_30s": _choice(101, "closed_blind")},
+    102: {"jobs_in_flight": _numeric(102, 200, 180, 220), "b2_breaker_at_30s": _choice(102, "closed_blind")},
+    103: {"jobs_in_flight": _numeric(103, 170), "b2_breaker_at_30s": _choice(103, "open")},
+    # di locked the number only after the close (a stale form): the room leaves it out
+    104: {"jobs_in_flight": _numeric(104, 160, 150, 170, at=99.0)},
+}
+STEPS = [LiveStep("waiting", -1, None, "", 0.0), LiveStep("open", 0, "jobs_in_flight", "", 1.0),
+         LiveStep("closed", 0, "jobs_in_flight", "", 20.0), LiveStep("revealed", 0, "jobs_in_flight", "", 21.0),
+         LiveStep("open", 2, "b2_breaker_at_30s", "", 22.0), LiveStep("closed", 2, "b2_breaker_at_30s", "", 30.0)]
+
+
+def _graders(loaded):
+    return {seat.attempt_id: live.Grader(loaded, {}) for seat in SEATS}
+
+
+def test_a_closed_numeric_question_shows_every_guess_its_range_and_the_truth(loaded):
+    room = live.numeric_room(loaded.drill.question("jobs_in_flight"), "board", SEATS, _graders(loaded), ANSWERS,
+                             own_attempt=102, until=20.0)
+    assert [(g.value, g.low, g.high) for g in room.guesses] == [(150, 140, 170), (170, None, None), (200, 180, 220)]
+    assert room.truths == (160.0,)
+    assert [g.score for g in room.guesses] == [1.0, 1.0, 0.0]
+    assert [g.in_range for g in room.guesses] == [True, None, False]
+    assert [g.own for g in room.guesses] == [False, False, True]
+    assert room.ranges_held == (1, 2) and room.seats == 4
+
+
+def test_a_choice_question_shows_the_share_choosing_each_option(loaded):
+    room = live.choice_room(loaded.drill.question("b2_breaker_at_30s"), SEATS, ANSWERS, own_attempt=103, until=30.0)
+    assert [(o.option_id, o.count, round(o.share, 3), o.right, o.own) for o in room.options] == [
+        ("closed_blind", 2, 0.667, True, False), ("open", 1, 0.333, False, True), ("half_open", 0, 0.0, False, False)]
+    assert room.answered == 3 and room.seats == 4
+
+
+def test_the_scoreboard_ranks_by_accuracy_then_ranges_held(loaded):
+    board = live.scoreboard(loaded, STEPS, SEATS, _graders(loaded), ANSWERS)
+    # ada 2 of 2, range held; bo 1 of 2 (number 40 off), range missed; cy 1 of 2, no range; di nothing in time
+    assert [(s.rank, s.handle, s.earned, s.ranges, s.hits) for s in board] == [
+        (1, "ada", 2.0, 1, 1), (2, "bo", 1.0, 1, 0), (2, "cy", 1.0, 0, 0), (4, "di", 0.0, 0, 0)]
+    assert board[0].accuracy == 1.0 and board[1].held == 0.0 and board[2].held is None
+
+
+def test_the_scoreboard_never_looks_at_time_to_answer(loaded):
+    fast = {k: {q: a.__class__(**{**a.__dict__, "locked_at": 2.0}) for q, a in v.items() if a.locked_at < 50}
+            for k, v in ANSWERS.items()}
+    slow = {k: {q: a.__class__(**{**a.__dict__, "locked_at": 19.0 if q == "jobs_in_flight" else 29.0})
+                for q, a in v.items() if a.locked_at < 50} for k, v in ANSWERS.items()}
+    fast[101], slow[101] = slow[101], fast[101]   # the best seat answers last
+    assert ([(s.handle, s.rank) for s in live.scoreboard(loaded, STEPS, SEATS, _graders(loaded), fast)]
+            == [(s.handle, s.rank) for s in live.scoreboard(loaded, STEPS, SEATS, _graders(loaded), slow)])
+
+
+def test_questions_follow_the_drill_and_closes_count_from_the_first(loaded):
+    order = live.questions_in_order(loaded)
+    assert order[0] == ("jobs_in_flight", "board") and ("b2_breaker_at_30s", "break2") in order
+    assert live.closed_at(STEPS + [LiveStep("closed", 0, "jobs_in_flight", "", 50.0)])["jobs_in_flight"] == 20.0
+
+
+# -- the store, on DuckDB and PostgreSQL -------------------------------------------------------------------
+
+
+def _room(store, loaded, n=2):
+    session = store.start_live_session("c1", DRILL, "prof")
+    seats = [store.live_join(session.id, store.ensure_candidate(f"s{i}", "c1"), 600) for i in range(n)]
+    return session, seats
+
+
+def test_joining_makes_one_live_attempt_of_the_class_per_candidate(opened, loaded):
+    store = opened()
+    session, seats = _room(store, loaded)
+    again = store.live_join(session.id, store.ensure_candidate("s0", "c1"), 600)
+    assert again == seats[0], "joining twice keeps the first seat"
+    attempt = store.attempt_by_id(seats[0].attempt_id)
+    assert (attempt.drill_id, attempt.cohort, attempt.handle) == (DRILL, "c1", "s0")
+    assert [e.detail for e in store.events(attempt.id) if e.kind == "live"] == [{"session": session.id}]
+    assert [a.id for a in store.attempts(cohort="c1")] == [s.attempt_id for s in seats], "ordinary class attempts"
+    assert store.live_session(session.id).state == "waiting" and store.live_version(session.id)[1] == 2
+
+
+def test_the_instructor_paces_the_room_and_a_stale_press_is_refused(opened, loaded):
+    clock = FakeClock()
+    store = opened(clock)
+    questions = live.questions_in_order(loaded)
+    session, _ = _room(store, loaded)
+    with pytest.raises(LiveRefused):
+        store.live_move(session.id, CLOSE, seen_version=session.version, questions=questions, actor="prof")
+    opened_q = store.live_move(session.id, NEXT, seen_version=session.version, questions=questions, actor="prof")
+    assert (opened_q.state, opened_q.question_id, opened_q.part_id) == ("open", "jobs_in_flight", "board")
+    with pytest.raises(LiveRefused, match="moved on"):   # a second tab pressing Next on the waiting room
+        store.live_move(session.id, NEXT, seen_version=session.version, questions=questions, actor="prof")
+    clock.t += 30
+    closed = store.live_move(session.id, CLOSE, seen_version=opened_q.version, questions=questions, actor="prof")
+    revealed = store.live_move(session.id, REVEAL, seen_version=closed.version, questions=questions, actor="prof")
+    nxt = store.live_move(session.id, NEXT, seen_version=revealed.version, questions=questions, actor="prof")
+    assert (nxt.state, nxt.step_no, nxt.question_id) == ("open", 1, "utilisation")
+    assert [s.state for s in store.live_steps(session.id)] == ["waiting", "open", "closed", "revealed", "open"]
+    assert store.live_steps(session.id)[2].at == opened_q.since + 30
+    assert [s.id for s in store.live_sessions("c1")] == [session.id]
+
+
+def test_the_question_closes_itself_once_every_seat_has_locked_in(opened, loaded):
+    store = opened()
+    questions = live.questions_in_order(loaded)
+    session, seats = _room(store, loaded)
+    now = store.live_move(session.id, NEXT, seen_version=session.version, questions=questions, actor="prof")
+    store.lock_answer(seats[0].attempt_id, "jobs_in_flight", "board", "numeric", value=150, low=140, high=170)
+    assert not store.live_locked(session.id)
+    assert store.live_version(session.id) == (now.version, 2, 1)
+    store.lock_answer(seats[1].attempt_id, "jobs_in_flight", "board", "numeric", value=200)
+    assert store.live_locked(session.id)
+    assert not store.live_locked(session.id), "closed once"
+    after = store.live_session(session.id)
+    assert (after.state, after.reason, after.question_id) == ("closed", ALL_LOCKED, "jobs_in_flight")
+    answers = store.live_answers(session.id)
+    assert answers[seats[0].attempt_id]["jobs_in_flight"].value == 150
+    room = live.numeric_room(loaded.drill.question("jobs_in_flight"), "board", store.live_seats(session.id),
+                             {s.attempt_id: live.Grader(loaded, {}) for s in seats}, answers,
+                             own_attempt=seats[0].attempt_id, until=live.closed_at(store.live_steps(session.id))[
+                                 "jobs_in_flight"])
+    assert [(g.value, g.own) for g in room.guesses] == [(150, True), (200, False)]
+
+
+def test_ending_the_session_finishes_every_seats_attempt(opened, loaded):
+    store = opened()
+    session, seats = _room(store, loaded)
+    ended = store.live_move(session.id, END, seen_version=session.version, questions=[], actor="prof")
+    assert ended.state == "ended" and store.live_sessions("c1") == []
+    with pytest.raises(AttemptFinished):
+        store.lock_answer(seats[0].attempt_id, "jobs_in_flight", "board", "numeric", value=1)
+    with pytest.raises(LiveRefused):
+        store.live_move(session.id, NEXT, seen_version=ended.version, questions=[("q", "p")], actor="prof")
+
+
+def test_a_process_listening_on_postgresql_is_told_of_every_move(pg_opened, loaded):
+    from drills.live_watch import NotifyWatch, PollingWatch, watch_for
+
+    store = pg_opened()
+    other = pg_opened()   # another process's store
+    watch = watch_for(other)
+    try:
+        assert isinstance(watch, NotifyWatch) and watch.listening.wait(10)
+        session = store.start_live_session("c1", DRILL, "prof")
+        before = watch.version(session.id)
+        store.live_join(session.id, store.ensure_candidate("s0", "c1"), 600)
+        store.live_move(session.id, NEXT, seen_version=store.live_session(session.id).version,
+                        questions=live.questions_in_order(loaded), actor="prof")
+        for _ in range(200):   # an event budget, not a deadline: delivered at commit, read by the thread
+            if watch.version(session.id)[1] - before[1] >= 2:
+                break
+            watch._stop.wait(0.05)
+        assert watch.version(session.id)[1] - before[1] == 2
+    finally:
+        watch.close()
+    assert isinstance(watch_for(type("S", (), {"path": "x.duckdb"})()), PollingWatch)

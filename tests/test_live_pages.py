@@ -1,0 +1,174 @@
+"""The live room's pages in AppTest: an instructor runs one_tenant's break 2 for two signed-in candidates.
+
+Each AppTest is one browser session; a rerun stands in for the fragment noticing a move (tests/test_live.py
+covers the store and the notifications, the browser test the fragment itself).
+"""
+from __future__ import annotations
+
+import pytest
+
+from drills import live
+from drills.loader import load_catalogue
+from drills.scope import ScopedDrills
+
+from drills.store import AttemptStore
+from tests.test_accounts import AUTH, ISSUER
+
+DRILL = "one_tenant~break2"
+
+
+def _as(app_test, email: str):
+    at = app_test("app.py")
+    at.secrets = dict(AUTH)
+    at.user = {"is_logged_in": True, "iss": ISSUER, "sub": f"sub-{email}", "email": email,
+               "name": email.split("@")[0]}
+    at.run()
+    at.switch_page("pages/live.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+@pytest.fixture
+def klass(db_path, monkeypatch):
+    monkeypatch.setenv("FAULTLINES_INSTRUCTORS", "prof@school.edu")
+    store = AttemptStore(db_path)
+    try:
+        info, _ = store.create_class("SRE 7", "prof@school.edu")
+        for email, name in (("ana@school.edu", "Ana"), ("bo@school.edu", "Bo")):
+            store.account_candidate(store.account_for(ISSUER, f"sub-{email}", email), info.cohort, name)
+    finally:
+        store.close()
+    return info.cohort
+
+
+def _button(at, label):
+    return next(b for b in at.button if b.label == label)
+
+
+def _texts(at) -> str:
+    return " ".join(e.value for kind in ("markdown", "caption", "info", "success", "warning", "error")
+                    for e in getattr(at, kind))
+
+
+def _lock(at, value, low="", high=""):
+    at.text_input(key="lock::jobs_in_flight::value").input(value)
+    at.text_input(key="lock::jobs_in_flight::low").input(low)
+    at.text_input(key="lock::jobs_in_flight::high").input(high)
+    at.button(key="lock::jobs_in_flight::submit").click().run()
+    assert not at.exception, at.exception
+
+
+def test_an_instructor_runs_a_break_for_the_room_and_it_is_recorded_as_live_attempts(app_test, db_path, klass):
+    prof = _as(app_test, "prof@school.edu")
+    prof.selectbox(key="live::drill").select(DRILL)
+    _button(prof, "Start the live session").click().run()
+    assert not prof.exception, prof.exception
+
+    ana, bo = _as(app_test, "ana@school.edu"), _as(app_test, "bo@school.edu")
+    assert "waiting room" in _texts(ana)
+    assert not [t for t in ana.text_input if t.key.startswith("lock::")], "no question before the instructor opens one"
+
+    prof.run()
+    assert [m.value for m in prof.metric][0] == "2"
+    _button(prof, "Open the first question").click().run()
+    ana.run()
+    bo.run()
+    _lock(ana, "150", "140", "170")
+    assert "guesses of" not in _texts(ana), "nothing of the room while the question is open"
+    prof.run()
+    assert "1 of 2 locked in" in _texts(prof)
+
+    _lock(bo, "200")   # the last seat: the question closes itself
+    assert not bo.get("plotly_chart") == [], "the room's strip"
+    assert "2 guesses of 2 in the room · 1 of 1 ranges held the truth" in _texts(bo)
+    ana.run()
+    assert "2 guesses of 2" in _texts(ana) and "Truth" not in _texts(ana)
+    prof.run()
+    assert "closed (all locked in)" in [m.value for m in prof.metric]
+    assert "Bo" not in _texts(ana), "no other name on a candidate's page"
+
+    _button(prof, "Reveal the answer").click().run()
+    ana.run()
+    assert "Truth: 160 jobs" in _texts(ana) and "full marks" in _texts(ana)
+    prof.run()
+    table = prof.dataframe[-1].value
+    assert list(table["name"]) == ["Ana", "Bo"] and list(table["accuracy"]) == ["100%", "0%"]
+
+    prof.selectbox(key="live::scenario").select("break2")
+    _button(prof, "Inject for the room").click().run()
+    ana.run()
+    assert "injected a break into the platform simulation" in _texts(ana)
+    assert any("simulation run" in e.proto.label for e in ana.get("page_link")), "a link to the same run"
+    _button(prof, "End the session").click().run()
+    ana.run()
+    assert "The session has ended" in _texts(ana)
+    store = AttemptStore(db_path)
+    try:
+        attempts = store.attempts(cohort=klass)
+        assert [(a.handle, a.drill_id, a.finished_at is not None) for a in attempts] == [
+            ("Ana", DRILL, True), ("Bo", DRILL, True)]
+        assert all(any(e.kind == "live" for e in store.events(a.id)) for a in attempts)
+        assert store.answers(attempts[0].id)["jobs_in_flight"].value == 150
+    finally:
+        store.close()
+
+
+def test_a_candidate_outside_the_class_sees_no_room_and_a_stale_press_is_refused(app_test, db_path, klass):
+    prof = _as(app_test, "prof@school.edu")
+    prof.selectbox(key="live::drill").select(DRILL)
+    _button(prof, "Start the live session").click().run()
+    other_tab = _as(app_test, "prof@school.edu")
+    _button(prof, "Open the first question").click().run()
+    _button(other_tab, "Open the first question").click().run()   # drawn before the first tab's press
+    assert "moved on meanwhile" in _texts(other_tab)
+    stranger = _as(app_test, "cy@school.edu")
+    assert "not joined a class" in _texts(stranger)
+
+
+def test_without_a_provider_a_handle_in_the_cohort_joins_with_its_resume_code(app_test, db_path):
+    store = AttemptStore(db_path)
+    try:
+        session = store.start_live_session("night", DRILL, "prof")
+    finally:
+        store.close()
+    at = app_test("app.py").run()
+    at.switch_page("pages/live.py").run()
+    at.text_input(key="live::handle").input("grace")
+    at.text_input(key="live::cohort").input("night")
+    _button(at, "Join the room").click().run()
+    assert not at.exception, at.exception
+    assert "waiting room" in _texts(at) and "Your resume code" in _texts(at)
+    again = app_test("app.py").run()   # another browser typing the same handle without its code
+    again.switch_page("pages/live.py").run()
+    again.text_input(key="live::handle").input("grace")
+    again.text_input(key="live::cohort").input("night")
+    _button(again, "Join the room").click().run()
+    assert "is in use" in _texts(again) and "waiting room" not in _texts(again)
+    store = AttemptStore(db_path)
+    try:
+        assert [s.handle for s in store.live_seats(session.id)] == ["grace"]
+    finally:
+        store.close()
+
+
+def test_on_postgresql_a_candidate_joins_and_the_page_draws_the_question_another_process_opened(app_test, pg_url, monkeypatch):
+    from drills.backends import open_store
+
+    monkeypatch.setenv("FAULTLINES_DB", pg_url)
+    store = open_store(pg_url)
+    try:
+        session = store.start_live_session("night", DRILL, "prof")
+        at = app_test("app.py").run()
+        at.switch_page("pages/live.py").run()
+        at.text_input(key="live::handle").input("grace")
+        at.text_input(key="live::cohort").input("night")
+        _button(at, "Join the room").click().run()
+        assert not at.exception, at.exception
+        assert "waiting room" in _texts(at)
+        loaded = ScopedDrills(load_catalogue().drills)[DRILL]
+        store.live_move(session.id, "next", seen_version=store.live_session(session.id).version,
+                        questions=live.questions_in_order(loaded), actor="prof")   # another process's store
+        at.run()
+        assert at.text_input(key="lock::jobs_in_flight::value") is not None
+    finally:
+        store.close()

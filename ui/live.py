@@ -1,0 +1,385 @@
+"""The live room: candidates of a class answer the question the instructor opened, then see the room's answers.
+
+The room's state is in the store (drills.live_store); a small fragment notices a move (LISTEN/NOTIFY on
+PostgreSQL, the store's version on DuckDB) and reruns the page. Reports are drills.live's; figures ui.live_figures.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from drills import live
+from drills.accounts import AccessRefused, Throttled
+from drills.answers import InputError
+from drills.live_store import (CLOSE, CLOSED, END, ENDED, INJECT, NEXT, OPEN, REVEAL, REVEALED, WAITING,
+                               LiveRefused, LiveSession)
+from drills.records import Candidate
+from drills.schema import ChoiceQuestion, NumericQuestion
+from drills.variants import in_variant
+from drills.live_watch import watch_for
+from sims.platform import SCENARIO_TITLES
+from ui import keys
+from ui.attempt_view import AttemptView, sim_truths_of
+from ui.context import get_catalogue, get_store
+from ui.identity import sign_in_button, sign_in_configured, signed_in_account, signed_in_instructor
+from ui.instructor_access import sign_in
+from ui.live_figures import choice_figure, numeric_figure
+from ui.lockin import render_question
+from ui.reveal import render_reveals
+from ui.safe import escape_markdown
+from ui.sim_embed import platform_query
+from ui.start import Visitor, _anonymous_candidate
+
+POLL_S = 0.5            # how often a page looks for a move: well inside the 1 s a closed question must take
+WAITING_POLL_S = 2.0    # a candidate waiting for a session to start
+TAKE_PART, RUN_ROOM = "Take part", "Run the room (instructors)"
+
+
+@st.cache_resource
+def _watch(target: str):
+    """One watcher per process: a LISTEN thread on PostgreSQL, the store's own version on DuckDB."""
+    return watch_for(get_store())
+
+
+def _heard(session_id: int) -> tuple:
+    """What this process has heard of the room so far: taken before the run reads the store, so a move that
+    lands while the page draws is one the fragment has not heard yet, and reruns for."""
+    return _watch(get_store().path).version(session_id)
+
+
+def _follow(session_id: int, drawn: tuple, heard: tuple, *, everything: bool) -> None:
+    """Rerun the page when the room moves past what this run drew (`everything`: counts and joins too)."""
+    store = get_store()
+    watch = _watch(store.path)
+    st.session_state[keys.LIVE_SEEN] = (session_id, drawn, heard)
+
+    @st.fragment(run_every=POLL_S)
+    def tick() -> None:
+        seen = st.session_state.get(keys.LIVE_SEEN)
+        if seen is None or seen[0] != session_id:
+            return
+        heard = watch.version(session_id)
+        if heard == seen[2]:
+            return   # PostgreSQL: nothing was notified, so no query at all
+        now = store.live_version(session_id)
+        st.session_state[keys.LIVE_SEEN] = (session_id, seen[1], heard)
+        if (now if everything else now[:1]) != (seen[1] if everything else seen[1][:1]):
+            st.rerun(scope="app")
+
+    tick()
+
+
+def _drill_title(drill_id: str) -> str:
+    drills = get_catalogue().drills
+    return drills[drill_id].drill.title if drill_id in drills else drill_id
+
+
+def _loaded(session: LiveSession):
+    return get_catalogue().drills[session.drill_id]
+
+
+# -- candidates ------------------------------------------------------------------------------------------------
+def _anonymous_seat_candidate(store) -> Candidate | None:
+    """Without a provider: a handle in the class's cohort, proven with its resume code as on the catalogue."""
+    proven = st.session_state.get(keys.LIVE_CANDIDATE)
+    if isinstance(proven, Candidate):
+        return proven
+    st.markdown("Type your handle and your class's cohort code to join its live session.")
+    with st.form("live_join", enter_to_submit=True):
+        cols = st.columns([2, 1, 1])
+        handle = cols[0].text_input("Your handle", max_chars=40, key=keys.LIVE_HANDLE)
+        cohort = cols[1].text_input("Cohort code", max_chars=40, key=keys.LIVE_COHORT)
+        code = cols[2].text_input("Resume code (handle used before)", type="password", max_chars=20,
+                                  key=keys.LIVE_CODE)
+        go = st.form_submit_button("Join the room", type="primary")
+    if not go:
+        return None
+    if not (cohort or "").strip():
+        st.error("Type your class's cohort code: a live session belongs to a class.", icon="⚠️")
+        return None
+    try:
+        candidate, new_code = _anonymous_candidate(store, Visitor(None, cohort, handle, code))
+    except (InputError, AccessRefused, Throttled) as problem:
+        st.error(str(problem), icon="⚠️")
+        return None
+    st.session_state[keys.LIVE_CANDIDATE] = candidate
+    if new_code:
+        st.session_state[keys.LIVE_NEW_CODE] = (candidate.handle, new_code)
+    return candidate
+
+
+def _account_seat_candidate(store) -> Candidate | None:
+    account = signed_in_account(store)
+    if account is None:
+        st.info("Sign in to join your class's live session.", icon="🔑")
+        sign_in_button("Sign in with your account", key=keys.JOIN_SIGN_IN)
+        return None
+    classes = dict(store.account_cohorts(account.id))
+    if not classes:
+        st.info("You have not joined a class yet. Open your instructor's join link first.", icon="🏫")
+        return None
+    cohort = st.selectbox("Class", list(classes), key=keys.LIVE_CLASS,
+                          format_func=lambda c: f"{(store.class_info(c).title if store.class_info(c) else c)} "
+                                                f"— as {classes[c]}")
+    return store.account_candidate(account, cohort)
+
+
+def render_candidate(store) -> None:
+    candidate = _account_seat_candidate(store) if sign_in_configured() else _anonymous_seat_candidate(store)
+    if candidate is None:
+        return
+    issued = st.session_state.get(keys.LIVE_NEW_CODE)
+    if issued and issued[0] == candidate.handle:
+        st.success(f"Your resume code for “{escape_markdown(issued[0])}” is **{issued[1]}**. Note it: it is the only "
+                   "way to use this handle again.", icon="🔑")
+    sessions = store.live_sessions(candidate.cohort)
+    if not sessions:
+        last = store.live_sessions(candidate.cohort, running=False)[:1]
+        seat = next((s for s in store.live_seats(last[0].id) if s.candidate_id == candidate.id), None) if last else None
+        if seat is not None:   # the session this candidate sat in has just ended: where their results are
+            _room(store, last[0], seat)
+        st.info("No live session is running in your class yet. This page joins it as soon as your instructor "
+                "starts one.", icon="⏳")
+        _wait_for_a_session(candidate.cohort)
+        return
+    session = sessions[0]
+    loaded = _loaded(session)
+    seat = store.live_join(session.id, candidate, loaded.drill.time_box_min * 60)
+    _room(store, session, seat)
+
+
+def _wait_for_a_session(cohort: str) -> None:
+    @st.fragment(run_every=WAITING_POLL_S)
+    def tick() -> None:
+        if get_store().live_sessions(cohort):
+            st.rerun(scope="app")
+
+    tick()
+
+
+def _question_of(loaded, session: LiveSession):
+    return loaded.drill.question(session.question_id) if session.question_id else None
+
+
+def _room(store, session: LiveSession, seat) -> None:
+    heard = _heard(session.id)
+    drawn = store.live_version(session.id)
+    session = store.live_session(session.id)   # read after the version: a move in between reruns the page
+    loaded = _loaded(session)
+    attempt = store.attempt_by_id(seat.attempt_id)
+    view = AttemptView.load(store, attempt, loaded)
+    st.caption(f"Live: {escape_markdown(_drill_title(session.drill_id))} · you are "
+               f"{escape_markdown(seat.handle)} · {drawn[1]} in the room")
+    _scenario_link(session)
+    _follow(session.id, drawn, heard, everything=False)
+    if session.state == ENDED:
+        st.success("The session has ended. Your answers are an attempt of your class, with its results.", icon="🏁")
+        st.page_link("pages/results.py", label="See your results", icon="📊",
+                     query_params={keys.ATTEMPT_TOKEN: attempt.token})
+        return
+    if session.state == WAITING:
+        st.info("You are in the waiting room. The first question opens when your instructor opens it.", icon="⏳")
+        return
+    question = _question_of(loaded, session)
+    part = loaded.drill.part(session.part_id)
+    st.subheader(f"Question {session.step_no + 1} of {len(live.questions_in_order(loaded))} · {part.title}")
+    if part.body:
+        with st.expander("The scenario", expanded=session.state == OPEN):
+            st.markdown(view.text(part.body))
+    if session.state == OPEN:
+        render_question(view, question, part.id)
+        _report_lock(store, session, view, question.id)
+        if question.id in view.answers:
+            st.caption("Locked in. The room's answers show when the instructor closes the question, or once "
+                       "everyone here has locked in.")
+        return
+    revealed = session.state == REVEALED
+    shown = replace(view, disclosed=view.disclosed | {question.id}) if revealed else view
+    if question.id in view.answers:   # never the form: the question is closed
+        render_question(shown, question, part.id)
+    else:
+        st.caption("This question closed before you locked in.")
+    _room_distribution(store, session, loaded, question, own_attempt=seat.attempt_id)
+    if revealed:
+        _worked_answer(shown, loaded, question)
+    else:
+        st.caption("The worked answer opens for everyone when your instructor reveals it.")
+
+
+def _report_lock(store, session: LiveSession, view: AttemptView, question_id: str) -> None:
+    """Once per lock-in: tell the room, which closes the question if this was the last seat to lock in."""
+    reported = st.session_state.setdefault(keys.LIVE_REPORTED, set())
+    mark = (session.id, question_id)
+    if question_id in view.answers and mark not in reported:
+        reported.add(mark)
+        if store.live_locked(session.id):
+            st.rerun()
+
+
+def _worked_answer(view: AttemptView, loaded, question) -> None:
+    """The part's worked answer, once the revealed question is the last of its part the room takes."""
+    order = live.questions_in_order(loaded)
+    part_id = dict(order)[question.id]
+    last_of_part = [qid for qid, pid in order if pid == part_id][-1]
+    part = loaded.drill.part(part_id)
+    if question.id == last_of_part and part.reveal:
+        shown = replace(view, reveals={**view.reveals, **{(part.id, s.stage): 0.0 for s in part.reveal}})
+        render_reveals(shown, part, True)
+
+
+def _scenario_link(session: LiveSession) -> None:
+    if session.scenario in SCENARIO_TITLES:
+        st.info(f"Your instructor injected a break into the platform simulation: "
+                f"{SCENARIO_TITLES[session.scenario]}.", icon="💥")
+        st.page_link("pages/sim_platform.py", label="Open the simulation run", icon="🏭",
+                     query_params=platform_query(session.scenario, {}))
+
+
+def _graders(store, session: LiveSession, seats, loaded) -> dict[int, live.Grader]:
+    """Each seat graded in its own attempt's variant; the class's attempts read in one query, a grader per variant."""
+    variants = {a.id: a.variant for a in store.attempts(cohort=session.cohort, drill_id=session.drill_id)}
+    by_variant: dict[int, live.Grader] = {}
+    for variant in {variants.get(s.attempt_id, session.variant) for s in seats}:
+        mine = in_variant(loaded, variant)
+        by_variant[variant] = live.Grader(mine, sim_truths_of(mine))
+    return {s.attempt_id: by_variant[variants.get(s.attempt_id, session.variant)] for s in seats}
+
+
+def _room_distribution(store, session: LiveSession, loaded, question, *, own_attempt: int | None) -> None:
+    """The room's locked answers to `question`: as they stand now while it is open, as of its close after."""
+    seats = store.live_seats(session.id)
+    answers = store.live_answers(session.id)
+    until = live.closed_at(store.live_steps(session.id)).get(question.id) if session.state != OPEN else None
+    st.markdown("**The room's answers**")
+    if isinstance(question, NumericQuestion):
+        room = live.numeric_room(question, session.part_id, seats, _graders(store, session, seats, loaded), answers,
+                                 own_attempt=own_attempt, until=until)
+        hits, ranges = room.ranges_held
+        st.caption(f"{len(room.guesses)} guesses of {room.seats} in the room"
+                   + (f", {room.skipped} skipped" if room.skipped else "")
+                   + (f" · {hits} of {ranges} ranges held the truth" if ranges and session.state != OPEN else ""))
+        if room.guesses:
+            st.plotly_chart(numeric_figure(room, show_truth=session.state != OPEN), key=keys.live_chart(question.id),
+                            width="stretch")
+    elif isinstance(question, ChoiceQuestion):
+        room = live.choice_room(question, seats, answers, own_attempt=own_attempt, until=until)
+        st.caption(f"{room.answered} answers of {room.seats} in the room")
+        if room.answered:
+            st.plotly_chart(choice_figure(room, show_right=session.state != OPEN), key=keys.live_chart(question.id),
+                            width="stretch")
+    else:
+        count = sum(1 for s in seats if question.id in answers.get(s.attempt_id, {}))
+        st.caption(f"{count} of {len(seats)} wrote notes; each rates their own against the worked answer.")
+
+
+# -- the instructor's console ----------------------------------------------------------------------------------
+def _drill_choices() -> dict[str, str]:
+    """Every whole drill and each of its single breaks: id -> label."""
+    drills = get_catalogue().drills
+    out = {}
+    for drill_id in drills:
+        title = drills[drill_id].drill.title
+        out[drill_id] = f"{title} (whole drill)"
+        for scope in drills.offers(drill_id)[0]:
+            if scope.id != "essentials":
+                out[f"{drill_id}~{scope.id}"] = f"{title} — {scope.label}"
+    return out
+
+
+def render_console(store) -> None:
+    instructor = sign_in(store)
+    if instructor is None:
+        return
+    classes = store.classes_for(instructor.email)
+    if not classes:
+        st.info("You have no classes yet. Make one on the Scoreboard page; its members can then join a live "
+                "session here.", icon="🏫")
+        return
+    titles = {c.cohort: c.title for c in classes}
+    cohort = st.selectbox("Class", list(titles), format_func=lambda c: f"{titles[c]} ({c})",
+                          key=keys.LIVE_CONSOLE_CLASS)
+    running = store.live_sessions(cohort)
+    if not running:
+        choices = _drill_choices()
+        with st.form("live_start"):
+            drill_id = st.selectbox("Run live", list(choices), format_func=choices.get, key=keys.LIVE_DRILL)
+            go = st.form_submit_button("Start the live session", type="primary")
+        if go:
+            store.start_live_session(cohort, drill_id, instructor.name)
+            st.rerun()
+        return
+    _console(store, running[0], instructor.name)
+
+
+def _press(store, session: LiveSession, action: str, actor: str, scenario: str | None = None) -> None:
+    try:
+        store.live_move(session.id, action, seen_version=session.version,
+                        questions=live.questions_in_order(_loaded(session)), actor=actor, scenario=scenario)
+    except LiveRefused as problem:
+        st.session_state[keys.LIVE_NOTE] = str(problem)
+
+
+def _console(store, session: LiveSession, actor: str) -> None:
+    heard = _heard(session.id)
+    drawn = store.live_version(session.id)
+    session = store.live_session(session.id)
+    loaded = _loaded(session)
+    order = live.questions_in_order(loaded)
+    seats = store.live_seats(session.id)
+    st.subheader(f"Live: {_drill_title(session.drill_id)}")
+    _follow(session.id, drawn, heard, everything=True)
+    note = st.session_state.pop(keys.LIVE_NOTE, None)
+    if note:
+        st.warning(escape_markdown(note), icon="⚠️")
+    cols = st.columns(3)
+    cols[0].metric("In the room", len(seats))
+    where = "waiting room" if session.state == WAITING else f"question {session.step_no + 1} of {len(order)}"
+    cols[1].metric("Where", where)
+    state_words = {WAITING: "waiting", OPEN: "open", CLOSED: "closed" + (" (all locked in)" if session.reason else ""),
+                   REVEALED: "answer revealed", ENDED: "ended"}
+    cols[2].metric("Question is", state_words[session.state])
+    with st.expander(f"Who is here ({len(seats)})"):
+        st.dataframe({"name": [s.handle for s in seats]}, hide_index=True)   # user text: a table, never HTML
+    with st.container(horizontal=True):
+        last = session.step_no + 1 >= len(order)
+        st.button("Open the first question" if session.state == WAITING else "Next question", key=keys.live_move(NEXT),
+                  type="primary", disabled=session.state in (OPEN, ENDED) or last,
+                  on_click=_press, args=(store, session, NEXT, actor))
+        st.button("Close the question", key=keys.live_move(CLOSE), disabled=session.state != OPEN,
+                  on_click=_press, args=(store, session, CLOSE, actor))
+        st.button("Reveal the answer", key=keys.live_move(REVEAL), disabled=session.state != CLOSED,
+                  on_click=_press, args=(store, session, REVEAL, actor))
+        st.button("End the session", key=keys.live_move(END), disabled=session.state == ENDED,
+                  on_click=_press, args=(store, session, END, actor))
+    with st.container(horizontal=True, vertical_alignment="bottom"):
+        scenario = st.selectbox("Inject a break into the platform simulation", list(SCENARIO_TITLES),
+                                format_func=SCENARIO_TITLES.get, key=keys.LIVE_SCENARIO)
+        st.button("Inject for the room", key=keys.live_move(INJECT), disabled=session.state == ENDED,
+                  on_click=_press, args=(store, session, INJECT, actor, scenario))
+    _scenario_link(session)
+    question = _question_of(loaded, session)
+    if question is not None and session.state != ENDED:
+        st.markdown(f"**{loaded.text(question.prompt)}**")
+        if session.state == OPEN:
+            st.caption(f"{drawn[2]} of {len(seats)} locked in")
+        _room_distribution(store, session, loaded, question, own_attempt=None)
+    board = live.scoreboard(loaded, store.live_steps(session.id), seats, _graders(store, session, seats, loaded),
+                            store.live_answers(session.id))
+    if board and board[0].questions:
+        st.markdown("**Scoreboard** — accuracy over the closed questions, then how often ranges held; never speed")
+        st.dataframe({"rank": [s.rank for s in board], "name": [s.handle for s in board],
+                      "accuracy": [f"{s.accuracy:.0%}" for s in board],
+                      "ranges held": ["—" if s.held is None else f"{s.hits} of {s.ranges}" for s in board]},
+                     hide_index=True)
+
+
+def render_live_page() -> None:
+    store = get_store()
+    instructor = sign_in_configured() and signed_in_instructor(store) is not None
+    role = st.segmented_control("You are here to", [TAKE_PART, RUN_ROOM], key=keys.LIVE_ROLE,
+                                default=RUN_ROOM if instructor else TAKE_PART)
+    if role == RUN_ROOM:
+        render_console(store)
+    else:
+        render_candidate(store)
