@@ -14,7 +14,7 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping
 
-from drills.draws import LOAD_DRAWS, asked_givens, drawn_givens, given_uses, sampled, varies
+from drills.draws import LOAD_DRAWS, asked_givens, drawn_givens, given_uses, sampled
 from drills.loaded import LoadedDrill
 from drills.scope import scope_drill, scopes
 from drills.formulas import FormulaError, evaluate, format_quantity, half_up, placeholders, render

@@ -6,7 +6,6 @@ an in-process counter a listener thread bumps (no query), on DuckDB one small qu
 from __future__ import annotations
 
 import threading
-import time
 
 import psycopg
 

@@ -20,7 +20,6 @@ from drills.loaded import LoadedDrill
 from drills.schema import NumericQuestion
 from drills.scoring import QuestionResult, grade_numeric
 from drills.store import ReviewEntry, ReviewState
-from drills.variants import in_variant
 
 MAX_PER_WEAK_SKILL = 3   # a weak skill brings back at most this many of its questions, so a session stays short
 # One due time per answer (no fuzz), so a reload, a second process or a test sees the same schedule. The

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from drills.loaded import LoadedDrill
-from drills.schema import ChoiceQuestion, Drill, NotesQuestion, NumericQuestion, Tolerance
+from drills.schema import ChoiceQuestion, Drill, NumericQuestion, Tolerance
 from drills.records import LockedAnswer, RubricScore
 
 NOTE_SCORES = {"full": 1.0, "partial": 0.5, "missed": 0.0}

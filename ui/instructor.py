@@ -19,7 +19,7 @@ from drills.reports.exports import export_answers, export_attempts, to_csv_bytes
 from drills.reports.grading_key import DrillKey
 from drills.reports.source import Filters
 from drills.reports.timeline import grant_history, override_history, timeline
-from drills.schema import LEVELS, NumericQuestion
+from drills.schema import LEVELS
 from drills.store import AttemptStore
 from drills.timebox import clock_for, format_duration, format_utc
 from drills.variants import label as variant_label
