@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.a11y import page_aids
 from ui.context import current_token, store_fault
 from ui.faults import show_store_fault
 from ui.frame import run_in_frame
 from ui.sim_visits import record_sim_visit
-from ui.timer import sidebar_clock
+from ui.timer import page_clock, sidebar_clock
 
 st.set_page_config(page_title="Fault Lines", page_icon="🧭", layout="wide")
+page_aids()   # focus ring, skip link, the navigation's list roles, phone-sized titles
 
 # No custom url_path: until app.py first runs, Streamlit routes by the pages/ file names,
 # so the URLs must be those names for a bookmark to work on a freshly started server.
@@ -43,13 +45,15 @@ PAGES = {
 # that read or write attempts show why, and the simulations and labs carry on without it.
 STORE_SECTIONS = ("Drills", "Instructors")
 fault = store_fault()
-navigation = st.navigation(PAGES)
+navigation = st.navigation(PAGES, position="top")
 record_sim_visit(navigation.url_path)   # a sim page opened while its questions are open goes on the timeline
 
 with st.sidebar:
     token = current_token()
     if token:
         sidebar_clock(token)   # reads the part the candidate is on itself, on every tick
+if token:
+    page_clock(token)   # the same countdown on the page itself, where the sidebar starts collapsed (phones)
 
 if fault is not None and any(navigation is page for section in STORE_SECTIONS for page in PAGES[section]):
     show_store_fault(fault)

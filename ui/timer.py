@@ -23,6 +23,20 @@ def sidebar_clock(token: str) -> None:
     st.fragment(_draw_clock, run_every=every)(token)
 
 
+def page_clock(token: str) -> None:
+    """The compact countdown at the top of the page itself, for screens where the sidebar starts collapsed.
+
+    Drawn on every full run (not in the fragment): the browser ticks it with the sidebar's clock.
+    """
+    attempt = get_store().attempt_by_token(token)
+    if attempt is None:
+        return
+    at = now()
+    clock = clock_for(attempt, at)
+    st.html(clock_markup(ClockView(attempt.started_at, clock.limit_s, attempt.extra_s, at, clock), compact=True),
+            unsafe_allow_javascript=True)
+
+
 def _draw_clock(token: str) -> None:
     store = get_store()
     attempt = store.attempt_by_token(token)
