@@ -128,18 +128,21 @@ class StreamlitSession:
         await self.websocket.close()
 
     async def rerun(self, widgets: Iterable[WidgetState] = (), *, timeout: float = 60,
-                    until: Callable[[Page], bool] | None = None) -> float | None:
+                    until: Callable[[Page], bool] | None = None, page_name: str = "") -> float | None:
         """Ask for a rerun with `widgets` and read until the script run (and any reruns it asked for) finishes.
 
         Returns the time.monotonic() at which `until(page)` first held, checked as markdown arrives (None if it
-        never did); self.page is then what the final run drew.
+        never did); self.page is then what the final run drew. `page_name` is a URL path (e.g. "drill") for a
+        session's first run, as a browser opening that address sends it.
         """
         msg = BackMsg()
         state = msg.rerun_script
         state.query_string = self.query_string
         state.page_script_hash = self.page_script_hash
+        state.page_name = page_name
         state.widget_states.widgets.extend(widgets)
-        state.context_info.url = f"{self.url.rstrip('/')}/{'?' + self.query_string if self.query_string else ''}"
+        state.context_info.url = (f"{self.url.rstrip('/')}/{page_name}"
+                                  f"{'?' + self.query_string if self.query_string else ''}")
         state.context_info.timezone = "UTC"
         state.context_info.locale = "en-GB"
         await self.websocket.send(msg.SerializeToString())
