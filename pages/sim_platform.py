@@ -138,7 +138,7 @@ def chart_notes(p: Params, out: dict[str, object]) -> tuple[str, str, str, str]:
 def switches(scenario: str, base: Params) -> dict[str, object]:
     """The mitigation switches and a few bounded sliders, starting from the scenario's values."""
     chosen: dict[str, object] = {}
-    st.subheader("Mitigations")
+    st.header("Mitigations")
     cols = st.columns(2)
     for i, name in enumerate(MITIGATIONS):
         label, help_text = SWITCH_LABELS[name]
@@ -252,7 +252,7 @@ def main() -> None:
         return
 
     question, tab = QUESTIONS[scenario], sim_tab(scenario)
-    st.subheader("Your guess")
+    st.header("Your guess")
     guess, scope = locked_guess(tab, params, seed)
     query = with_pin(with_guess(query, tab.name, guess, scope), tab)
     if not play_button(tab.name, guess):

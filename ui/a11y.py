@@ -26,6 +26,11 @@ label[data-baseweb="checkbox"]:has(input:focus-visible) {{
 [data-baseweb="input"] input:focus-visible, [data-baseweb="textarea"] textarea:focus-visible,
 [data-baseweb="select"] input:focus-visible, label[data-baseweb="radio"] input:focus-visible,
 label[data-baseweb="checkbox"] input:focus-visible {{ outline: none !important; }}
+/* A slider's range input is clipped to a pixel inside its thumb: ring the thumb. */
+[data-testid="stSlider"] input[type="range"]:focus-visible {{ outline: none !important; }}
+[data-testid="stSlider"] div:has(> div > input[type="range"]:focus-visible) {{
+  outline: 3px solid {FOCUS_RING} !important; outline-offset: 2px !important;
+}}
 #{SKIP_LINK_ID} {{ position: fixed; left: 0.5rem; top: -4rem; z-index: 1000100; padding: 0.6rem 1rem;
   background: #ffffff; color: {FOCUS_RING}; border-radius: 0.5rem; font-weight: 600; text-decoration: underline; }}
 #{SKIP_LINK_ID}:focus {{ top: 0.5rem; }}
