@@ -6,12 +6,16 @@ and reads the ForwardMsg deltas of every script run, so the server does a browse
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
+
+import streamlit
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.Element_pb2 import Element
@@ -29,6 +33,59 @@ FRAGMENT_RUN = ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
 
 # Given a session's attempt token, the question ids the store holds answers for (None: not checked).
 StoredAnswers = Callable[[str], Awaitable[set[str]]]
+
+
+STATIC_DIR = Path(streamlit.__file__).parent / "static"
+# What a browser asks the server for before it opens the websocket, besides index.html's own files.
+PAGE_LOAD_PATHS = ("/", "/_stcore/health", "/_stcore/host-config", "/favicon.png")
+# Fonts the frontend loads itself (icons, code), as a fresh Chromium fetches them on the catalogue.
+FRONTEND_FONTS = ("MaterialSymbols-Rounded.", "SourceCodeVF-Upright.")
+# Element kinds whose frontend component is named otherwise than the kind in CamelCase.
+COMPONENT_OF_KIND = {"arrow_data_frame": "DataFrame", "arrow_table": "Table", "button_group": "ButtonGroup"}
+# Browsers open six connections per host.
+BROWSER_CONNECTIONS = 6
+
+
+class PageAssets:
+    """The files a fresh browser fetches over HTTP to draw the app, read from the Streamlit the server runs.
+
+    On load: index.html, every file it references (scripts, module preloads, styles, the main font) and the
+    frontend's own fonts; then, the first time a page draws an element kind, the lazily imported chunk of its
+    component with that chunk's dependencies, as the frontend's import map lists them.
+    """
+
+    def __init__(self, static_dir: Path = STATIC_DIR) -> None:
+        html = (static_dir / "index.html").read_text(encoding="utf-8")
+        referenced = re.findall(r'(?:src|href)="\./(static/[^"]+)"', html)
+        fonts = [f"static/media/{f.name}" for f in sorted((static_dir / "static" / "media").glob("*.woff2"))
+                 if f.name.startswith(FRONTEND_FONTS)]
+        self.on_load = list(PAGE_LOAD_PATHS) + [f"/{path}" for path in dict.fromkeys(referenced + fonts)]
+        main = next((p for p in referenced if re.fullmatch(r"static/js/index\.[^/]+\.js", p)), None)
+        self.chunks: dict[str, list[str]] = {}
+        if main is None:
+            return
+        source = (static_dir / main).read_text(encoding="utf-8", errors="replace")
+        table = re.search(r"m\.f=\[([^\]]*)\]", source)
+        # Paths in the import map are relative to static/js/ ("./x.js", "../css/y.css").
+        files = [("/static/css/" + f[len("../css/"):]) if f.startswith("../css/") else "/static/js/" + f[len("./"):]
+                 for f in re.findall(r'"([^"]+)"', table.group(1))] if table else []
+        for name, file, deps in re.findall(r"import\(`\./(\w+)\.([\w-]+\.js)`\),__vite__mapDeps\(\[([\d,]*)\]\)",
+                                           source):
+            paths = [f"/static/js/{name}.{file}"] + [files[int(i)] for i in deps.split(",") if i and int(i) < len(files)]
+            self.chunks.setdefault(name, paths)
+
+    def for_kinds(self, kinds: Iterable[str]) -> list[str]:
+        """The files that drawing these element kinds makes the frontend import (known kinds only)."""
+        wanted = []
+        for kind in kinds:
+            component = COMPONENT_OF_KIND.get(kind) or "".join(part.title() for part in kind.split("_"))
+            wanted += self.chunks.get(component, [])
+        return list(dict.fromkeys(wanted))
+
+
+@functools.lru_cache(maxsize=1)
+def page_assets() -> PageAssets:
+    return PageAssets()
 
 
 class ProtocolError(RuntimeError):

@@ -37,12 +37,14 @@ def active(page) -> dict | None:
 
 def tab_to(page, wanted, limit: int = WALK_LIMIT, what: str = "") -> int:
     """Press Tab until `wanted(active)` holds; the number of Tabs pressed."""
+    stops = []
     for count in range(1, limit + 1):
         page.keyboard.press("Tab")
         now = active(page)
         if now and wanted(now):
             return count
-    raise AssertionError(f"{limit} Tabs never reached {what or wanted}")
+        stops.append(now and f"{now['tag']}#{now['id']} {now['label'] or now['text'][:30]!r}")
+    raise AssertionError(f"{limit} Tabs never reached {what or wanted}; focus went to {stops[:12]}")
 
 
 def is_field(el) -> bool:

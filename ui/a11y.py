@@ -47,7 +47,8 @@ section[data-testid="stSidebar"][data-collapsed="true"] {{ visibility: hidden; }
 <span data-fl-aids hidden></span>
 """
 
-# Outside React's root, so no rerun removes it; added once per page load.
+# Outside React's root, so no rerun removes it; added once per page load. Streamlit's sanitiser drops a
+# script whose text holds "<" before a letter or "/", so the comments below spell tags without brackets.
 _SCRIPT = """
 <script>
 (function () {
@@ -78,8 +79,8 @@ _SCRIPT = """
     if (target) { target.focus(); target.scrollIntoView({block: "center"}); }
   });
   document.body.prepend(link);
-  // The navigation's sections are <div>s straight inside its <ul>, holding the <li>s: a list that
-  // screen readers cannot count. Each section becomes the list; the outer <ul> only groups them.
+  // The navigation's sections are DIVs straight inside its UL, holding the LIs: a list that screen
+  // readers cannot count. Each section becomes the list; the outer UL only groups them.
   function fixNavigation() {
     for (const ul of document.querySelectorAll('ul[data-testid="stSidebarNavItems"]')) {
       const sections = [...ul.children].filter((child) => child.tagName === "DIV");
@@ -92,11 +93,17 @@ _SCRIPT = """
   new MutationObserver(fixNavigation).observe(document.body, {childList: true, subtree: true});
   // Streamlit changes page or part without a page load, and focus stays on the button pressed at the
   // bottom. Like a fresh load, the next keystroke should start from the top: focus goes to the link.
+  // Only a move the visitor asked for (a button or link pressed just before) moves focus.
   const where = () => location.pathname + "?" + (new URLSearchParams(location.search).get("part") || "");
-  let last = where();
+  let last = where(), pressedAt = 0;
+  document.addEventListener("click", (event) => {
+    if (event.target.closest && event.target.closest("button, a") && event.target !== link) pressedAt = Date.now();
+  }, true);
   setInterval(() => {
     const now = where();
-    if (now !== last) { last = now; link.focus(); }
+    if (now === last) return;
+    last = now;
+    if (Date.now() - pressedAt < 10000) { pressedAt = 0; link.focus(); }
   }, 250);
 })();
 </script>
