@@ -1,7 +1,9 @@
 """A load generator that speaks Streamlit's websocket protocol: candidates without a browser.
 
 Each session does on /_stcore/stream what the browser's frontend does: it sends BackMsg reruns with widget states
-and reads the ForwardMsg deltas of every script run, so the server does a browser's work for a fraction of the CPU.
+and reads the ForwardMsg deltas of every script run. Before that it fetches over HTTP what a fresh Chromium fetches
+(the page, its preloaded scripts, styles and fonts; each newly drawn element's chunks), so the server does a
+browser's work for a fraction of the generator's CPU (bench.bench_load --driver ws browser compares the two).
 """
 from __future__ import annotations
 
@@ -86,6 +88,48 @@ class PageAssets:
 @functools.lru_cache(maxsize=1)
 def page_assets() -> PageAssets:
     return PageAssets()
+
+
+class BrowserFetches:
+    """One fresh browser's HTTP side: the page load before the websocket opens, then each newly drawn element
+    kind's chunks, each file once (a browser's cache keeps it for the session). Bodies are read raw, not
+    decompressed: the server's work is the same and the generator's stays small."""
+
+    def __init__(self, url: str, cookie: str | None, assets: PageAssets | None = None) -> None:
+        import httpx
+
+        headers = {"Accept-Encoding": "gzip, deflate, br, zstd", "Accept": "*/*",
+                   "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) faultlines-load-ws"}
+        if cookie:
+            headers["Cookie"] = cookie
+        self.assets = assets or page_assets()
+        self.client = httpx.AsyncClient(base_url=url.rstrip("/"), headers=headers, timeout=60,
+                                        limits=httpx.Limits(max_connections=BROWSER_CONNECTIONS))
+        self.fetched: set[str] = set()
+        self.requests = 0
+
+    async def fetch(self, paths: Iterable[str]) -> None:
+        fresh = [p for p in dict.fromkeys(paths) if p not in self.fetched]
+        self.fetched.update(fresh)
+
+        async def one(path: str) -> None:
+            async with self.client.stream("GET", path) as response:
+                async for _ in response.aiter_raw():
+                    pass
+            self.requests += 1
+
+        await asyncio.gather(*(one(p) for p in fresh))
+
+    async def page_load(self) -> None:
+        first, *rest = self.assets.on_load
+        await self.fetch([first])   # the document, then what it references, in parallel
+        await self.fetch(rest)
+
+    async def drawn(self, page: Page) -> None:
+        await self.fetch(self.assets.for_kinds({e.WhichOneof("type") for e in page.elements.values()}))
+
+    async def close(self) -> None:
+        await self.client.aclose()
 
 
 class ProtocolError(RuntimeError):
@@ -246,9 +290,14 @@ class SessionResult:
     error: str = ""
 
 
-async def start_attempt(session: StreamlitSession, handle: str, *, timeout: float) -> str:
-    """The catalogue, then the handle typed and the drill's start button pressed; returns the attempt token."""
+async def start_attempt(session: StreamlitSession, handle: str, *, timeout: float,
+                        drawn: Callable[[], Awaitable[None]] | None = None) -> str:
+    """The catalogue, then the handle typed and the drill's start button pressed; returns the attempt token.
+
+    `drawn` is awaited once each page is drawn (a faithful session fetches the chunks it needs then)."""
     await session.rerun(timeout=timeout)
+    if drawn is not None:
+        await drawn()
     handle_box = session.page.widget("text_input", "Your handle")
     start = session.page.widget("button", f"Start the clock: {DRILL_TITLE}")
     await session.rerun([text(handle_box, handle), click(start)], timeout=timeout)
@@ -273,21 +322,34 @@ async def lock_in(session: StreamlitSession, value: str, *, timeout: float) -> t
 
 
 async def run_session(url: str, n: int, deadline: float, stored: StoredAnswers | None = None,
-                      *, lockins: int = LOCKINS, think_s: float = 0.0) -> SessionResult:
+                      *, lockins: int = LOCKINS, think_s: float = 0.0, faithful: bool = True) -> SessionResult:
     """One candidate: open the catalogue, start the drill, go on to the board, lock in `lockins` numbers.
 
     `think_s` is the pause before each lock-in (reading the question, typing); 0 locks in back to back.
+    `faithful` also makes the HTTP requests a fresh browser makes (the page, its scripts, styles and fonts,
+    then each newly drawn element's chunks), which a browser session costs the server on top of its runs;
+    False speaks the websocket protocol alone.
     """
     result = SessionResult()
     left = lambda: max(1.0, deadline - time.monotonic())   # noqa: E731 (all steps share one deadline)
     session = None
+    # nginx's sticky cookie, as a browser gets it on its first request: one session stays on one process.
+    cookie = f"fl_backend=ws-{n}-{secrets.token_hex(6)}"
+    fetches = BrowserFetches(url, cookie) if faithful else None
+
+    async def drawn() -> None:
+        if fetches is not None:
+            await asyncio.wait_for(fetches.drawn(session.page), left())
+
     try:
-        # nginx's sticky cookie, as a browser gets it on its first request: one session stays on one process.
-        session = await StreamlitSession.open(url, cookie=f"fl_backend=ws-{n}-{secrets.token_hex(6)}",
-                                              open_timeout=left())
-        result.token = await start_attempt(session, f"load-{n}", timeout=left())
+        if fetches is not None:
+            await asyncio.wait_for(fetches.page_load(), left())
+        session = await StreamlitSession.open(url, cookie=cookie, open_timeout=left())
+        result.token = await start_attempt(session, f"load-{n}", timeout=left(), drawn=drawn)
         result.started = True
+        await drawn()
         await session.rerun([click(session.page.widget("button", "Next →"))], timeout=left())
+        await drawn()
         for i in range(lockins):
             await asyncio.sleep(think_s)
             question_id, latency = await lock_in(session, f"{10 + i}", timeout=left())
@@ -302,18 +364,20 @@ async def run_session(url: str, n: int, deadline: float, stored: StoredAnswers |
     finally:
         if session is not None:
             await session.close()
+        if fetches is not None:
+            await fetches.close()
     return result
 
 
 async def drive(url: str, sessions: int, budget_s: float, stagger_s: float,
                 stored: StoredAnswers | None = None, *, lockins: int = LOCKINS,
-                think_s: float = 0.0) -> list[SessionResult]:
+                think_s: float = 0.0, faithful: bool = True) -> list[SessionResult]:
     """`sessions` candidates arriving `stagger_s` apart, all within one budget of `budget_s` seconds."""
     deadline = time.monotonic() + budget_s
 
     async def later(n: int) -> SessionResult:
         await asyncio.sleep(n * stagger_s)   # a class arrives over a few seconds, not in one instant
-        return await run_session(url, n, deadline, stored, lockins=lockins, think_s=think_s)
+        return await run_session(url, n, deadline, stored, lockins=lockins, think_s=think_s, faithful=faithful)
 
     return list(await asyncio.gather(*(later(n) for n in range(sessions))))
 

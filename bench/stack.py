@@ -65,12 +65,30 @@ def stop_process(proc: subprocess.Popen | None) -> None:
         proc.wait(timeout=10)
 
 
-def nginx_config(listen: int, app_ports: list[int], run_dir: Path) -> str:
+# Streamlit's frontend files kept by nginx after their first request (Stack(static_cache=False) leaves it out).
+STATIC_LOCATION = """\
+        location /static/ {
+            proxy_pass http://faultlines;
+            proxy_http_version 1.1;
+            proxy_set_header Host $http_host;
+            proxy_set_header Connection "";
+            proxy_cache fl_static;
+            proxy_cache_key $uri$http_accept_encoding;   # gzip and identity copies kept apart
+            proxy_cache_valid 200 7d;
+            proxy_cache_lock on;                          # a class arriving at once fills each file once
+            proxy_ignore_headers Set-Cookie;
+            add_header X-Faultlines-Cache $upstream_cache_status;
+        }
+"""
+
+
+def nginx_config(listen: int, app_ports: list[int], run_dir: Path, *, static_cache: bool = True) -> str:
     servers = "\n".join(f"        server 127.0.0.1:{port};" for port in app_ports)
     # As root, nginx would hand its workers to `nobody`, who cannot use the private run directory.
     user_line = "user root;" if os.geteuid() == 0 else ""
     return TEMPLATE.read_text().format(user_line=user_line, run_dir=run_dir, servers=servers,
-                                       listen=f"127.0.0.1:{listen}")
+                                       listen=f"127.0.0.1:{listen}",
+                                       static_location=STATIC_LOCATION if static_cache else "")
 
 
 class Stack:
@@ -81,10 +99,10 @@ class Stack:
     """
 
     def __init__(self, processes: int = 2, *, port: int | None = None, database: str | None = None,
-                 proxy: bool = True, root: Path = ROOT, data_dir: Path | None = None):
+                 proxy: bool = True, root: Path = ROOT, data_dir: Path | None = None, static_cache: bool = True):
         if processes < 1:
             raise ValueError("at least one app process")
-        self.processes, self.root, self.proxy = processes, root, proxy
+        self.processes, self.root, self.proxy, self.static_cache = processes, root, proxy, static_cache
         self.port = port or free_port()
         self.database = database
         self.run_dir = Path(tempfile.mkdtemp(prefix="faultlines-stack-"))
@@ -132,7 +150,7 @@ class Stack:
         for sub in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
             (self.run_dir / sub).mkdir(exist_ok=True)
         conf = self.run_dir / "nginx.conf"
-        conf.write_text(nginx_config(self.port, self.app_ports, self.run_dir))
+        conf.write_text(nginx_config(self.port, self.app_ports, self.run_dir, static_cache=self.static_cache))
         log = self.run_dir / "nginx.log"
         self.nginx = subprocess.Popen([NGINX, "-p", f"{self.run_dir}/", "-c", str(conf), "-e", str(log)],
                                       stdout=log.open("ab"), stderr=subprocess.STDOUT, start_new_session=True)

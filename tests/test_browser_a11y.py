@@ -103,7 +103,9 @@ def faint_focus(page, tabs: int = FOCUS_TABS) -> list[str]:
 
 def settle(page) -> None:
     wait_for_app(page)
-    page.wait_for_timeout(700)   # charts and components draw after the run ends
+    # A widget's code loads on first use (a skeleton till then); charts draw after the run ends.
+    page.wait_for_function("() => !document.querySelector('[data-testid=stMain] [data-testid=stSkeleton]')")
+    page.wait_for_timeout(700)
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from drills.loader import load_catalogue
 from drills.scope import scope_drill
@@ -29,6 +30,12 @@ _ACTIVE = """() => {
           label: el.getAttribute('aria-label') || '', text: (el.innerText || '').trim().slice(0, 80),
           inOpenForm: open, main: !!el.closest('[data-testid="stMain"]'), disabled: !!el.disabled};
 }"""
+
+
+def settled(page) -> None:
+    """The run has ended and every widget is drawn (a component's code loads on first use: a skeleton till then)."""
+    wait_for_app(page)
+    page.wait_for_function("() => !document.querySelector('[data-testid=stMain] [data-testid=stSkeleton]')")
 
 
 def active(page) -> dict | None:
@@ -76,12 +83,17 @@ def lock_focused_question(page, question) -> None:
     page.wait_for_function(
         "n => [...document.querySelectorAll('button')].filter(b => b.innerText.includes('Lock in')).length < n",
         arg=before)
-    wait_for_app(page)
+    settled(page)
 
 
 def skip_to_question(page) -> int:
     """From a freshly loaded part: Tab to the skip link (where a change of part puts focus), follow it;
     the Tabs it took."""
+    try:   # after a change of part the page moves focus there itself, within a poll or two
+        page.wait_for_function("() => document.activeElement && document.activeElement.id === 'fl-skip-link'",
+                               timeout=2_000)
+    except PlaywrightTimeout:
+        pass
     now = active(page)
     on_link = now is not None and now["id"] == "fl-skip-link"
     tabs = 0 if on_link else tab_to(page, lambda el: el["id"] == "fl-skip-link", limit=TAB_BUDGET,
@@ -104,7 +116,7 @@ def lock_all(page, questions) -> None:
 def reveal(page, part_id: str) -> None:
     tab_to(page, button("Reveal:"), what=f"a reveal on {part_id}")
     page.keyboard.press("Enter")
-    wait_for_app(page)
+    settled(page)
 
 
 def test_skip_link_lands_on_the_first_open_question_within_five_tabs(app_server, page):
@@ -116,7 +128,7 @@ def test_skip_link_lands_on_the_first_open_question_within_five_tabs(app_server,
     store.close()
     app_server.start()
     page.goto(f"{app_server.url}/drill?attempt={token}&part=break1")
-    wait_for_app(page)
+    settled(page)
     page.get_by_role("button", name="🔒 Lock in").first.wait_for()
     tabs = skip_to_question(page)
     now = active(page)
@@ -131,25 +143,25 @@ def test_a_single_break_practice_by_keyboard_alone(app_server, page):
     practice = scope_drill(loaded, "break1").drill
     page.goto(app_server.url)
     page.get_by_role("textbox", name="Your handle").wait_for(timeout=120_000)
-    wait_for_app(page)
+    settled(page)
     tab_to(page, lambda el: el["label"] == "Your handle" or el["tag"] == "input" and el["type"] == "text",
            what="the handle box")
     page.keyboard.type("kb-ada")
     page.keyboard.press("Enter")
-    wait_for_app(page)
+    settled(page)
     tab_to(page, lambda el: el["tag"] == "input" and el["main"] and "combobox" in page.evaluate(
         "() => document.activeElement.getAttribute('role') || ''"), what="the practice picker")
     page.keyboard.type("Break 1")
     page.keyboard.press("Enter")
-    wait_for_app(page)
+    settled(page)
     tab_to(page, button("Start this practice"))
     page.keyboard.press("Enter")
     page.wait_for_url(re.compile(r".*attempt=.*"))
-    wait_for_app(page)
+    settled(page)
 
     for part in practice.parts:
         page.get_by_role("heading", name=part.title).first.wait_for()
-        wait_for_app(page)
+        settled(page)
         lock_all(page, part.questions)
         for _ in part.reveal:
             reveal(page, part.id)
@@ -158,7 +170,7 @@ def test_a_single_break_practice_by_keyboard_alone(app_server, page):
             reveal(page, part.id)
         tab_to(page, button("Next →"), what=f"Next after {part.id}")
         page.keyboard.press("Enter")
-        wait_for_app(page)
+        settled(page)
 
     page.get_by_role("heading", name="Score yourself").wait_for()
     for _ in practice.rubric:
@@ -167,7 +179,7 @@ def test_a_single_break_practice_by_keyboard_alone(app_server, page):
     tab_to(page, button("Save my scores"))
     page.keyboard.press("Enter")
     page.get_by_text("Scores saved.").wait_for()
-    wait_for_app(page)
+    settled(page)
     tab_to(page, button("Finish and see results"))
     page.keyboard.press("Enter")
     page.wait_for_url(re.compile(r".*/results\?attempt=.*"))

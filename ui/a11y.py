@@ -56,9 +56,10 @@ _SCRIPT = """
   if (document.getElementById(ID)) return;
   function openQuestion() {
     for (const form of document.querySelectorAll('[data-testid="stMain"] [data-testid="stForm"]')) {
-      const locks = [...form.querySelectorAll("button")].some((b) => b.innerText.includes("Lock in") && !b.disabled);
-      const field = form.querySelector('input:not([disabled]):not([type="hidden"]), textarea:not([disabled])');
-      if (locks && field) return field;
+      const lock = [...form.querySelectorAll("button")].find((b) => b.innerText.includes("Lock in") && !b.disabled);
+      if (!lock) continue;
+      // A field not drawn yet (its code still loading) leaves the form's own button to land on.
+      return form.querySelector('input:not([disabled]):not([type="hidden"]), textarea:not([disabled])') || lock;
     }
     return null;
   }
