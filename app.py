@@ -11,7 +11,7 @@ from ui.context import current_token, store_fault
 from ui.faults import show_store_fault
 from ui.frame import run_in_frame
 from ui.sim_visits import record_sim_visit
-from ui.timer import page_clock, sidebar_clock
+from ui.timer import attempt_clocks
 
 st.set_page_config(page_title="Fault Lines", page_icon="🧭", layout="wide")
 page_aids()   # focus ring, skip link, the navigation's list roles, phone-sized titles
@@ -50,10 +50,8 @@ record_sim_visit(navigation.url_path)   # a sim page opened while its questions 
 
 with st.sidebar:
     token = current_token()
-    if token:
-        sidebar_clock(token)   # reads the part the candidate is on itself, on every tick
 if token:
-    page_clock(token)   # the same countdown on the page itself, where the sidebar starts collapsed (phones)
+    attempt_clocks(token)   # the sidebar's, and the same countdown on the page where the sidebar starts collapsed
 
 if fault is not None and any(navigation is page for section in STORE_SECTIONS for page in PAGES[section]):
     show_store_fault(fault)

@@ -14,27 +14,27 @@ from ui.context import get_catalogue, get_store, now
 from ui.safe import escape_markdown
 
 
-def sidebar_clock(token: str) -> None:
-    """Draw the clock in a fragment that the server reruns only when the limit passes."""
-    attempt = get_store().attempt_by_token(token)
-    if attempt is None:
-        return
-    every = next_server_run_s(clock_for(attempt, now()))
-    st.fragment(_draw_clock, run_every=every)(token)
+def attempt_clocks(token: str) -> None:
+    """The sidebar's clock and the page's compact one, from one read of the attempt.
 
-
-def page_clock(token: str) -> None:
-    """The compact countdown at the top of the page itself, for screens where the sidebar starts collapsed.
-
-    Drawn on every full run (not in the fragment): the browser ticks it with the sidebar's clock.
+    The compact one shows only where the sidebar starts collapsed (phones); it is drawn on every full run,
+    not in the fragment, and the browser ticks and announces both from the same script.
     """
     attempt = get_store().attempt_by_token(token)
     if attempt is None:
         return
+    with st.sidebar:
+        _sidebar_fragment(attempt, token)
     at = now()
     clock = clock_for(attempt, at)
     st.html(clock_markup(ClockView(attempt.started_at, clock.limit_s, attempt.extra_s, at, clock), compact=True),
             unsafe_allow_javascript=True)
+
+
+def _sidebar_fragment(attempt, token: str) -> None:
+    """Draw the clock in a fragment that the server reruns only when the limit passes."""
+    every = next_server_run_s(clock_for(attempt, now()))
+    st.fragment(_draw_clock, run_every=every)(token)
 
 
 def _draw_clock(token: str) -> None:
