@@ -62,3 +62,23 @@ def test_a_lock_in_is_confirmed_in_the_page_not_by_a_toast(app_test):
     assert not at.exception, at.exception
     assert any(s.value == "Locked in." for s in at.success)
     assert not at.toast
+
+
+def test_a_drill_page_run_reads_its_attempt_once(app_test, monkeypatch):
+    """The two clocks, their fragment and the page used to read the attempt by token three times a run."""
+    from drills.store import AttemptStore
+
+    at = app_test("app.py").run()
+    at.text_input(key="candidate_handle").input("ada")
+    at.button(key="start_button::one_tenant").click().run()
+    reads = []
+    original = AttemptStore.attempt_by_token
+
+    def counted(self, token):
+        reads.append(token)
+        return original(self, token)
+
+    monkeypatch.setattr(AttemptStore, "attempt_by_token", counted)
+    at.selectbox(key="part_select").set_value("board").run()
+    assert not at.exception, at.exception
+    assert len(reads) == 1, reads

@@ -84,11 +84,31 @@ def current_token() -> str | None:
     return st.session_state.get(keys.ATTEMPT_TOKEN)
 
 
+def attempt_this_run(token: str) -> Attempt | None:
+    """The attempt behind `token`, read once per script run: the clocks, their fragment and the page share it.
+
+    A run is told apart by the cursor table Streamlit makes afresh for every run (a fragment's own run too),
+    so a later run, or a fragment ticking alone, reads the store again.
+    """
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    if ctx is None:
+        return get_store().attempt_by_token(token)
+    run, read = st.session_state.get(keys.ATTEMPT_READS, (None, {}))
+    if run is not ctx.cursors:
+        run, read = ctx.cursors, {}
+        st.session_state[keys.ATTEMPT_READS] = (run, read)
+    if token not in read:
+        read[token] = get_store().attempt_by_token(token)
+    return read[token]
+
+
 def current_attempt() -> tuple[Attempt, LoadedDrill] | None:
     token = current_token()
     if not token:
         return None
-    attempt = get_store().attempt_by_token(token)
+    attempt = attempt_this_run(token)
     if attempt is None:
         return None
     loaded = get_catalogue().drills.get(attempt.drill_id)

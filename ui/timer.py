@@ -10,7 +10,7 @@ import streamlit as st
 from drills.timebox import clock_for, format_duration, pacing, planned_part
 from ui import keys
 from ui.browser_clock import ClockView, clock_markup, next_server_run_s
-from ui.context import get_catalogue, get_store, now
+from ui.context import attempt_this_run, get_catalogue, get_store, now
 from ui.safe import escape_markdown
 
 
@@ -20,7 +20,7 @@ def attempt_clocks(token: str) -> None:
     The compact one shows only where the sidebar starts collapsed (phones); it is drawn on every full run,
     not in the fragment, and the browser ticks and announces both from the same script.
     """
-    attempt = get_store().attempt_by_token(token)
+    attempt = attempt_this_run(token)
     if attempt is None:
         return
     with st.sidebar:
@@ -39,7 +39,7 @@ def _sidebar_fragment(attempt, token: str) -> None:
 
 def _draw_clock(token: str) -> None:
     store = get_store()
-    attempt = store.attempt_by_token(token)
+    attempt = attempt_this_run(token)
     if attempt is None:
         return
     # The part picker's state first: the clock is drawn before the page, and a Next/Previous click
