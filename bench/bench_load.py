@@ -41,6 +41,12 @@ def cpu_of(pids: list[int]) -> float:
     return sum(process_cpu_s(pid) for pid in pids)
 
 
+def tree_cpu_s(pid: int) -> float:
+    """CPU seconds of a process and its live children (nginx's master and its workers)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return process_cpu_s(pid) + sum(process_cpu_s(int(child)) for child in children)
+
+
 def generator_cpu_s() -> float:
     """CPU seconds of the load generator: this process (all threads) and its finished children (a browser)."""
     times = os.times()
@@ -149,12 +155,12 @@ def load_row(processes: int, sessions: int, budget_s: float, stagger_s: float, d
             asyncio.run(drive(app_url, 1, 120, 0))
         with StoreAnswers(stack.database) as stored:
             before, generator_before = cpu_of(stack.app_pids), generator_cpu_s()
-            proxy_before = cpu_of([stack.nginx.pid])
+            proxy_before = tree_cpu_s(stack.nginx.pid)
             began = time.monotonic()
             results = asyncio.run(drive(stack.url, sessions, budget_s, stagger_s, stored, think_s=think_s))
             wall = time.monotonic() - began
             cpu = cpu_of(stack.app_pids) - before
-            proxy_cpu = cpu_of([stack.nginx.pid]) - proxy_before
+            proxy_cpu = tree_cpu_s(stack.nginx.pid) - proxy_before
             generator = generator_cpu_s() - generator_before   # a browser's CPU counts once it is reaped, at close
         load = os.getloadavg()
         tokens = [r.token for r in results if r.token]
