@@ -65,7 +65,8 @@ _RING = """() => {
   const box = el.getBoundingClientRect();
   const what = el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + ' "' +
                (el.getAttribute('aria-label') || el.innerText || '').trim().slice(0, 40) + '"';
-  if (box.width === 0 && box.height === 0) return {ok: false, what, why: 'focus on something not drawn'};
+  // A canvas grid focuses a cell of its hidden table: the ring must then be on a drawn ancestor.
+  const hidden = box.width === 0 && box.height === 0;
   const rgba = (c) => { const m = c.match(/[\\d.]+/g).map(Number); return m.length === 3 ? [...m, 1] : m; };
   const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.04045 ? v / 12.92 :
                                                     Math.pow((v + 0.055) / 1.055, 2.4); })
@@ -74,14 +75,14 @@ _RING = """() => {
   const behind = (node) => { for (; node; node = node.parentElement) { const c = rgba(getComputedStyle(node).backgroundColor);
                              if (c[3] > 0.5) return c; } return [255, 255, 255, 1]; };
   let node = el;
-  for (let depth = 0; depth < 5 && node && node !== document.body; depth++, node = node.parentElement) {
+  for (let depth = 0; depth < (hidden ? 20 : 5) && node && node !== document.body; depth++, node = node.parentElement) {
     const cs = getComputedStyle(node);
     if (cs.outlineStyle !== 'none' && parseFloat(cs.outlineWidth) >= 2) {
       const r = ratio(rgba(cs.outlineColor), behind(node.parentElement));
       return {ok: r >= 3, what, why: 'ring ' + cs.outlineColor + ' at ' + r.toFixed(2) + ':1'};
     }
   }
-  return {ok: false, what, why: 'no outline'};
+  return {ok: false, what, why: hidden ? 'focus on something not drawn, no ring around it' : 'no outline'};
 }"""
 
 

@@ -26,6 +26,8 @@ label[data-baseweb="checkbox"]:has(input:focus-visible) {{
 [data-baseweb="input"] input:focus-visible, [data-baseweb="textarea"] textarea:focus-visible,
 [data-baseweb="select"] input:focus-visible, label[data-baseweb="radio"] input:focus-visible,
 label[data-baseweb="checkbox"] input:focus-visible {{ outline: none !important; }}
+/* A data grid draws on a canvas and focuses cells of a hidden table: ring the grid. */
+[data-testid="stDataFrame"]:focus-within {{ outline: 3px solid {FOCUS_RING} !important; outline-offset: 2px !important; }}
 /* A slider's range input is clipped to a pixel inside its thumb: ring the thumb. */
 [data-testid="stSlider"] input[type="range"]:focus-visible {{ outline: none !important; }}
 [data-testid="stSlider"] div:has(> div > input[type="range"]:focus-visible) {{
