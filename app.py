@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.a11y import page_aids
 from ui.context import current_token, get_store, store_answers, store_fault, store_guard, store_opens, store_outage
 from ui.faults import show_store_fault, show_store_outage
 from ui.frame import run_in_frame
 from ui.identity import account_box
 from ui.sim_visits import attribution_note, record_sim_visit
-from ui.timer import sidebar_clock
+from ui.timer import attempt_clocks
 
 st.set_page_config(page_title="Fault Lines", page_icon="🧭", layout="wide")
+page_aids()   # focus ring, skip link, the navigation's list roles, phone-sized titles
 
 # No custom url_path: until app.py first runs, Streamlit routes by the pages/ file names,
 # so the URLs must be those names for a bookmark to work on a freshly started server.
@@ -47,7 +49,7 @@ STORE_SECTIONS = ("Drills", "Instructors")
 fault = store_fault()
 # A store that fails after start-up: this session's pages that need it show one plain page that retries.
 outage = store_outage() if fault is None else None
-navigation = st.navigation(PAGES)
+navigation = st.navigation(PAGES, position="top")
 needs_store = any(navigation is page for section in STORE_SECTIONS for page in PAGES[section])
 with store_guard():
     if outage is None:
@@ -56,8 +58,8 @@ with store_guard():
             if fault is None:
                 account_box(get_store())   # who is signed in, with Sign in / Sign out, when a provider is configured
             token = current_token()
-            if token:
-                sidebar_clock(token)   # reads the part the candidate is on itself, on every tick
+        if token:
+            attempt_clocks(token)   # the sidebar's, and the same countdown on the page where the sidebar starts collapsed
     if fault is not None and needs_store:
         show_store_fault(fault, store_back=store_opens)
     elif outage is not None and needs_store:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import os
 import re
 import subprocess
@@ -38,6 +39,12 @@ def process_cpu_s(pid: int) -> float:
 
 def cpu_of(pids: list[int]) -> float:
     return sum(process_cpu_s(pid) for pid in pids)
+
+
+def tree_cpu_s(pid: int) -> float:
+    """CPU seconds of a process and its live children (nginx's master and its workers)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return process_cpu_s(pid) + sum(process_cpu_s(int(child)) for child in children)
 
 
 def generator_cpu_s() -> float:
@@ -130,25 +137,30 @@ def committed_lockins(database: str, tokens: list[str]) -> int:
         store.close()
 
 
-DRIVERS = {"ws": load_ws.drive, "browser": drive_browser}
+DRIVERS = {"ws": functools.partial(load_ws.drive, faithful=True),
+           "ws-bare": functools.partial(load_ws.drive, faithful=False), "browser": drive_browser}
 # A websocket session costs the generator about 0.06 CPU-s, a Chromium context about 1.7: a class of 200 fits
 # on this machine only without browsers.
-MAX_SESSIONS = {"ws": 200, "browser": 60}
-GENERATOR = {"ws": "Streamlit websocket protocol, no browser", "browser": "Chromium contexts"}
+MAX_SESSIONS = {"ws": 200, "ws-bare": 200, "browser": 60}
+GENERATOR = {"ws": "ws: Streamlit's websocket protocol plus a fresh browser's HTTP fetches, no browser",
+             "ws-bare": "ws-bare: the websocket protocol alone", "browser": "browser: Chromium contexts"}
 
 
 def load_row(processes: int, sessions: int, budget_s: float, stagger_s: float, driver: str = "ws",
-             think_s: float = 0.0, root: Path = ROOT) -> dict[str, object]:
+             think_s: float = 0.0, root: Path = ROOT, *, static_cache: bool = True,
+             app: str = "this tree") -> dict[str, object]:
     drive = DRIVERS[driver]
-    with Stack(processes, root=root) as stack:
+    with Stack(processes, root=root, static_cache=static_cache) as stack:
         for app_url in stack.app_urls:   # a first visit imports every page: not what a class waits for
             asyncio.run(drive(app_url, 1, 120, 0))
         with StoreAnswers(stack.database) as stored:
             before, generator_before = cpu_of(stack.app_pids), generator_cpu_s()
+            proxy_before = tree_cpu_s(stack.nginx.pid)
             began = time.monotonic()
             results = asyncio.run(drive(stack.url, sessions, budget_s, stagger_s, stored, think_s=think_s))
             wall = time.monotonic() - began
             cpu = cpu_of(stack.app_pids) - before
+            proxy_cpu = tree_cpu_s(stack.nginx.pid) - proxy_before
             generator = generator_cpu_s() - generator_before   # a browser's CPU counts once it is reaped, at close
         load = os.getloadavg()
         tokens = [r.token for r in results if r.token]
@@ -157,7 +169,7 @@ def load_row(processes: int, sessions: int, budget_s: float, stagger_s: float, d
     ok = sum(1 for r in results if r.acknowledged >= LOCKINS and r.stored >= LOCKINS and not r.error)
     figures = summarise(latencies) if latencies else {"median": float("nan"), "p95": float("nan")}
     errors = sorted({r.error for r in results if r.error})
-    return {"processes": processes, "sessions": sessions, "ok": ok,
+    return {"app": app, "proxy_per_session": proxy_cpu / sessions, "driver": driver, "processes": processes, "sessions": sessions, "ok": ok,
             "acknowledged": sum(r.acknowledged for r in results), "stored": sum(r.stored for r in results),
             "committed": committed, "p50": figures["median"], "p95": figures["p95"],
             "cpu_per_session": cpu / sessions, "generator_per_session": generator / sessions,
@@ -166,22 +178,34 @@ def load_row(processes: int, sessions: int, budget_s: float, stagger_s: float, d
 
 def print_load(rows: list[dict[str, object]]) -> None:
     """The table: acknowledged = the page said locked, stored = the store held it right then, committed = rows after."""
-    print(f"{'procs':>5} {'sessions':>8} {'success':>8} {'acked/stored/committed':>22} {'p50 s':>7} {'p95 s':>7} "
-          f"{'server CPU s/session':>20} {'generator CPU s/session':>23} {'wall s':>7}  load avg 1/5/15 min")
+    print(f"{'app':<18} {'driver':<8} {'procs':>5} {'sessions':>8} {'success':>8} {'acked/stored/committed':>22} {'p50 s':>7} {'p95 s':>7} "
+          f"{'server CPU s/session':>20} {'nginx':>6} {'generator CPU s/session':>23} {'wall s':>7}  load avg 1/5/15 min")
     for row in rows:
         counts = f"{row['acknowledged']}/{row['stored']}/{row['committed']}"
-        print(f"{row['processes']:>5} {row['sessions']:>8} {row['ok'] / row['sessions']:>8.0%} {counts:>22} "
-              f"{row['p50']:>7.2f} {row['p95']:>7.2f} {row['cpu_per_session']:>20.2f} "
+        print(f"{row['app']:<18} {row['driver']:<8} {row['processes']:>5} {row['sessions']:>8} {row['ok'] / row['sessions']:>8.0%} {counts:>22} "
+              f"{row['p50']:>7.2f} {row['p95']:>7.2f} {row['cpu_per_session']:>20.2f} {row['proxy_per_session']:>6.2f} "
               f"{row['generator_per_session']:>13.2f} ({row['generator_share']:>4.0%}) {row['wall']:>7.1f}  "
               + " ".join(f"{x:.2f}" for x in row["load"]))
         for error in row["errors"][:3]:
             print(f"      failure: {error}")
-    by_key = {(r["processes"], r["sessions"]): r for r in rows}
-    for sessions in sorted({r["sessions"] for r in rows}):
-        one, three = by_key.get((1, sessions)), by_key.get((3, sessions))
-        if one and three and three["p95"] == three["p95"] and three["p95"] > 0:
-            print(f"{sessions} sessions: p95 with 1 process / with 3 processes = {one['p95'] / three['p95']:.2f}x")
-    print("generator CPU: the load generator's own CPU per session (in brackets: share of one core over the run)")
+    by_key = {(r["app"], r["driver"], r["processes"], r["sessions"]): r for r in rows}
+    for app, driver, processes, sessions in sorted(by_key):
+        row = by_key[(app, driver, processes, sessions)]
+        three = by_key.get((app, driver, 3, sessions))
+        if processes == 1 and three and three["p95"] == three["p95"] and three["p95"] > 0:
+            print(f"{app}, {driver}, {sessions} sessions: p95 with 1 process / with 3 processes = "
+                  f"{row['p95'] / three['p95']:.2f}x")
+        browser = by_key.get((app, "browser", processes, sessions))
+        if driver != "browser" and browser and browser["cpu_per_session"] > 0:
+            print(f"{app}, {driver}, {processes} process(es), {sessions} sessions: server CPU per session "
+                  f"{row['cpu_per_session'] / browser['cpu_per_session']:.0%} of the browser driver's")
+        if app != "this tree":
+            after = by_key.get(("this tree", driver, processes, sessions))
+            if after and after["cpu_per_session"] > 0:
+                print(f"{driver}, {processes} process(es), {sessions} sessions: server CPU per session {app} / "
+                      f"this tree = {row['cpu_per_session'] / after['cpu_per_session']:.2f}x")
+    print("generator CPU: the load generator's own CPU per session (in brackets: share of one core over the run); "
+          "nginx: the proxy's CPU per session")
 
 
 # -- idle candidates ----------------------------------------------------------------
@@ -240,18 +264,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stagger", type=float, default=0.5, help="seconds between session arrivals")
     parser.add_argument("--think", type=float, default=0.0,
                         help="seconds a candidate spends on a question before locking it in (default 0: back to back)")
-    parser.add_argument("--driver", choices=sorted(DRIVERS), default="ws",
-                        help="load: ws speaks Streamlit's websocket protocol (default); browser drives Chromium")
+    parser.add_argument("--driver", choices=sorted(DRIVERS), nargs="+", default=["ws"],
+                        help="load: ws speaks Streamlit's websocket protocol and fetches what a browser fetches "
+                             "(default); ws-bare the protocol alone; browser drives Chromium. Several run side by "
+                             "side in one run, e.g. --driver ws browser")
     parser.add_argument("--at", default=None, metavar="REV",
                         help="load: serve the app as of this git revision (git archive), so edits made in the working "
                              "tree while the benchmark runs cannot change the app under measurement")
+    parser.add_argument("--reference", default=None, metavar="REV",
+                        help="load: also measure, in the same run, the app as of REV behind nginx without its "
+                             "static-file cache (the before of a before/after)")
     parser.add_argument("--seconds", type=float, default=20, help="idle: how long the sessions sit idle")
     parser.add_argument("--compare-with", default=None,
                         help="idle: also measure the app as of this git revision (e.g. the commit before the browser clock)")
     args = parser.parse_args(argv)
-    cap = MAX_SESSIONS[args.driver]
+    cap = min(MAX_SESSIONS[d] for d in args.driver)
     if any(not 1 <= n <= cap for n in args.sessions):
-        parser.error(f"--sessions must be between 1 and {cap} with --driver {args.driver} (a bounded test on one machine)")
+        parser.error(f"--sessions must be between 1 and {cap} with --driver {' '.join(args.driver)} "
+                     "(a bounded test on one machine)")
     if args.think < 0:
         parser.error("--think must not be negative")
     if args.mode == "idle":
@@ -270,18 +300,25 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  ratio before/after: {figures[0] / figures[1]:.1f}x")
         return 0
     rows = []
-    with tempfile.TemporaryDirectory(prefix="faultlines-at-") as snapshot:
+    with tempfile.TemporaryDirectory(prefix="faultlines-at-") as snapshot, \
+            tempfile.TemporaryDirectory(prefix="faultlines-ref-") as reference:
         root = tree_at(args.at, Path(snapshot)) if args.at else ROOT
+        apps = [("this tree", root, True)]
+        if args.reference:
+            apps.insert(0, (revision_name(args.reference), tree_at(args.reference, Path(reference)), False))
         for sessions in args.sessions:
             for processes in args.processes:
-                row = load_row(processes, sessions, args.budget, args.stagger, args.driver, args.think, root)
-                rows.append(row)
-                print(f"  done: {processes} process(es), {sessions} sessions in {row['wall']:.0f} s",
-                      file=sys.stderr, flush=True)
+                for app, app_root, static_cache in apps:
+                    for driver in args.driver:
+                        row = load_row(processes, sessions, args.budget, args.stagger, driver, args.think, app_root,
+                                       static_cache=static_cache, app=app)
+                        rows.append(row)
+                        print(f"  done: {app}, {driver}, {processes} process(es), {sessions} sessions in "
+                              f"{row['wall']:.0f} s", file=sys.stderr, flush=True)
     pace = f"{args.think:g} s on each question first" if args.think else "back to back"
     app = f"the app as of {revision_name(args.at)}" if args.at else "the working tree's app"
     print(f"Start + {LOCKINS} lock-ins per session, {pace}, sessions {args.stagger:g} s apart, {app}, on loopback "
-          f"({GENERATOR[args.driver]}; embedded PostgreSQL, nginx)")
+          f"({'; '.join(GENERATOR[d] for d in args.driver)}; embedded PostgreSQL, nginx)")
     print_load(rows)
     return 0
 

@@ -1,17 +1,23 @@
 """A load generator that speaks Streamlit's websocket protocol: candidates without a browser.
 
 Each session does on /_stcore/stream what the browser's frontend does: it sends BackMsg reruns with widget states
-and reads the ForwardMsg deltas of every script run, so the server does a browser's work for a fraction of the CPU.
+and reads the ForwardMsg deltas of every script run. Before that it fetches over HTTP what a fresh Chromium fetches
+(the page, its preloaded scripts, styles and fonts; each newly drawn element's chunks), so the server does a
+browser's work for a fraction of the generator's CPU (bench.bench_load --driver ws browser compares the two).
 """
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
+
+import streamlit
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.Element_pb2 import Element
@@ -29,6 +35,101 @@ FRAGMENT_RUN = ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
 
 # Given a session's attempt token, the question ids the store holds answers for (None: not checked).
 StoredAnswers = Callable[[str], Awaitable[set[str]]]
+
+
+STATIC_DIR = Path(streamlit.__file__).parent / "static"
+# What a browser asks the server for before it opens the websocket, besides index.html's own files.
+PAGE_LOAD_PATHS = ("/", "/_stcore/health", "/_stcore/host-config", "/favicon.png")
+# Fonts the frontend loads itself (icons, code), as a fresh Chromium fetches them on the catalogue.
+FRONTEND_FONTS = ("MaterialSymbols-Rounded.", "SourceCodeVF-Upright.")
+# Element kinds whose frontend component is named otherwise than the kind in CamelCase.
+COMPONENT_OF_KIND = {"arrow_data_frame": "DataFrame", "arrow_table": "Table", "button_group": "ButtonGroup"}
+# Browsers open six connections per host.
+BROWSER_CONNECTIONS = 6
+
+
+class PageAssets:
+    """The files a fresh browser fetches over HTTP to draw the app, read from the Streamlit the server runs.
+
+    On load: index.html, every file it references (scripts, module preloads, styles, the main font) and the
+    frontend's own fonts; then, the first time a page draws an element kind, the lazily imported chunk of its
+    component with that chunk's dependencies, as the frontend's import map lists them.
+    """
+
+    def __init__(self, static_dir: Path = STATIC_DIR) -> None:
+        html = (static_dir / "index.html").read_text(encoding="utf-8")
+        referenced = re.findall(r'(?:src|href)="\./(static/[^"]+)"', html)
+        fonts = [f"static/media/{f.name}" for f in sorted((static_dir / "static" / "media").glob("*.woff2"))
+                 if f.name.startswith(FRONTEND_FONTS)]
+        self.on_load = list(PAGE_LOAD_PATHS) + [f"/{path}" for path in dict.fromkeys(referenced + fonts)]
+        main = next((p for p in referenced if re.fullmatch(r"static/js/index\.[^/]+\.js", p)), None)
+        self.chunks: dict[str, list[str]] = {}
+        if main is None:
+            return
+        source = (static_dir / main).read_text(encoding="utf-8", errors="replace")
+        table = re.search(r"m\.f=\[([^\]]*)\]", source)
+        # Paths in the import map are relative to static/js/ ("./x.js", "../css/y.css").
+        files = [("/static/css/" + f[len("../css/"):]) if f.startswith("../css/") else "/static/js/" + f[len("./"):]
+                 for f in re.findall(r'"([^"]+)"', table.group(1))] if table else []
+        for name, file, deps in re.findall(r"import\(`\./(\w+)\.([\w-]+\.js)`\),__vite__mapDeps\(\[([\d,]*)\]\)",
+                                           source):
+            paths = [f"/static/js/{name}.{file}"] + [files[int(i)] for i in deps.split(",") if i and int(i) < len(files)]
+            self.chunks.setdefault(name, paths)
+
+    def for_kinds(self, kinds: Iterable[str]) -> list[str]:
+        """The files that drawing these element kinds makes the frontend import (known kinds only)."""
+        wanted = []
+        for kind in kinds:
+            component = COMPONENT_OF_KIND.get(kind) or "".join(part.title() for part in kind.split("_"))
+            wanted += self.chunks.get(component, [])
+        return list(dict.fromkeys(wanted))
+
+
+@functools.lru_cache(maxsize=1)
+def page_assets() -> PageAssets:
+    return PageAssets()
+
+
+class BrowserFetches:
+    """One fresh browser's HTTP side: the page load before the websocket opens, then each newly drawn element
+    kind's chunks, each file once (a browser's cache keeps it for the session). Bodies are read raw, not
+    decompressed: the server's work is the same and the generator's stays small."""
+
+    def __init__(self, url: str, cookie: str | None, assets: PageAssets | None = None) -> None:
+        import httpx
+
+        headers = {"Accept-Encoding": "gzip, deflate, br, zstd", "Accept": "*/*",
+                   "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) faultlines-load-ws"}
+        if cookie:
+            headers["Cookie"] = cookie
+        self.assets = assets or page_assets()
+        self.client = httpx.AsyncClient(base_url=url.rstrip("/"), headers=headers, timeout=60,
+                                        limits=httpx.Limits(max_connections=BROWSER_CONNECTIONS))
+        self.fetched: set[str] = set()
+        self.requests = 0
+
+    async def fetch(self, paths: Iterable[str]) -> None:
+        fresh = [p for p in dict.fromkeys(paths) if p not in self.fetched]
+        self.fetched.update(fresh)
+
+        async def one(path: str) -> None:
+            async with self.client.stream("GET", path) as response:
+                async for _ in response.aiter_raw():
+                    pass
+            self.requests += 1
+
+        await asyncio.gather(*(one(p) for p in fresh))
+
+    async def page_load(self) -> None:
+        first, *rest = self.assets.on_load
+        await self.fetch([first])   # the document, then what it references, in parallel
+        await self.fetch(rest)
+
+    async def drawn(self, page: Page) -> None:
+        await self.fetch(self.assets.for_kinds({e.WhichOneof("type") for e in page.elements.values()}))
+
+    async def close(self) -> None:
+        await self.client.aclose()
 
 
 class ProtocolError(RuntimeError):
@@ -129,18 +230,21 @@ class StreamlitSession:
         await self.websocket.close()
 
     async def rerun(self, widgets: Iterable[WidgetState] = (), *, timeout: float = 60,
-                    until: Callable[[Page], bool] | None = None) -> float | None:
+                    until: Callable[[Page], bool] | None = None, page_name: str = "") -> float | None:
         """Ask for a rerun with `widgets` and read until the script run (and any reruns it asked for) finishes.
 
         Returns the time.monotonic() at which `until(page)` first held, checked as markdown arrives (None if it
-        never did); self.page is then what the final run drew.
+        never did); self.page is then what the final run drew. `page_name` is a URL path (e.g. "drill") for a
+        session's first run, as a browser opening that address sends it.
         """
         msg = BackMsg()
         state = msg.rerun_script
         state.query_string = self.query_string
         state.page_script_hash = self.page_script_hash
+        state.page_name = page_name
         state.widget_states.widgets.extend(widgets)
-        state.context_info.url = f"{self.url.rstrip('/')}/{'?' + self.query_string if self.query_string else ''}"
+        state.context_info.url = (f"{self.url.rstrip('/')}/{page_name}"
+                                  f"{'?' + self.query_string if self.query_string else ''}")
         state.context_info.timezone = "UTC"
         state.context_info.locale = "en-GB"
         await self.websocket.send(msg.SerializeToString())
@@ -225,9 +329,14 @@ class SessionResult:
     error: str = ""
 
 
-async def start_attempt(session: StreamlitSession, handle: str, *, timeout: float) -> str:
-    """The catalogue, then the handle typed and the drill's start button pressed; returns the attempt token."""
+async def start_attempt(session: StreamlitSession, handle: str, *, timeout: float,
+                        drawn: Callable[[], Awaitable[None]] | None = None) -> str:
+    """The catalogue, then the handle typed and the drill's start button pressed; returns the attempt token.
+
+    `drawn` is awaited once each page is drawn (a faithful session fetches the chunks it needs then)."""
     await session.rerun(timeout=timeout)
+    if drawn is not None:
+        await drawn()
     handle_box = session.page.widget("text_input", "Your handle")
     start = session.page.widget("button", f"Start the clock: {DRILL_TITLE}")
     await session.rerun([text(handle_box, handle), click(start)], timeout=timeout)
@@ -252,21 +361,34 @@ async def lock_in(session: StreamlitSession, value: str, *, timeout: float) -> t
 
 
 async def run_session(url: str, n: int, deadline: float, stored: StoredAnswers | None = None,
-                      *, lockins: int = LOCKINS, think_s: float = 0.0) -> SessionResult:
+                      *, lockins: int = LOCKINS, think_s: float = 0.0, faithful: bool = True) -> SessionResult:
     """One candidate: open the catalogue, start the drill, go on to the board, lock in `lockins` numbers.
 
     `think_s` is the pause before each lock-in (reading the question, typing); 0 locks in back to back.
+    `faithful` also makes the HTTP requests a fresh browser makes (the page, its scripts, styles and fonts,
+    then each newly drawn element's chunks), which a browser session costs the server on top of its runs;
+    False speaks the websocket protocol alone.
     """
     result = SessionResult()
     left = lambda: max(1.0, deadline - time.monotonic())   # noqa: E731 (all steps share one deadline)
     session = None
+    # nginx's sticky cookie, as a browser gets it on its first request: one session stays on one process.
+    cookie = f"fl_backend=ws-{n}-{secrets.token_hex(6)}"
+    fetches = BrowserFetches(url, cookie) if faithful else None
+
+    async def drawn() -> None:
+        if fetches is not None:
+            await asyncio.wait_for(fetches.drawn(session.page), left())
+
     try:
-        # nginx's sticky cookie, as a browser gets it on its first request: one session stays on one process.
-        session = await StreamlitSession.open(url, cookie=f"fl_backend=ws-{n}-{secrets.token_hex(6)}",
-                                              open_timeout=left())
-        result.token = await start_attempt(session, f"load-{n}", timeout=left())
+        if fetches is not None:
+            await asyncio.wait_for(fetches.page_load(), left())
+        session = await StreamlitSession.open(url, cookie=cookie, open_timeout=left())
+        result.token = await start_attempt(session, f"load-{n}", timeout=left(), drawn=drawn)
         result.started = True
+        await drawn()
         await session.rerun([click(session.page.widget("button", "Next →"))], timeout=left())
+        await drawn()
         for i in range(lockins):
             await asyncio.sleep(think_s)
             question_id, latency = await lock_in(session, f"{10 + i}", timeout=left())
@@ -281,18 +403,20 @@ async def run_session(url: str, n: int, deadline: float, stored: StoredAnswers |
     finally:
         if session is not None:
             await session.close()
+        if fetches is not None:
+            await fetches.close()
     return result
 
 
 async def drive(url: str, sessions: int, budget_s: float, stagger_s: float,
                 stored: StoredAnswers | None = None, *, lockins: int = LOCKINS,
-                think_s: float = 0.0) -> list[SessionResult]:
+                think_s: float = 0.0, faithful: bool = True) -> list[SessionResult]:
     """`sessions` candidates arriving `stagger_s` apart, all within one budget of `budget_s` seconds."""
     deadline = time.monotonic() + budget_s
 
     async def later(n: int) -> SessionResult:
         await asyncio.sleep(n * stagger_s)   # a class arrives over a few seconds, not in one instant
-        return await run_session(url, n, deadline, stored, lockins=lockins, think_s=think_s)
+        return await run_session(url, n, deadline, stored, lockins=lockins, think_s=think_s, faithful=faithful)
 
     return list(await asyncio.gather(*(later(n) for n in range(sessions))))
 

@@ -90,12 +90,32 @@ def stop_process(proc: subprocess.Popen | None) -> None:
         proc.wait(timeout=10)
 
 
-def nginx_config(listen: str, upstreams: list[str], run_dir: Path) -> str:
-    """nginx.conf for `listen` (host:port) in front of `upstreams` (host:port each)."""
+# Streamlit's frontend files kept by nginx after their first request: a fresh browser's hundred requests for
+# them then cost the app processes nothing.
+STATIC_LOCATION = """\
+        location /static/ {
+            proxy_pass http://faultlines;
+            proxy_http_version 1.1;
+            proxy_set_header Host $http_host;
+            proxy_set_header Connection "";
+            proxy_cache fl_static;
+            proxy_cache_key $uri$http_accept_encoding;   # gzip and identity copies kept apart
+            proxy_cache_valid 200 7d;
+            proxy_cache_lock on;                          # a class arriving at once fills each file once
+            proxy_ignore_headers Set-Cookie;
+            add_header X-Faultlines-Cache $upstream_cache_status;
+        }
+"""
+
+
+def nginx_config(listen: str, upstreams: list[str], run_dir: Path, *, static_cache: bool = True) -> str:
+    """nginx.conf for `listen` (host:port) in front of `upstreams` (host:port each); `static_cache` keeps
+    Streamlit's static files in nginx."""
     servers = "\n".join(f"        server {where} max_fails=1 fail_timeout=3s;" for where in upstreams)
     # As root, nginx would hand its workers to `nobody`, who cannot use the private run directory.
     user_line = "user root;" if os.geteuid() == 0 else ""
-    return NGINX_TEMPLATE.read_text().format(user_line=user_line, run_dir=run_dir, servers=servers, listen=listen)
+    return NGINX_TEMPLATE.read_text().format(user_line=user_line, run_dir=run_dir, servers=servers, listen=listen,
+                                             static_location=STATIC_LOCATION if static_cache else "")
 
 
 def start_nginx(listen: int, app_ports: list[int], run_dir: Path) -> subprocess.Popen:
@@ -195,10 +215,11 @@ class Stack:
                  proxy: bool = True, root: Path = ROOT, data_dir: Path | None = None,
                  app_address: str = "127.0.0.1", app_ports: list[int] | None = None,
                  upstreams: list[str] | None = None, listen_address: str = "127.0.0.1",
-                 run_dir: Path | None = None):
+                 run_dir: Path | None = None, static_cache: bool = True):
         if processes < 0 or (processes == 0 and not upstreams):
             raise ValueError("at least one app process, or upstreams for a proxy-only host")
         self.processes, self.root, self.proxy = processes, root, proxy
+        self.static_cache = static_cache   # nginx keeps Streamlit's static files (bench_load can measure without)
         self.port = port or free_port()
         self.listen_address = listen_address
         self.database = database
@@ -283,7 +304,7 @@ class Stack:
             for sub in ("body", "proxy", "fastcgi", "uwsgi", "scgi") if here else ():
                 (self.run_dir / sub).mkdir(exist_ok=True)
             (into / "nginx.conf").write_text(nginx_config(f"{self.listen_address}:{self.port}", self.upstreams,
-                                                          self.run_dir))
+                                                          self.run_dir, static_cache=self.static_cache))
             programs.append(program_config(NGINX_SERVICE, [NGINX, "-p", f"{self.run_dir}/", "-c",
                                                            str(into / "nginx.conf"), "-e",
                                                            str(self.run_dir / "error.log")],

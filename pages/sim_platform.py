@@ -49,7 +49,7 @@ def main() -> None:
         return
 
     tab = sim_tab(scenario)
-    st.subheader("Your guess")
+    st.header("Your guess")
     guess, scope = locked_guess(tab, params, seed)
     query = with_pin(with_guess(query, tab.name, guess, scope), tab)
     if not play_button(tab.name, guess):

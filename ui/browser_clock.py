@@ -25,6 +25,23 @@ _STYLE = """
                     overflow: hidden; margin-top: 0.5rem; }
 .fl-clock .fl-fill { height: 100%; background: rgb(255, 75, 75); }
 .fl-clock .fl-spent { font-size: 0.875rem; margin-top: 0.25rem; font-variant-numeric: tabular-nums; }
+.fl-clock [hidden] { display: none !important; }
+/* The page's compact clock (and its wrapper, so no gap is left): only where the sidebar starts
+   collapsed, at Streamlit's md breakpoint and below. */
+[data-testid="stElementContainer"]:has(.fl-compact) { display: none; }
+@media (max-width: 768px) {
+  [data-testid="stElementContainer"]:has(.fl-compact) { display: block; }
+  .fl-compact { display: flex; align-items: center; gap: 0.6rem; margin: 0; padding: 0.35rem 0.6rem;
+                background: #ffffff; border: 1px solid rgba(49, 51, 63, 0.2); border-radius: 0.5rem;
+                font-size: 0.95rem; font-variant-numeric: tabular-nums; }
+  .fl-compact .fl-value { font-size: 1.1rem; line-height: 1.2; }
+  .fl-compact .fl-label { font-size: 0.875rem; opacity: 1; }
+  .fl-compact .fl-over { padding: 0.1rem 0.5rem; margin: 0; }
+  .fl-compact .fl-bar { flex: 1; margin: 0; min-width: 3rem; }
+  .fl-compact .fl-spent { margin: 0; font-size: 0.8rem; }
+  /* Sticky under Streamlit's header: the element's own wrapper is the child of the page's block. */
+  [data-testid="stElementContainer"]:has(.fl-compact) { position: sticky; top: 3.75rem; z-index: 100; }
+}
 </style>
 """
 
@@ -66,9 +83,11 @@ _SCRIPT = """
     }
   }
   function tick() {
-    const el = document.querySelector("[data-fl-clock]");
-    if (!el) return;
-    const d = el.dataset;
+    // The sidebar's clock and the page's compact one (shown below the sidebar's breakpoint) carry the
+    // same numbers: both are drawn, one announcement is made.
+    const clocks = document.querySelectorAll("[data-fl-clock]");
+    if (!clocks.length) return;
+    const d = clocks[0].dataset;
     if (d.finished === "1") return;
     if (d.offsetMs === undefined) d.offsetMs = String(Number(d.serverNowMs) - Date.now());
     const now = (Date.now() + Number(d.offsetMs)) / 1000;
@@ -80,15 +99,18 @@ _SCRIPT = """
     state.key = d.started + "/" + d.limit;
     state.previous = remaining;
     const over = remaining < 0;
-    el.querySelector(".fl-left").hidden = over;
-    el.querySelector(".fl-over").hidden = !over;
-    el.querySelector(".fl-value").textContent = fmt(remaining);
-    el.querySelector(".fl-overtime").textContent = fmt(-remaining);
     const share = limit > 0 ? Math.min(1, elapsed / limit) : 1;
-    const bar = el.querySelector(".fl-bar");
-    bar.setAttribute("aria-valuenow", String(Math.round(share * 100)));
-    el.querySelector(".fl-fill").style.width = (share * 100).toFixed(2) + "%%";
-    el.querySelector(".fl-elapsed").textContent = fmt(elapsed);
+    for (const el of clocks) {
+      if (el.dataset.started !== d.started || el.dataset.limit !== d.limit) continue;
+      el.querySelector(".fl-left").hidden = over;
+      el.querySelector(".fl-over").hidden = !over;
+      el.querySelector(".fl-value").textContent = fmt(remaining);
+      el.querySelector(".fl-overtime").textContent = fmt(-remaining);
+      const bar = el.querySelector(".fl-bar");
+      bar.setAttribute("aria-valuenow", String(Math.round(share * 100)));
+      el.querySelector(".fl-fill").style.width = (share * 100).toFixed(2) + "%%";
+      el.querySelector(".fl-elapsed").textContent = fmt(elapsed);
+    }
   }
   liveRegion();
   if (!window.__flClockState) {
@@ -112,28 +134,41 @@ class ClockView:
     clock: Clock
 
 
-def clock_markup(view: ClockView) -> str:
+def clock_markup(view: ClockView, *, compact: bool = False) -> str:
     """HTML (style, markup and ticking script) for the countdown as it stands at `view.now`.
 
     The markup is right before the script runs, so the first paint, AppTest and a browser
-    without JavaScript all show the server's figures.
+    without JavaScript all show the server's figures. `compact` is the page's own one-line clock,
+    shown only below the sidebar's breakpoint (where the sidebar starts collapsed) and kept in view
+    while the page scrolls; both clocks tick from the same script and announce once.
     """
     clock = view.clock
     over = clock.over
     share = min(1.0, clock.elapsed_s / clock.limit_s) if clock.limit_s else 1.0
-    label = "Time left when you finished" if clock.finished else "Time left"
     extra = f" (incl. {format_duration(view.extra_s)} extra)" if view.extra_s else ""
     hidden_left = " hidden" if over else ""
     hidden_over = "" if over else " hidden"
+    left, overtime = format_duration(clock.remaining_s), format_duration(clock.overtime_s)
+    kind = ' data-fl-compact="1"' if compact else ""
+    if compact:
+        label = "left when you finished" if clock.finished else "left"
+        time_left = (f'<div class="fl-left" data-testid="fl-page-time-left"{hidden_left}>⏱ '
+                     f'<strong class="fl-value">{left}</strong> <span class="fl-label">{label}</span></div>')
+        over_time = (f'<div class="fl-over" data-testid="fl-page-over-time"{hidden_over}>⏰ Over by '
+                     f'<strong class="fl-overtime">{overtime}</strong></div>')
+        extra = " +extra" if view.extra_s else ""
+    else:
+        label = "Time left when you finished" if clock.finished else "Time left"
+        time_left = (f'<div class="fl-left" data-testid="fl-time-left"{hidden_left}>'
+                     f'<div class="fl-label">{label}</div><div class="fl-value">{left}</div></div>')
+        over_time = (f'<div class="fl-over" data-testid="fl-over-time"{hidden_over}>⏰ Over time by '
+                     f'<strong class="fl-overtime">{overtime}</strong> — carry on, it is recorded.</div>')
     markup = (
-        f'<div class="fl-clock" data-fl-clock="1" data-started="{view.started_at:.3f}" '
+        f'<div class="fl-clock{" fl-compact" if compact else ""}" data-fl-clock="1"{kind} '
+        f'data-started="{view.started_at:.3f}" '
         f'data-limit="{view.limit_s:.3f}" data-server-now-ms="{view.now * 1000:.0f}" '
         f'data-finished="{1 if clock.finished else 0}">'
-        f'<div class="fl-left" data-testid="fl-time-left"{hidden_left}>'
-        f'<div class="fl-label">{label}</div>'
-        f'<div class="fl-value">{format_duration(clock.remaining_s)}</div></div>'
-        f'<div class="fl-over" data-testid="fl-over-time"{hidden_over}>⏰ Over time by '
-        f'<strong class="fl-overtime">{format_duration(clock.overtime_s)}</strong> — carry on, it is recorded.</div>'
+        + time_left + over_time +
         f'<div class="fl-bar" role="progressbar" aria-label="Time used" aria-valuemin="0" aria-valuemax="100" '
         f'aria-valuenow="{round(share * 100)}"><div class="fl-fill" style="width: {share * 100:.2f}%"></div></div>'
         f'<div class="fl-spent"><span class="fl-elapsed">{format_duration(clock.elapsed_s)}</span> of '

@@ -151,12 +151,32 @@ def current_token() -> str | None:
     return st.session_state.get(keys.ATTEMPT_TOKEN)
 
 
+def attempt_this_run(token: str) -> Attempt | None:
+    """The attempt behind `token`, read once per script run: the clocks, their fragment and the page share it.
+
+    A run is told apart by the cursor table Streamlit makes afresh for every run (a fragment's own run too),
+    so a later run, or a fragment ticking alone, reads the store again.
+    """
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    if ctx is None:
+        return get_store().attempt_by_token(token)
+    run, read = st.session_state.get(keys.ATTEMPT_READS, (None, {}))
+    if run is not ctx.cursors:
+        run, read = ctx.cursors, {}
+        st.session_state[keys.ATTEMPT_READS] = (run, read)
+    if token not in read:
+        read[token] = get_store().attempt_by_token(token)
+    return read[token]
+
+
 def current_attempt() -> tuple[Attempt, LoadedDrill] | None:
     token = current_token()
     if not token:
         return None
-    attempt = get_store().attempt_by_token(token)
-    if attempt is None or not may_open(attempt.account_id, _viewer()):
+    attempt = attempt_this_run(token)
+    if attempt is None or not may_open(attempt.account_id, viewer()):
         return None
     loaded = get_catalogue().drills.get(attempt.drill_id)
     if loaded is None:
@@ -172,7 +192,7 @@ def require_attempt(title: str, explanation: str) -> tuple[Attempt, LoadedDrill]
     if found is None:
         token = current_token()
         attempt = get_store().attempt_by_token(token) if token else None
-        if attempt is not None and not may_open(attempt.account_id, _viewer()):
+        if attempt is not None and not may_open(attempt.account_id, viewer()):
             title, explanation = ("This attempt belongs to another account",
                                   "It was started by a signed-in account, and only that account can open it: its "
                                   "link alone is not enough. Sign in as its owner (Sign in in the sidebar), or start "
@@ -192,7 +212,8 @@ def require_attempt(title: str, explanation: str) -> tuple[Attempt, LoadedDrill]
     return found
 
 
-def _viewer():
+def viewer():
+    """The signed-in account looking at this page (None: nobody signed in)."""
     return signed_in_account(get_store())
 
 

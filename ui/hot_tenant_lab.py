@@ -87,7 +87,7 @@ def render_lab() -> None:
     top[2].metric("Routing version · buckets", f"v{version.version} · {version.buckets}")
     top[3].button("Start the lab again", on_click=restart_lab, help="Drops this session's lab database.")
 
-    st.subheader("1 · Write, re-route, retry")
+    st.header("1 · Write, re-route, retry")
     cols = st.columns(3)
     with cols[0].container(border=True):
         st.number_input("Events in a burst", 1, MAX_BURST, 40, key=keys.HOT_TENANT_BURST)
@@ -110,7 +110,7 @@ def render_lab() -> None:
     st.caption("Each event's bucket is a blake2b hash of its id modulo the bucket count of the version "
                "it was first accepted under. A retry finds the stored copy by id, so it never lands twice.")
 
-    st.subheader("2 · Read the newest events")
+    st.header("2 · Read the newest events")
     cols = st.columns([1, 1, 1, 1])
     cols[0].number_input("Page size", 1, 50, 10, key=keys.HOT_TENANT_PAGE_SIZE)
     cols[1].slider("Concurrent bucket reads", 1, 8, 4, key=keys.HOT_TENANT_READ_CAP)
@@ -137,7 +137,7 @@ def render_lab() -> None:
     else:
         st.caption("Reads cover every bucket of every routing version, old and new.")
 
-    st.subheader("3 · One ordered stream, two owners")
+    st.header("3 · One ordered stream, two owners")
     st.markdown("A strictly ordered stream cannot be spread over buckets. One owner holds a lease with an "
                 "epoch; every append carries the epoch and is refused if a newer owner has taken over.")
     st.columns([1, 3])[0].number_input("Events per append", 1, 25, 5, key=keys.HOT_TENANT_BATCH)

@@ -44,7 +44,9 @@ PG_LAB_LINKED = "pg_lab::linked"         # the ?experiment= value the picker las
 PG_LAB_RESULTS = "pg_lab::results"       # PostgreSQL lab: {guess name: (settings digest, result)} of the last runs
 PG_LAB_RERUN = "pg_lab::rerun"           # PostgreSQL lab: which experiment "Run again" asked to rerun
 PG_LAB_OWNER_RACE = "pg_lab::owner_race" # last DuckDB-beside-PostgreSQL owner race (hot-tenant page)
-FLASH = "flash"                          # a confirmation left for the next run to show once (toast)
+FLASH = "flash"                          # a confirmation left for the next run to show once (in the page)
+ATTEMPT_READS = "attempt_reads"          # this run's reads of attempts by token (ui.context.attempt_this_run)
+RUBRIC_SAVED = "rubric_saved"            # the self-score form's confirmation, shown once under its button
 CONFLICT = "conflict"                    # why the last lock-in or rating did not count (shown once)
 RESULTS_VIEWED = "results_viewed"        # open attempts whose results page this session has logged
 NEW_RESUME_CODE = "new_resume_code"      # a resume code just issued, handed once to RESUME_CODE_NOTE

@@ -66,6 +66,8 @@ def render_question(view: AttemptView, question, part_id: str) -> None:
                 # This tab pressed Lock in, but another tab's answer was stored first.
                 _tell_lost_race(view, question, answer)
             _locked(view, question, answer, show_truth=show_truth)
+            if outcome is not None and outcome[0] == STORED:
+                st.success("Locked in.", icon="🔒")   # here, not a toast: a toast covers other controls
 
 
 def answer_summary(question, answer: LockedAnswer, text=str, *, compact: bool = False) -> str:
@@ -165,8 +167,6 @@ def _on_lock(view: AttemptView, question, part_id: str) -> None:
                                          "if not, what you typed is still in the box: press Lock in again.")
         return
     st.session_state[outcome] = (STORED if created else LOST, "")
-    if created:
-        st.session_state[keys.FLASH] = "Locked in."
 
 
 def _open_form(view: AttemptView, question, part_id: str) -> bool:
@@ -264,7 +264,7 @@ def flash() -> None:
     """Show (once) what a lock-in left behind before its rerun: a confirmation, or why it did not count."""
     message = st.session_state.pop(keys.FLASH, None)
     if message:
-        st.toast(escape_markdown(message), icon="🔒")
+        st.success(escape_markdown(message), icon="🔒")   # in the page, never a toast over its controls
     conflict = st.session_state.pop(keys.CONFLICT, None)
     if conflict:
         st.warning(escape_markdown(conflict), icon="⚠️")

@@ -133,7 +133,7 @@ def chart_notes(p: Params, out: dict[str, object]) -> tuple[str, str, str, str]:
 def switches(scenario: str, base: Params) -> dict[str, object]:
     """The mitigation switches and a few bounded sliders, starting from the scenario's values."""
     chosen: dict[str, object] = {}
-    st.subheader("Mitigations")
+    st.header("Mitigations")
     cols = st.columns(2)
     for i, name in enumerate(MITIGATIONS):
         label, help_text = SWITCH_LABELS[name]

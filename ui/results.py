@@ -262,7 +262,7 @@ def render_results(view: AttemptView) -> None:
                 f"{notes} still {'needs' if totals.unrated_notes == 1 else 'need'} your self-rating (on the drill "
                 "page, under each worked answer); until then they are not counted.")
 
-    st.subheader("Your numbers against the truth")
+    st.header("Your numbers against the truth")
     figure = guess_figure(view, results)
     if figure is None:
         st.info("No numeric guesses locked in yet." if view.finished else
@@ -277,10 +277,10 @@ def render_results(view: AttemptView) -> None:
                    "scale; see the table below.")
     show_results_table(results_table(view, results), key=keys.RESULTS_TABLE)
 
-    st.subheader("Time per part against the pacing")
+    st.header("Time per part against the pacing")
     st.plotly_chart(time_figure(view), width="stretch", key=keys.TIME_CHART)
 
-    st.subheader("Rubric")
+    st.header("Rubric")
     history = view.store.rubric_history(view.attempt.id)
     levels = scoring.current_levels(history)
     own = {row.skill_id: row for row in history if row.scorer == "self"}

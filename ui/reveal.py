@@ -46,7 +46,7 @@ def render_questions(view: AttemptView, part: Part) -> bool:
     """The 'before you read on' lock-ins; returns whether the gate to the answer is open."""
     if not part.questions:
         return True
-    st.subheader("Before you read on")
+    st.header("Before you read on")
     for question in part.questions:
         render_question(view, question, part.id)
     _skip_button(view, part, part.questions, "Skip to the answer", keys.skip_button(part.id))
@@ -57,11 +57,11 @@ def render_reveals(view: AttemptView, part: Part, gate_open: bool) -> bool:
     """Revealed sections as text, then one button for the next; returns True once all are open."""
     if not part.reveal:
         return True
-    st.subheader("The answer")
+    st.header("The answer")
     for section in part.reveal:
         title = section_title(section)
         if view.revealed(part.id, section.stage) or view.finished:   # a finished attempt reads as a review
-            st.markdown(f"##### {title}")
+            st.markdown(f"### {title}")
             st.markdown(view.text(section.text))
             _lab_links(section.labs)
             continue
@@ -80,7 +80,7 @@ def render_followup(view: AttemptView, part: Part) -> None:
     if followup is None:
         return
     st.divider()
-    st.subheader("The follow-up")
+    st.header("The follow-up")
     st.markdown(view.text(followup.prompt))
     revealed = view.revealed(part.id, FOLLOWUP) or view.finished
     for question in followup.questions:
@@ -88,7 +88,7 @@ def render_followup(view: AttemptView, part: Part) -> None:
     _skip_button(view, part, followup.questions, "Skip to the follow-up answer",
                  keys.skip_button(part.id, followup=True))
     if revealed:
-        st.markdown("##### The follow-up answer")
+        st.markdown("### The follow-up answer")
         st.markdown(view.text(followup.answer))
         _lab_links(followup.labs)
         return

@@ -13,6 +13,7 @@ from drills.store import AttemptFinished
 from ui import keys
 from ui.attempt_view import AttemptView
 from ui.lockin import FINISHED_ELSEWHERE
+from ui.safe import escape_markdown
 
 
 def render_self_score(view: AttemptView) -> bool:
@@ -40,6 +41,9 @@ def render_self_score(view: AttemptView) -> bool:
                                         index=LEVELS.index(mine) if mine else None, key=keys.rubric_level(skill.id),
                                         label_visibility="collapsed", disabled=view.finished)
         saved = st.form_submit_button("Save my scores", type="primary", disabled=view.finished)
+    confirmation = st.session_state.pop(keys.RUBRIC_SAVED, None)
+    if confirmation:
+        st.success(escape_markdown(confirmation), icon="✅")   # under the button pressed, not a toast over the first skill
     if saved:
         picked = [skill for skill in drill.rubric if chosen[skill.id]]
         if not picked:
@@ -55,8 +59,8 @@ def render_self_score(view: AttemptView) -> bool:
                 st.error(FINISHED_ELSEWHERE, icon="🔒")
                 return all(s.id in levels for s in drill.rubric)
             missing = [skill.name for skill in drill.rubric if not chosen[skill.id]]
-            st.session_state[keys.FLASH] = ("Scores saved." if not missing else
-                                         f"Saved {len(picked)} of {len(drill.rubric)} skills; still to score: "
-                                         + ", ".join(missing) + ".")
+            st.session_state[keys.RUBRIC_SAVED] = ("Scores saved." if not missing else
+                                                f"Saved {len(picked)} of {len(drill.rubric)} skills; still to score: "
+                                                + ", ".join(missing) + ".")
             st.rerun()
     return all(s.id in levels for s in drill.rubric)

@@ -7,18 +7,33 @@ from __future__ import annotations
 
 import streamlit as st
 
+from drills.accounts import may_open
 from drills.timebox import clock_for, format_duration, pacing, planned_part
 from ui import keys
 from ui.browser_clock import ClockView, clock_markup, next_server_run_s
-from ui.context import get_catalogue, get_store, now, store_guard
+from ui.context import attempt_this_run, get_catalogue, get_store, now, store_guard, viewer
 from ui.safe import escape_markdown
 
 
-def sidebar_clock(token: str) -> None:
-    """Draw the clock in a fragment that the server reruns only when the limit passes."""
-    attempt = get_store().attempt_by_token(token)
-    if attempt is None:
+def attempt_clocks(token: str) -> None:
+    """The sidebar's clock and the page's compact one, from one read of the attempt.
+
+    The compact one shows only where the sidebar starts collapsed (phones); it is drawn on every full run,
+    not in the fragment, and the browser ticks and announces both from the same script.
+    """
+    attempt = attempt_this_run(token)
+    if attempt is None or not may_open(attempt.account_id, viewer()):   # another account's: not even its clock
         return
+    with st.sidebar:
+        _sidebar_fragment(attempt, token)
+    at = now()
+    clock = clock_for(attempt, at)
+    st.html(clock_markup(ClockView(attempt.started_at, clock.limit_s, attempt.extra_s, at, clock), compact=True),
+            unsafe_allow_javascript=True)
+
+
+def _sidebar_fragment(attempt, token: str) -> None:
+    """Draw the clock in a fragment that the server reruns only when the limit passes."""
     every = next_server_run_s(clock_for(attempt, now()))
     st.fragment(_guarded_clock, run_every=every)(token)
 
@@ -30,7 +45,7 @@ def _guarded_clock(token: str) -> None:
 
 def _draw_clock(token: str) -> None:
     store = get_store()
-    attempt = store.attempt_by_token(token)
+    attempt = attempt_this_run(token)
     if attempt is None:
         return
     # The part picker's state first: the clock is drawn before the page, and a Next/Previous click
