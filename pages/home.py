@@ -19,7 +19,7 @@ require_frame()
 st.title("Fault Lines")
 st.markdown(
     "Practise system-design failure drills against the clock. Lock in your numbers before each "
-    "answer opens, then see how far off you were. Simulations and labs in the sidebar let you "
+    "answer opens, then see how far off you were. Simulations and labs in the menu let you "
     "check a hunch by running the system."
 )
 
