@@ -182,3 +182,14 @@ def sign_out_through_provider(page, *, button: str | re.Pattern = "Sign out", ti
     watch = _CallbackWatch(page)
     page.get_by_role("button", name=button).click()
     watch.wait_back(timeout_ms, confirm="Yes, sign me out")
+
+
+def sign_in_instructor(page, url: str, passphrase: str, name: str = "Prof Ada") -> None:
+    """Open the scoreboard at `url` and sign in with the embedded default's passphrase; returns on the board."""
+    page.goto(f"{url}/instructor")
+    wait_for_app(page)
+    page.get_by_label("Your name").fill(name)
+    page.get_by_label("Instructor passphrase").fill(passphrase)
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_test_id("stMetric").first.wait_for()
+    wait_for_app(page)

@@ -17,7 +17,7 @@ from drills.demo import populate
 from drills.loader import load_catalogue
 from drills.schema import NumericQuestion
 from drills.store import AttemptStore
-from tests.browser import ROOT, AppServer, start_drill, wait_for_app
+from tests.browser import sign_in_instructor, ROOT, AppServer, start_drill, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -150,12 +150,7 @@ def sweep(page, url: str, source: str) -> dict[str, list[dict]]:
     page.goto(f"{url}/results?attempt={token}")
     check("results (open attempt)")
 
-    page.goto(f"{url}/instructor")
-    wait_for_app(page)
-    page.get_by_label("Your name").fill("Prof Ada")
-    page.get_by_label("Instructor passphrase").fill(PASSPHRASE)
-    page.get_by_role("button", name="Sign in").click()
-    page.get_by_test_id("stMetric").first.wait_for()
+    sign_in_instructor(page, url, PASSPHRASE)
     check("instructor board")
     return found
 

@@ -16,7 +16,7 @@ from drills.reports.integrity import integrity
 from drills.reports.source import Filters
 from drills.schema import NumericQuestion
 from drills.store import AttemptStore
-from tests.browser import AppServer, wait_for_app
+from tests.browser import sign_in_instructor, AppServer, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -46,13 +46,7 @@ def _signed_in(chromium, server, width):
     context = chromium.new_context(viewport={"width": width, "height": 1000})
     page = context.new_page()
     page.set_default_timeout(60000)
-    page.goto(f"{server.url}/instructor")
-    wait_for_app(page)
-    page.get_by_label("Your name").fill("Prof Ada")
-    page.get_by_label("Instructor passphrase").fill(PASSPHRASE)
-    page.get_by_role("button", name="Sign in").click()
-    page.get_by_test_id("stMetric").first.wait_for()
-    wait_for_app(page)
+    sign_in_instructor(page, server.url, PASSPHRASE)
     return context, page
 
 

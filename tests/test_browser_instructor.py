@@ -12,7 +12,7 @@ from drills.demo import populate
 from drills.loader import load_catalogue
 from drills.schema import NumericQuestion
 from drills.store import AttemptStore
-from tests.browser import AppServer, wait_for_app
+from tests.browser import sign_in_instructor, AppServer, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -64,13 +64,7 @@ def _pick(page, label, option):
 
 def test_instructor_signs_in_sees_charts_opens_a_timeline_and_downloads_csv(instructor_server, page, tmp_path):
     server, answer_rows, zed_attempt = instructor_server
-    page.goto(f"{server.url}/instructor")
-    wait_for_app(page)
-    page.get_by_label("Your name").fill("Prof Ada")
-    page.get_by_label("Instructor passphrase").fill(PASSPHRASE)
-    page.get_by_role("button", name="Sign in").click()
-    page.get_by_test_id("stMetric").first.wait_for()
-    wait_for_app(page)
+    sign_in_instructor(page, server.url, PASSPHRASE)
     assert "Candidates" in page.get_by_test_id("stMetric").first.inner_text()
 
     skills = _tab(page, "Skills")

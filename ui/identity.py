@@ -84,6 +84,15 @@ def sign_in_button(label: str = "Sign in", *, key: str) -> None:
     st.button(label, key=key, type="primary", icon="🔑", on_click=st.login)
 
 
+def account_or_sign_in(store, why: str, *, key: str, icon: str = "🔑") -> Account | None:
+    """The signed-in account, or a line saying why to sign in beside the Sign in button (None)."""
+    account = signed_in_account(store)
+    if account is None:
+        st.info(why, icon=icon)
+        sign_in_button("Sign in with your account", key=key)
+    return account
+
+
 def account_box(store) -> None:
     """The sidebar's line naming who is signed in, with Sign in / Sign out (nothing without a provider)."""
     if not sign_in_configured():

@@ -13,8 +13,7 @@ from drills.answers import InputError
 from drills.instructor_actions import instructor_name_entry
 from ui import keys
 from ui.safe import escape_markdown
-from ui.identity import instructor_settings, sign_in_button, sign_in_configured, signed_in_account, \
-    signed_in_instructor
+from ui.identity import account_or_sign_in, instructor_settings, sign_in_configured, signed_in_instructor
 
 PASSPHRASE = "passphrase"   # the throttle's target for the one embedded-default passphrase
 
@@ -39,10 +38,9 @@ def _explain_setup() -> None:
 
 
 def _account_gate(store) -> Instructor | None:
-    account = signed_in_account(store)
+    account = account_or_sign_in(store, "This page is for instructors. Sign in with your account.",
+                                 key=keys.INSTRUCTOR_ACCOUNT_SIGN_IN, icon="🔒")
     if account is None:
-        st.info("This page is for instructors. Sign in with your account.", icon="🔒")
-        sign_in_button("Sign in with your account", key=keys.INSTRUCTOR_ACCOUNT_SIGN_IN)
         return None
     if signed_in_instructor(store) is None:
         emails, claim = instructor_settings()

@@ -22,7 +22,7 @@ from sims.platform import SCENARIO_TITLES
 from ui import keys
 from ui.attempt_view import AttemptView, sim_truths_of
 from ui.context import get_catalogue, get_store
-from ui.identity import sign_in_button, sign_in_configured, signed_in_account, signed_in_instructor
+from ui.identity import account_or_sign_in, sign_in_configured, signed_in_instructor
 from ui.instructor_access import sign_in
 from ui.live_figures import choice_figure, numeric_figure
 from ui.lockin import render_question
@@ -110,10 +110,8 @@ def _anonymous_seat_candidate(store) -> Candidate | None:
 
 
 def _account_seat_candidate(store) -> Candidate | None:
-    account = signed_in_account(store)
+    account = account_or_sign_in(store, "Sign in to join your class's live session.", key=keys.JOIN_SIGN_IN)
     if account is None:
-        st.info("Sign in to join your class's live session.", icon="🔑")
-        sign_in_button("Sign in with your account", key=keys.JOIN_SIGN_IN)
         return None
     classes = dict(store.account_cohorts(account.id))
     if not classes:
