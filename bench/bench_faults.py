@@ -16,7 +16,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.load_ws import (CONFIRMATION, GUESS, ProtocolError, StreamlitSession, click, start_attempt, submit_form)
+from bench.load_ws import (CONFIRMATION, GUESS, ProtocolError, StreamlitSession, click, run_blocking, start_attempt,
+                           submit_form)
 from deploy.stack import POSTGRES, Stack, healthy
 from drills.backends import open_store
 from ui.faults import OUTAGE_TITLE
@@ -279,7 +280,7 @@ def kill_one_app(stack: Stack, sessions_per_app: int = 2, lockins: int = 5, thin
         facts["healthy_after_s"] = time.monotonic() - start
 
     cookies = [c for group in per_backend.values() for c in group]
-    sessions, _ = asyncio.run(_drive(stack.url, cookies, budget_s, lockins, think_s, fault))
+    sessions, _ = run_blocking(_drive(stack.url, cookies, budget_s, lockins, think_s, fault))
     report = FaultReport(f"SIGKILL {victim} of {len(stack.app_ports)}", sessions, stored_of(stack.database, sessions),
                          facts.get("healthy_after_s"),
                          f"supervisord restarted it {facts.get('restarted_after_s', float('nan')):.1f} s after the kill")
@@ -300,7 +301,7 @@ def stop_postgres(stack: Stack, outage_s: float = 30, sessions: int = 4, lockins
         stack.rpc.startProcess(POSTGRES)
 
     cookies = [f"fl_backend=pg-{n}-{secrets.token_hex(4)}" for n in range(sessions)]
-    found, _ = asyncio.run(_drive(stack.url, cookies, budget_s, lockins, think_s, fault))
+    found, _ = run_blocking(_drive(stack.url, cookies, budget_s, lockins, think_s, fault))
     # Recovered: the first lock-in stored after PostgreSQL was started again, across the candidates.
     firsts = [s.outage_seen_at[0] for s in found if s.outage_seen_at]
     facts["page_after_s"] = (min(firsts) - facts["stopped_at"]) if firsts else None
@@ -330,7 +331,7 @@ def restart_duckdb_app(root: Path | None = None, budget_s: float = 120) -> tuple
                 stack.wait_app(stack.app_names[0], stack.app_urls[0])
                 facts["recover_s"] = time.monotonic() - restarted
 
-            sessions, _ = asyncio.run(_drive(stack.url, ["fl_backend=duckdb"], budget_s, 2, 4.0, fault))
+            sessions, _ = run_blocking(_drive(stack.url, ["fl_backend=duckdb"], budget_s, 2, 4.0, fault))
         report = FaultReport("single DuckDB app restarted", sessions, stored_of(database, sessions),
                              facts.get("recover_s"))
     return report, facts

@@ -95,12 +95,15 @@ def wait_for_app(page, timeout_ms: int = 30000) -> None:
     page.wait_for_timeout(300)
 
 
-def start_drill(page, url: str, title: str, handle: str = "browser-ada") -> str:
-    """Open the catalogue, start the drill called `title` as `handle`, and return the attempt's URL token."""
+def start_drill(page, url: str, title: str, handle: str = "browser-ada", code: str = "") -> str:
+    """Open the catalogue, start the drill called `title` as `handle` (with its resume code when the handle was
+    used before), and return the attempt's URL token."""
     page.goto(url)
     page.get_by_role("textbox", name="Your handle").wait_for(timeout=120_000)  # a cold server imports every page
     wait_for_app(page)
     page.get_by_role("textbox", name="Your handle").fill(handle)
+    if code:
+        page.get_by_role("textbox", name="Resume code, if used before").fill(code)
     page.get_by_role("button", name=f"Start the clock: {title}").click()
     page.wait_for_url(re.compile(r".*attempt=.*"))
     wait_for_app(page)
@@ -193,3 +196,32 @@ def sign_in_instructor(page, url: str, passphrase: str, name: str = "Prof Ada") 
     page.get_by_role("button", name="Sign in").click()
     page.get_by_test_id("stMetric").first.wait_for()
     wait_for_app(page)
+
+
+def open_from_menu(page, title: str) -> None:
+    """Open the app page called `title` from the navigation menu at the top (its sections drop down)."""
+    sections = page.get_by_test_id("stTopNav").get_by_test_id("stTopNavSection")
+    for n in range(sections.count()):
+        sections.nth(n).click()
+        link = page.get_by_test_id("stTopNavDropdownLink").filter(has_text=title)
+        try:
+            link.first.wait_for(state="visible", timeout=2000)
+        except Exception:   # not in this section: close its popover and try the next
+            page.keyboard.press("Escape")
+            continue
+        link.first.click()
+        wait_for_app(page)
+        return
+    raise AssertionError(f"no page called {title!r} in the menu")
+
+
+def resume_code_on(page) -> str:
+    """The resume code the drill page shows after a start that claimed a new handle."""
+    box = page.get_by_text(re.compile(r"Your personal resume code is")).first
+    box.wait_for()
+    return re.search(r"[A-Z0-9]{4}-[A-Z0-9]{4}", box.inner_text()).group(0)
+
+
+def without_numbers(text: str) -> str:
+    """Text with its figures masked: every attempt draws its own numbers, so a walk compares the words."""
+    return re.sub(r"\$?\d[\d,.]*", "#", text)

@@ -142,7 +142,7 @@ def sweep(page, url: str, source: str) -> dict[str, list[dict]]:
         page.locator("h1").first.wait_for(timeout=120_000)   # a cold server imports every page first
         check(f"/{path}")
 
-    token = start_drill(page, url, "One Tenant Takes Everyone Down", handle="axe-ada")
+    token = start_drill(page, url, "One Tenant Takes Everyone Down", handle=f"axe-ada-{page.viewport_size['width']}")
     check("drill: first part")
     for part in ("board", "break1", "score"):
         page.goto(f"{url}/drill?attempt={token}&part={part}")

@@ -16,6 +16,7 @@ def test_first_request_to_a_page_is_framed(app_server, page, path, heading):
     page.get_by_role("heading", name=heading).first.wait_for()
     page.wait_for_timeout(1500)
     assert page.get_by_text("Page not found").count() == 0
-    sidebar = page.get_by_test_id("stSidebar")
-    assert sidebar.get_by_text("Catalogue").count() == 1, "the app's own menu, not the pages/ folder listing"
-    assert sidebar.get_by_text("sim hot shard").count() == 0
+    menu = page.get_by_test_id("stTopNav")
+    assert menu.get_by_test_id("stTopNavSection").filter(has_text="Drills").count() == 1, \
+        "the app's own menu, not the pages/ folder listing"
+    assert page.get_by_text("sim hot shard").count() == 0

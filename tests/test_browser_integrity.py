@@ -15,7 +15,7 @@ from drills.disclosure import option_order
 from drills.loader import load_catalogue
 from drills.schema import ChoiceQuestion
 from drills.store import AttemptStore
-from tests.browser import start_drill, wait_for_app
+from tests.browser import open_from_menu, start_drill, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -78,7 +78,7 @@ def test_no_route_to_an_unearned_score(app_server, chromium, page):
     assert len(shown_orders) >= 2
 
     # 3. A simulation page opened from the sidebar while its questions are open.
-    page.get_by_test_id("stSidebarNav").get_by_text("Hot shard").click()
+    open_from_menu(page, "Hot shard")
     page.get_by_role("heading", name=re.compile("Hot shard", re.I)).first.wait_for()
     wait_for_app(page)
 

@@ -12,7 +12,7 @@ import pytest
 from drills.loader import load_catalogue
 from drills.scope import scope_drill
 from drills.variants import in_variant
-from tests.browser import wait_for_app
+from tests.browser import open_from_menu, wait_for_app
 from tests.test_browser_scope import _start_scope
 
 pytestmark = pytest.mark.browser
@@ -29,7 +29,7 @@ def _body(page) -> str:
 
 def _open_review_page(page) -> None:
     """Through the sidebar, so the session (and its sign-in) carries over."""
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Spaced review").click()
+    open_from_menu(page, "Spaced review")
     page.get_by_role("heading", name="Spaced review").wait_for()
     wait_for_app(page)
 
@@ -81,22 +81,23 @@ def test_a_review_session_appears_after_a_miss(app_server, page):
     assert "Due now: 1 question" in _body(page), "the missed question fell due a minute after its lock-in"
 
     # The catalogue points at the review while it is due.
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Catalogue").click()
+    open_from_menu(page, "Catalogue")
     page.get_by_role("textbox", name="Your handle").fill(HANDLE)
     page.get_by_role("textbox", name="Your handle").press("Tab")
     wait_for_app(page)
     page.get_by_role("link", name=re.compile(r"^Due for review: 1 question")).click()
     page.get_by_role("heading", name="Due now: 1 question").wait_for()
+    page.get_by_role("button", name="Check my answer").wait_for()   # the question itself has drawn
     wait_for_app(page)
 
     body = _body(page)
     assert question.prompt in body or in_variant(WHOLE, 1).text(question.prompt) in body
     caption = re.search(re.escape(f"{WHOLE.drill.title} · {SHORT.drill.part('board').title} · ")
-                        + r"(?:(as written|variant (\d+)) of its numbers|its numbers never vary[^·]*) · missed", body)
+                        + r"(?:(as written|draw (\d+)) of its numbers|its numbers never vary[^·]*) · missed", body)
     assert caption, body
     variant = int(caption.group(2) or 0)
-    if caption.group(1):   # a question whose numbers vary is asked in another variant than the attempt's
-        assert variant != 0, "the attempt saw the written numbers, so the review asks in another variant"
+    if caption.group(1):   # a question whose numbers vary is asked in a fresh draw (drills.review.fresh_variant)
+        assert variant != 0, "a review asks in a draw of its own, not the written numbers"
     page.screenshot(path="/tmp/review_due.png", full_page=True)
     truth = in_variant(WHOLE, variant).values[question.id]
     box = page.get_by_label(f"Your answer ({question.unit})")

@@ -7,7 +7,7 @@ import pytest
 
 from drills.loader import load_catalogue
 from drills.variants import in_variant
-from tests.browser import start_drill, wait_for_app
+from tests.browser import resume_code_on, start_drill, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -28,7 +28,8 @@ def _numbers_shown(page, url: str, token: str) -> str:
 def test_two_attempts_of_one_drill_show_different_givens(app_server, page):
     page.set_default_timeout(60_000)
     first = start_drill(page, app_server.url, HOT.drill.title, handle="retaker")
-    second = start_drill(page, app_server.url, HOT.drill.title, handle="retaker")
+    code = resume_code_on(page)   # a handle in use starts again only with its code
+    second = start_drill(page, app_server.url, HOT.drill.title, handle="retaker", code=code)
     assert first != second
     shown = [_numbers_shown(page, app_server.url, t) for t in (first, second)]
     # The server holds the DuckDB file, so the variant is read where the candidate reads it: the caption.
