@@ -58,8 +58,14 @@ def demo_store():
     return store
 
 
-def test_sql_grading_matches_scoring_for_every_demo_attempt(demo_store):
-    summary = aggregates.attempt_summary(demo_store, KEY, ALL)
+@pytest.fixture(scope="module")
+def demo_key(demo_store):
+    """The key the board builds for the demo: every attempt draws its own numbers, each graded in its draw."""
+    return DrillKey.from_loaded(LOADED, SIM_TRUTHS, variants={a.variant for a in demo_store.attempts()})
+
+
+def test_sql_grading_matches_scoring_for_every_demo_attempt(demo_store, demo_key):
+    summary = aggregates.attempt_summary(demo_store, demo_key, ALL)
     assert len(summary) >= 8
     for row in summary.itertuples():
         results = scoring.grade_attempt(in_variant(LOADED, row.variant), demo_store.answers(row.attempt_id),
@@ -73,9 +79,9 @@ def test_sql_grading_matches_scoring_for_every_demo_attempt(demo_store):
         assert row.strong == sum(1 for r in levels.values() if r.level == "strong")
 
 
-def test_leaderboard_has_one_row_per_candidate_from_their_best_attempt(demo_store):
-    board = aggregates.leaderboard(demo_store, KEY, ALL)
-    summary = aggregates.attempt_summary(demo_store, KEY, ALL)
+def test_leaderboard_has_one_row_per_candidate_from_their_best_attempt(demo_store, demo_key):
+    board = aggregates.leaderboard(demo_store, demo_key, ALL)
+    summary = aggregates.attempt_summary(demo_store, demo_key, ALL)
     assert len(board) == summary["candidate_id"].nunique() == 8
     best = summary.groupby("candidate_id")["score_pct"].max()
     for row in board.itertuples():
@@ -86,7 +92,7 @@ def test_leaderboard_has_one_row_per_candidate_from_their_best_attempt(demo_stor
     assert list(board["score_pct"]) == sorted(board["score_pct"], reverse=True)
 
 
-def test_counts_and_filters(demo_store):
+def test_counts_and_filters(demo_store, demo_key):
     everyone = aggregates.counts(demo_store, ALL)
     north = aggregates.counts(demo_store, Filters("one_tenant", cohort="north"))
     south = aggregates.counts(demo_store, Filters("one_tenant", cohort="south"))
@@ -101,7 +107,7 @@ def test_counts_and_filters(demo_store):
     assert aggregates.counts(demo_store, Filters("other_drill")).started == 0
 
 
-def test_a_hostile_cohort_filter_is_only_ever_a_value(demo_store):
+def test_a_hostile_cohort_filter_is_only_ever_a_value(demo_store, demo_key):
     for text in ("' OR 1=1 --", "north'; DROP TABLE answers; --", "<script>alert(1)</script>"):
         assert aggregates.counts(demo_store, Filters("one_tenant", cohort=text)).started == 0
     assert aggregates.counts(demo_store, ALL).started > 0
@@ -277,16 +283,16 @@ def test_timeline_flags_a_reveal_before_its_questions_were_locked():
     assert [r.kind for r in rows][:2] == ["started", "opened"]
 
 
-def test_exports_hold_the_filtered_rows_and_round_trip(demo_store):
-    answers = export_answers(demo_store, KEY, Filters("one_tenant", cohort="north"))
-    north_ids = set(aggregates.attempt_summary(demo_store, KEY, Filters("one_tenant", cohort="north"))["attempt_id"])
+def test_exports_hold_the_filtered_rows_and_round_trip(demo_store, demo_key):
+    answers = export_answers(demo_store, demo_key, Filters("one_tenant", cohort="north"))
+    north_ids = set(aggregates.attempt_summary(demo_store, demo_key, Filters("one_tenant", cohort="north"))["attempt_id"])
     stored = sum(len(demo_store.answers(a)) for a in north_ids)
     assert len(answers) == stored and set(answers["cohort"]) == {"north"}
     back = pd.read_parquet(io.BytesIO(to_parquet_bytes(answers)))
     assert len(back) == len(answers) and list(back.columns) == list(answers.columns)
     csv = pd.read_csv(io.BytesIO(to_csv_bytes(answers)))
     assert len(csv) == len(answers)
-    attempts = export_attempts(demo_store, KEY, ALL)
+    attempts = export_attempts(demo_store, demo_key, ALL)
     assert len(attempts) == aggregates.counts(demo_store, ALL).started
 
 

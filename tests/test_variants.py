@@ -163,8 +163,10 @@ def test_every_retake_changes_an_answer_beyond_its_tolerance():
 # -- a retake through the pages -------------------------------------------------------------------
 def _retake(app_test, db_path):
     """Start one_tenant twice under one handle; returns the second run and its attempt."""
-    _start(app_test, handle="rita")
-    at = _start(app_test, handle="rita")
+    from tests.test_history import _code_from
+
+    code = _code_from(_start(app_test, handle="rita"))
+    at = _start(app_test, handle="rita", code=code)   # a handle in use starts again only with its code
     store = AttemptStore(db_path)
     attempts = store.attempts(handle="rita")
     assert attempts[0].variant != 0 and attempts[1].variant not in (0, attempts[0].variant)
