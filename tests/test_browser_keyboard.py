@@ -12,7 +12,6 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from drills.loader import load_catalogue
 from drills.scope import scope_drill
-from drills.schema import ChoiceQuestion, NumericQuestion
 from tests.browser import wait_for_app
 
 pytestmark = pytest.mark.browser
@@ -55,8 +54,9 @@ def tab_to(page, wanted, limit: int = WALK_LIMIT, what: str = "") -> int:
 
 
 def is_field(el) -> bool:
-    return el["inOpenForm"] and el["tag"] in ("input", "textarea") and el["type"] != "radio" or (
-        el["inOpenForm"] and el["type"] == "radio")
+    """An answer's first field in an open form: an option, a notes box, or a number's best guess."""
+    return el["inOpenForm"] and (el["type"] == "radio" or el["tag"] == "textarea" or (
+        el["tag"] == "input" and el["label"].startswith("Best guess")))
 
 
 def button(text: str):
@@ -67,22 +67,45 @@ def open_forms(page) -> int:
     return page.get_by_role("button", name="🔒 Lock in").count()
 
 
-def lock_focused_question(page, question) -> None:
-    """Answer the question whose field has focus, by keyboard, and wait for its form to go."""
-    before = open_forms(page)
-    if isinstance(question, NumericQuestion):
+def pick_focused_option(page) -> None:
+    """Space picks the focused option; as a keyboard user would, look that it took before going on (on a
+    loaded machine the first Space can land before the option listens, and the form is sent empty)."""
+    for _ in range(3):
+        page.keyboard.press("Space")
+        try:
+            page.wait_for_function("() => document.activeElement && document.activeElement.checked === true",
+                                   timeout=5_000)
+            return
+        except PlaywrightTimeout:
+            continue
+    raise AssertionError(f"three Spaces never picked the focused option; focus on {active(page)}")
+
+
+def lock_focused_question(page, what: str) -> None:
+    """Answer the question whose field has focus, by keyboard, and wait for its form to go.
+
+    What to do is read from the focused field (an option, a notes box, a best guess): on a loaded machine a
+    rerun can still be drawing as Tab is pressed, and focus may reach the part's open questions in another
+    order than the drill lists them; each is locked all the same."""
+    before, field = open_forms(page), active(page)
+    if field["tag"] == "input" and field["type"] != "radio":
         page.keyboard.type("100")
         page.keyboard.press("Enter")            # the form submits on Enter
     else:
-        if isinstance(question, ChoiceQuestion):
-            page.keyboard.press("Space")        # picks the focused option
+        if field["type"] == "radio":
+            pick_focused_option(page)
         else:
             page.keyboard.type("Per-tenant limits first, then recover and prevent.")
         tab_to(page, button("🔒 Lock in"), limit=12, what="this question's Lock in")
         page.keyboard.press("Enter")
-    page.wait_for_function(
-        "n => [...document.querySelectorAll('button')].filter(b => b.innerText.includes('Lock in')).length < n",
-        arg=before)
+    try:
+        page.wait_for_function(
+            "n => [...document.querySelectorAll('button')].filter(b => b.innerText.includes('Lock in')).length < n",
+            arg=before)
+    except PlaywrightTimeout:
+        alerts = page.get_by_test_id("stAlert").all_inner_texts()
+        raise AssertionError(f"{what}: its form stayed open; focus was on {field}, now on {active(page)}, "
+                             f"{open_forms(page)} of {before} forms open, alerts {alerts}") from None
     settled(page)
 
 
@@ -110,7 +133,7 @@ def lock_all(page, questions, *, skip: bool = True) -> None:
         else:
             tab_to(page, is_field, what=f"{question.id}'s field")
         assert active(page)["inOpenForm"], f"{question.id}: focus is not in an open question"
-        lock_focused_question(page, question)
+        lock_focused_question(page, f"question {number + 1} of {len(questions)}")
 
 
 def reveal(page, part_id: str) -> None:
@@ -175,14 +198,14 @@ def test_a_single_break_practice_by_keyboard_alone(app_server, page):
     page.get_by_role("heading", name="Score yourself").wait_for()
     for _ in practice.rubric:
         tab_to(page, lambda el: el["type"] == "radio" and el["main"] and not el["disabled"], what="a rubric level")
-        page.keyboard.press("Space")
+        pick_focused_option(page)
     tab_to(page, button("Save my scores"))
     page.keyboard.press("Enter")
     page.get_by_text("Scores saved.").wait_for()
     settled(page)
     if page.get_by_text("Finish anyway", exact=True).count():   # a notes answer is still to self-rate
         tab_to(page, lambda el: el["type"] == "checkbox", what="Finish anyway")
-        page.keyboard.press("Space")
+        pick_focused_option(page)
         settled(page)
     tab_to(page, button("Finish and see results"))
     page.keyboard.press("Enter")
