@@ -4,6 +4,7 @@ Checks the Debian packages some tests drive are there (installing them as root),
 """
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -39,6 +40,15 @@ def install_node_tools() -> None:
 DEBIAN_COMMANDS = {"node": "nodejs", "npm": "npm"}
 
 
+def parallel(argv: list[str]) -> list[str]:
+    """Two pytest-xdist workers, each taking whole files (a file's module fixtures, such as one app server
+    for every page, stay in one worker): much of the suite waits on servers and browsers, so two workers
+    keep both cores busy. `-n 0` (or any -n given) overrides it; one core runs serially."""
+    if any(a == "-n" or a.startswith(("-n", "--numprocesses")) for a in argv) or (os.cpu_count() or 1) < 2:
+        return []
+    return ["-n", "2", "--dist", "loadfile"]
+
+
 def main(argv: list[str]) -> int:
     missing = [package for path, package in DEBIAN_PACKAGES.items() if not path.exists()]
     missing += [package for command, package in DEBIAN_COMMANDS.items() if shutil.which(command) is None]
@@ -55,7 +65,7 @@ def main(argv: list[str]) -> int:
     # Settings live here rather than in a top-level pytest.ini, to keep the top level to the design card.
     targets = [] if any(Path(a.split("::")[0]).exists() for a in argv) else [str(ROOT / "tests")]
     code = pytest.main(["-q", "-ra", "-p", "no:cacheprovider", "-o", "timeout=600", "--rootdir", str(ROOT),
-                        *targets, *argv])
+                        *parallel(argv), "--durations=25", *targets, *argv])
     return int(code)
 
 
