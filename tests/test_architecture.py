@@ -123,7 +123,7 @@ def _record_rewrites(source: str, tables) -> list[str]:
 def test_record_tables_only_ever_gain_rows():
     # The DuckDB tallies and the PostgreSQL report copy both read only the rows added since their last pass;
     # an UPDATE or DELETE of a record row would leave them stale without any error.
-    from drills.store_pg import APPENDED_TABLES
+    from drills.store.postgres import APPENDED_TABLES
 
     assert _record_rewrites("DELETE FROM answers WHERE 1; update attempts set x = 1", APPENDED_TABLES) == \
         ["DELETE FROM answers", "update attempts"]   # the scan finds what it looks for
@@ -227,6 +227,32 @@ def test_the_circle_scan_sees_a_circle_hidden_in_a_function(tmp_path):
                                       "if TYPE_CHECKING:\n    from pkg.sub import d\n")
     (pkg / "sub" / "d.py").write_text("import pkg.sub.c\n")
     assert _import_circles(tmp_path, ["pkg"]) == [frozenset({"pkg.a", "pkg.b"})]
+
+
+# ---- the attempt store: a package of one job per module ------------------------------------------------
+
+def test_the_store_is_a_package_of_one_job_per_module():
+    """SQL once (core), the numbered migrations, DuckDB plumbing and the PostgreSQL backend, each on its own;
+    the old two-module store (store.py beside store_pg.py) is gone, so nothing can import it by accident."""
+    package = ROOT / "drills" / "store"
+    modules = {p.name for p in package.glob("*.py")}
+    assert {"__init__.py", "core.py", "migrations.py", "duckdb.py", "postgres.py"} <= modules
+    assert not (ROOT / "drills" / "store.py").exists() and not (ROOT / "drills" / "store_pg.py").exists()
+    from drills.store import AttemptStore, StoreCore
+    from drills.store.postgres import PostgresAttemptStore
+
+    assert StoreCore.lock_answer is AttemptStore.lock_answer is PostgresAttemptStore.lock_answer   # written once
+
+
+def test_the_duckdb_store_never_loads_the_postgresql_driver():
+    """A DuckDB-only process (every test, the demo) imports drills.store without psycopg; only
+    drills.backends and drills.store.postgres reach the server's driver."""
+    import subprocess
+    import sys
+
+    probe = "import sys, drills.store; print(sorted(m for m in ('psycopg', 'psycopg_pool') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 # ---- thin pages, modules of one job, one definition ---------------------------------------------------
