@@ -62,7 +62,7 @@ def celebrity_tab() -> None:
         "shard count and the celebrity's share:",
         dict(label="Shards", min_value=1, max_value=12, value=4, key=keys.sim_setting(CELEBRITY.prefix, "shards")),
         dict(label="Celebrity key's share of traffic", min_value=0.0, max_value=0.6, value=0.30, step=0.05,
-             key=keys.sim_setting(CELEBRITY.prefix, "share")), page_tab=(keys.SIM_TAB, TABS[0]))
+             key=keys.sim_setting(CELEBRITY.prefix, "share")), page_tab=(keys.TAB, TABS[0]))
     shards, share = chosen.values
     params = hot_shard.celebrity(shards=shards, hot_key_share=share)
     fleet_pct = 100.0 * params.arrival_rps / (shards * params.shard_capacity_rps)
@@ -101,7 +101,7 @@ def tenants_tab() -> None:
              key=keys.sim_setting(TENANTS.prefix, "groups")),
         dict(label="Noisy tenant's load (× normal)", min_value=1, max_value=200, value=100,
              key=keys.sim_setting(TENANTS.prefix, "mult")),
-        page_tab=(keys.SIM_TAB, TABS[1]))
+        page_tab=(keys.TAB, TABS[1]))
     groups, multiplier = chosen.values
     params = hot_shard.tenant_groups(groups=groups, multiplier=float(multiplier))
     noisy_rate = hot_shard.NOISY_NORMAL_JOBS_PER_S * multiplier
@@ -136,7 +136,7 @@ def shuffle_tab() -> None:
              key=keys.sim_setting(SHUFFLE.prefix, "groups")),
         dict(label="Groups per tenant", min_value=1, max_value=3, value=2,
              key=keys.sim_setting(SHUFFLE.prefix, "per")),
-        page_tab=(keys.SIM_TAB, TABS[2]))
+        page_tab=(keys.TAB, TABS[2]))
     groups, per_tenant = chosen.values
     params = hot_shard.shuffle_sharding(groups=groups, per_tenant=per_tenant)
     result = play(SHUFFLE, params, chosen)

@@ -1,11 +1,62 @@
-"""Session-state and widget keys, in one place so pages and widgets never disagree on a name.
+"""Session-state and widget keys: the registry of each module's own key prefix, and the keys modules share.
 
-Widgets build per-item keys with the helpers below rather than ad-hoc f-strings; tests/test_architecture.py
-fails on a key spelled anywhere else under app.py, pages/ or ui/.
+A key one module uses lives in that module, under a prefix it registers once:
+
+    K = keys.register("history", __name__)
+    HANDLE_INPUT = K("handle")              # "history::handle"
+    SCORES_CHART = K.kept("history_scores")  # a value older than its prefix, kept for links and tests
+
+A prefix registered by a second module, or a key value another module already made, raises at import, so
+two modules cannot share a key by accident (as two constants both "tab" once did). Keys read or written by
+more than one module stay below, each named once. tests/test_architecture.py fails on a key spelled inline
+anywhere under app.py, pages/ or ui/.
 """
 from __future__ import annotations
 
 import datetime as dt
+
+_PREFIXES: dict[str, str] = {}   # prefix -> the module that registered it
+_MADE: dict[str, str] = {}       # every key value made through a prefix -> the module that made it
+
+
+class KeyPrefix:
+    """One module's key space: `K("name", ...)` spells "<prefix>::name::..."; `K.kept(value)` records a
+    value that predates the prefix (a query parameter, a test's or a browser test's st-key- selector)."""
+
+    def __init__(self, prefix: str, owner: str):
+        self.prefix, self.owner = prefix, owner
+
+    def __call__(self, *parts: object) -> str:
+        return self._record("::".join((self.prefix, *map(str, parts))))
+
+    def kept(self, value: str) -> str:
+        return self._record(value)
+
+    def item(self, *parts: object) -> str:
+        """A per-item key (a question's form, a drill's button), not recorded: its parts come at run time."""
+        return "::".join((self.prefix, *map(str, parts)))
+
+    def _record(self, value: str) -> str:
+        if value in _SHARED:
+            raise ValueError(f"key {value!r} of {self.owner} is a shared key in ui.keys")
+        if _MADE.setdefault(value, self.owner) != self.owner:
+            raise ValueError(f"key {value!r} of {self.owner} is already {_MADE[value]}'s")
+        return value
+
+
+def register(prefix: str, owner: str) -> KeyPrefix:
+    """Reserve `prefix` for the module `owner` (its __name__); a prefix another module holds raises.
+
+    Registering again from the same module (Streamlit reloading it after an edit) is allowed.
+    """
+    if not prefix or "::" in prefix:
+        raise ValueError(f"a key prefix is one word: {prefix!r}")
+    if _PREFIXES.setdefault(prefix, owner) != owner:
+        raise ValueError(f"key prefix {prefix!r} is already registered by {_PREFIXES[prefix]}")
+    return KeyPrefix(prefix, owner)
+
+
+# ---- keys more than one module reads or writes -----------------------------------------------------
 
 ATTEMPT_TOKEN = "attempt"                # also the ?attempt= query parameter
 PART = "part"                            # ?part= query parameter: where the candidate is
@@ -32,8 +83,8 @@ HOT_TENANT_READ_CAP = "ht_cap"           # hot-tenant lab: bucket reads allowed 
 HOT_TENANT_BATCH = "ht_batch"            # hot-tenant lab: events per owner append
 HOT_TENANT_RACE_CHART = "race_chart"     # hot-tenant lab: the stream after the threaded owner race
 HOT_TENANT_BACKLOG_CHART = "ht_backlog"  # hot-tenant simulation: the replayed backlog chart
-HOT_TENANT_TAB = "tab"                   # hot-tenant page's open tab, bound to ?tab= so a link can open one
-SIM_TAB = "tab"                          # a simulation page's open tab, bound to ?tab= the same way
+TAB = "tab"                              # a page's open tab (hot tenant, hot shard, retry storm), bound to
+#                                          ?tab= so a link can open one; one key, since one page shows at a time
 PLATFORM_SCENARIO = "platform_scenario"  # scenario picker on the platform simulation page
 PLATFORM_PREFIX = "platform::"           # that page's switches and sliders, per scenario
 EXTRA_MINUTES = "extra::minutes"         # instructor board: extra minutes as typed (drills.instructor_actions checks)
@@ -391,3 +442,8 @@ def live_move(action: str) -> str:
 def live_chart(question_id: str) -> str:
     """The room's distribution chart of one question."""
     return f"live::chart::{question_id}"
+
+
+# Every shared value above, once: a module's own key may not take one (KeyPrefix._record).
+_SHARED = frozenset(value for name, value in dict(globals()).items()
+                    if name.isupper() and not name.startswith("_") and isinstance(value, str))
