@@ -13,7 +13,6 @@ anywhere under app.py, pages/ or ui/.
 """
 from __future__ import annotations
 
-import datetime as dt
 
 _PREFIXES: dict[str, str] = {}   # prefix -> the module that registered it
 _MADE: dict[str, str] = {}       # every key value made through a prefix -> the module that made it
@@ -70,25 +69,11 @@ INSTRUCTOR_OK = "instructor_signed_in"
 GUESS_PREFIX = "guess::"                 # reader guesses on simulation pages
 PLAYED_PREFIX = "played::"               # which sim tabs have been played
 GUESS_STALE_PREFIX = "guess_stale::"     # a guess was dropped because the settings changed
-HOT_TENANT_LAB = "hot_tenant::lab"       # the reader's private hot-tenant lab (in-memory DuckDB)
-HOT_TENANT_NOTE = "hot_tenant::note"     # outcome of the reader's last lab action
-HOT_TENANT_READ = "hot_tenant::read"     # last latest-N read: (bounded page, naive page)
-HOT_TENANT_RACE = "hot_tenant::race"     # last threaded owner race
-HOT_TENANT_BURST = "ht_burst"            # hot-tenant lab: events in the next burst
-HOT_TENANT_BUCKETS = "ht_buckets"        # hot-tenant lab: bucket count of the next routing version
-HOT_TENANT_RETRY_N = "ht_retry_n"        # hot-tenant lab: how many of the oldest events to retry
-HOT_TENANT_RETRY_ROUTE = "ht_retry_route"  # hot-tenant lab: route retries by first or current version
-HOT_TENANT_PAGE_SIZE = "ht_limit"        # hot-tenant lab: events per latest-N page
-HOT_TENANT_READ_CAP = "ht_cap"           # hot-tenant lab: bucket reads allowed at once
-HOT_TENANT_BATCH = "ht_batch"            # hot-tenant lab: events per owner append
-HOT_TENANT_RACE_CHART = "race_chart"     # hot-tenant lab: the stream after the threaded owner race
 HOT_TENANT_BACKLOG_CHART = "ht_backlog"  # hot-tenant simulation: the replayed backlog chart
 TAB = "tab"                              # a page's open tab (hot tenant, hot shard, retry storm), bound to
 #                                          ?tab= so a link can open one; one key, since one page shows at a time
 PLATFORM_SCENARIO = "platform_scenario"  # scenario picker on the platform simulation page
 PLATFORM_PREFIX = "platform::"           # that page's switches and sliders, per scenario
-EXTRA_MINUTES = "extra::minutes"         # instructor board: extra minutes as typed (drills.instructor_actions checks)
-EXTRA_REASON = "extra::reason"           # instructor board: why the extra time was granted
 INSTRUCTOR_VIEW = "instructor::view"     # instructor board: which section (tab) is open
 PG_LAB_EXPERIMENT = "experiment"         # PostgreSQL lab's picker, and its ?experiment= query parameter
 PG_LAB_LINKED = "pg_lab::linked"         # the ?experiment= value the picker last followed
@@ -102,8 +87,6 @@ CONFLICT = "conflict"                    # why the last lock-in or rating did no
 RESULTS_VIEWED = "results_viewed"        # open attempts whose results page this session has logged
 NEW_RESUME_CODE = "new_resume_code"      # a resume code just issued, handed once to RESUME_CODE_NOTE
 HISTORY_HANDLE = "history_handle"        # the handle whose history this session has opened with its code
-RESUME_CODE_NOTE = "resume_code_note"    # (handle, code) issued in this session, shown until it is noted
-RESUME_CODE_NOTED = "resume_code_noted"  # drill page: "I have noted it" hides the resume code box
 STORE_OUTAGE = "store_outage"            # the store failed under this session: the outage page until it answers
 STORE_OUTAGE_FRESH = "store_outage_fresh"  # ... and it failed in this very run or the one before: no second ask
 FRAME_RERUN = "frame_rerun"              # this session already reran an unframed page through app.py
@@ -135,11 +118,6 @@ def platform_key(scenario: str, name: str) -> str:
 # ---- catalogue, drill page, history ------------------------------------------------------------
 
 FINISH_ANYWAY = "finish_anyway"                    # drill page: "Finish anyway" ticked with questions still open
-HISTORY_HANDLE_INPUT = "history::handle"           # history sign-in form: the handle typed
-HISTORY_CODE_INPUT = "history::code"               # history sign-in form: the resume code typed
-HISTORY_SCORES_CHART = "history_scores"            # history: score per attempt over time
-HISTORY_CALIBRATION_CHART = "history_calibration"  # history: how often the 80% ranges held
-HISTORY_SKILLS_CHART = "history_skills"            # history: rubric level per skill over time
 
 
 def start_button(drill_id: str) -> str:
@@ -157,67 +135,14 @@ def start_scope(drill_id: str) -> str:
     return f"start_scope::{drill_id}"
 
 
-def hot_tenant_acquire(owner: str) -> str:
-    """The hot-tenant lab's "Acquire" button of one stream owner."""
-    return f"ht_acq_{owner}"
-
-
-def hot_tenant_take_over(owner: str) -> str:
-    """The hot-tenant lab's "Take over" button of one stream owner."""
-    return f"ht_take_{owner}"
-
-
-def hot_tenant_append(owner: str) -> str:
-    """The hot-tenant lab's "Append" button of one stream owner."""
-    return f"ht_app_{owner}"
-
-
 # ---- instructor board --------------------------------------------------------------------------
 
 INSTRUCTOR_NAME = "instructor::name"                      # the signed-in instructor's name, stamped on overrides
 INSTRUCTOR_FAILURES = "instructor::failures"              # wrong passphrases this session, counted in the error
-INSTRUCTOR_SIGN_OUT = "instructor_sign_out"               # the instructor's "Sign out" button
-INSTRUCTOR_DRILL = "instructor::drill"                    # board filter: which drill
-INSTRUCTOR_COHORT = "instructor::cohort"                  # board filter: which cohort (or all)
-INSTRUCTOR_DATES_PREFIX = "instructor::dates"             # board filter: start-date range, per drill and bounds
 INSTRUCTOR_CANDIDATE = "instructor::candidate"            # attempt view: the candidate picked
 INSTRUCTOR_ATTEMPT = "instructor::attempt"                # attempt view: the attempt picker before a candidate is
-INSTRUCTOR_FLASH = "instructor::flash"                    # an override or grant confirmation shown once (toast)
-INSTRUCTOR_LEADERBOARD = "leaderboard_table"              # leaderboard tab: one row per candidate
-INSTRUCTOR_HEATMAP = "heatmap"                            # skills tab: level per candidate and skill
-INSTRUCTOR_SHARES = "skill_shares_table"                  # skills tab: candidates at each level per skill
-INSTRUCTOR_QUESTIONS_CHART = "questions_fig"              # questions tab: the cohort's guesses against the truth
 TIME_CHART = "time_fig"                                   # minutes per part against pacing (results page and board)
-INSTRUCTOR_CALIBRATION_SKILL_CHART = "calib_skill"        # calibration tab: how often 80% ranges held, per skill
-INSTRUCTOR_CALIBRATION_PEOPLE_CHART = "calib_people"      # calibration tab: the spread of hit rates over people
-INSTRUCTOR_TIMELINE = "timeline_table"                    # attempt view: the attempt's events in order
-INSTRUCTOR_GUESS_CHART = "attempt_guess_fig"              # attempt view: the candidate's answers against the truth
-INSTRUCTOR_RESULTS_TABLE = "attempt_results_table"        # attempt view: the candidate's graded answers
-INSTRUCTOR_RUBRIC_TABLE = "rubric_now"                    # attempt view: the rubric level that counts per skill
-OVERRIDE_SKILL = "override::skill"                        # override form: the skill rescored
-OVERRIDE_LEVEL = "override::level"                        # override form: the level given
-OVERRIDE_COMMENT = "override::comment"                    # override form: the comment shown to the candidate
-OVERRIDE_HISTORY = "override_history"                     # attempt view: every instructor override so far
-GRANT_HISTORY = "grant_history"                           # attempt view: every extra-time grant so far
 # The board's item analysis, integrity, time, grader gap and replay tabs (issue 22).
-ITEMS_ATTEMPTS = "instructor::items_attempts"             # items tab: first attempts or every finished attempt
-ITEMS_VARIANTS = "instructor::items_variants"             # items tab: show a row per variant too
-ITEMS_TABLE = "items_table"                               # items tab: one row per question (and variant)
-ITEMS_ALPHA_TABLE = "items_alpha_table"                   # items tab: Cronbach's alpha per drill and scope
-ITEMS_CHOICES_CHART = "items_choices_fig"                 # items tab: the share choosing each option
-INTEGRITY_TABLE = "integrity_table"                       # integrity tab: one row per attempt
-INTEGRITY_ONLY = "instructor::integrity_only"             # integrity tab: only attempts with something to look at
-TIME_HEATMAP = "time_heatmap"                             # time tab: minutes per candidate and part
-GAP_TABLE = "gap_table"                                   # grader gap tab: self against instructor per skill
-GAP_CHART = "gap_fig"                                     # grader gap tab: the gap per skill
-GAP_AGREEMENT_TABLE = "gap_agreement_table"               # grader gap tab: two instructors on one skill
-GAP_PEOPLE_TABLE = "gap_people_table"                     # grader gap tab: self against instructor per candidate
-GAP_APART_TABLE = "gap_apart_table"                       # grader gap tab: where two instructors disagree
-
-
-def instructor_dates(drill_id: str, first: dt.date, last: dt.date) -> str:
-    """Keyed by the bounds, so a new day of attempts widens the default range instead of hiding them."""
-    return f"{INSTRUCTOR_DATES_PREFIX}::{drill_id}::{first}::{last}"
 
 
 def instructor_attempt(candidate_id: int) -> str:
@@ -378,19 +303,6 @@ def skip_button(part_id: str, followup: bool = False) -> str:
 
 
 # -- the spaced-review page ----------------------------------------------------------------------------
-REVIEW_OUTCOME = "review::outcome"    # the review just answered, shown once above the next item
-REVIEW_CHECK_AGAIN = "review::check_again"  # nothing due yet but soon: reruns the page to look again
-
-
-def review_form(row_id: int) -> str:
-    """The answer form of the due item whose latest row is `row_id` (a new row gets a new, empty form)."""
-    return f"review::{row_id}"
-
-
-def review_value(row_id: int) -> str:
-    """The answer typed in that form."""
-    return f"review::{row_id}::value"
-
 
 
 # ---- accounts and classes (ui/identity.py, the catalogue's start form, the board's classes) -------------
@@ -402,20 +314,8 @@ JOINED_CLASS = "joined_class"            # the class (cohort) this session joine
 JOIN_NAME = "join::name"                 # the display name typed when joining a class
 HANDLE_CODE = "candidate_code"           # the catalogue: the resume code of a handle already in use
 CLASS_PICK = "class_pick"                # the catalogue: which of the account's classes an attempt counts for
-CLASS_TITLE = "classes::title"           # instructor board: a new class's name
-CLASS_SIGN_IN = "classes::sign_in"       # instructor board: whether the new class requires sign-in
-CLASS_INSTRUCTORS = "classes::instructors"  # instructor board: other instructors' e-mails for the new class
-NEW_JOIN_LINK = "classes::new_link"      # instructor board: the join link just made (shown once)
-HISTORY_ACCOUNT_SIGN_IN = "history::account_sign_in"  # My history / review: Sign in with the provider
-HISTORY_COHORT_INPUT = "history::cohort"  # history sign-in form: the cohort of the handle typed
 JOIN_SIGN_IN = "join::sign_in"           # the catalogue: Sign in to join a class (a join link was opened)
 CATALOGUE_SIGN_IN = "catalogue::sign_in"  # the catalogue: Sign in with the provider
-INSTRUCTOR_ACCOUNT_SIGN_IN = "instructor::account_sign_in"  # the board: Sign in with the provider
-
-
-def class_renew(cohort: str) -> str:
-    """Instructor board: a class's "New join link" button."""
-    return f"classes::renew::{cohort}"
 
 
 # ---- the live room (ui/live.py) ---------------------------------------------------------------------------
