@@ -18,6 +18,9 @@ from ui.sim_embed import HOT_SHARD_TABS
 from ui.sim_runs import cached_run
 from ui.sim_tab import Question, SimTab, settings
 
+K = keys.register("hot_shard", __name__)   # this module's keys (ui.keys holds only shared ones)
+GROWN_CHART = K.kept("hs_celeb_grown_chart")  # hot-shard celebrity tab: the load after adding shards
+
 
 def celebrity_note(result: hot_shard.Result) -> str:
     """What the celebrity run shows, worded for the edge cases: no celebrity, one shard, a busier neighbour."""
@@ -78,7 +81,7 @@ def celebrity_tab() -> None:
                                                              bind="query-params"):
             grown = cached_run("hot_shard", hot_shard.celebrity(shards=shards + 2, hot_key_share=share),
                                chosen.seed)
-            st.plotly_chart(shard_load_figure(grown), width="stretch", key=keys.HOT_SHARD_GROWN_CHART)
+            st.plotly_chart(shard_load_figure(grown), width="stretch", key=GROWN_CHART)
             if floor > 0:
                 hot, after = hot_shard.hot_shard_load_pct(result), hot_shard.hot_shard_load_pct(grown)
                 st.markdown(

@@ -60,54 +60,29 @@ def register(prefix: str, owner: str) -> KeyPrefix:
 ATTEMPT_TOKEN = "attempt"                # also the ?attempt= query parameter
 PART = "part"                            # ?part= query parameter: where the candidate is
 PART_SELECT = "part_select"              # the drill page's part picker widget
-HANDLE = "candidate_handle"              # the catalogue's "who are you" inputs
-COHORT = "candidate_cohort"
-HANDLE_PARAM = "handle"                  # ?handle= and ?cohort=: the catalogue's inputs survive a reload
-COHORT_PARAM = "cohort"
 MY_ATTEMPTS = "my_attempts"              # tokens started or resumed in this browser session
+HISTORY_HANDLE = "history_handle"        # the handle whose history this session has opened with its code
+NEW_RESUME_CODE = "new_resume_code"      # a resume code just issued, handed once to ui.history.RESUME_CODE_NOTE
+CONFLICT = "conflict"                    # why the last lock-in or rating did not count (shown once)
+JOIN_PARAM = "join"                      # ?join=<code>: a class's join link
+JOIN_SIGN_IN = "join::sign_in"           # the catalogue: Sign in to join a class (a join link was opened)
 INSTRUCTOR_OK = "instructor_signed_in"
-GUESS_PREFIX = "guess::"                 # reader guesses on simulation pages
-PLAYED_PREFIX = "played::"               # which sim tabs have been played
-GUESS_STALE_PREFIX = "guess_stale::"     # a guess was dropped because the settings changed
-HOT_TENANT_BACKLOG_CHART = "ht_backlog"  # hot-tenant simulation: the replayed backlog chart
+INSTRUCTOR_NAME = "instructor::name"     # the signed-in instructor's name, stamped on overrides
+INSTRUCTOR_VIEW = "instructor::view"     # instructor board: which section (tab) is open
+INSTRUCTOR_CANDIDATE = "instructor::candidate"  # attempt view: the candidate picked
+INSTRUCTOR_ATTEMPT = "instructor::attempt"  # attempt view: the attempt picker before a candidate is
+TIME_CHART = "time_fig"                  # minutes per part against pacing (results page and board)
 TAB = "tab"                              # a page's open tab (hot tenant, hot shard, retry storm), bound to
 #                                          ?tab= so a link can open one; one key, since one page shows at a time
 PLATFORM_SCENARIO = "platform_scenario"  # scenario picker on the platform simulation page
 PLATFORM_PREFIX = "platform::"           # that page's switches and sliders, per scenario
-INSTRUCTOR_VIEW = "instructor::view"     # instructor board: which section (tab) is open
-PG_LAB_EXPERIMENT = "experiment"         # PostgreSQL lab's picker, and its ?experiment= query parameter
-PG_LAB_LINKED = "pg_lab::linked"         # the ?experiment= value the picker last followed
-PG_LAB_RESULTS = "pg_lab::results"       # PostgreSQL lab: {guess name: (settings digest, result)} of the last runs
-PG_LAB_RERUN = "pg_lab::rerun"           # PostgreSQL lab: which experiment "Run again" asked to rerun
-PG_LAB_OWNER_RACE = "pg_lab::owner_race" # last DuckDB-beside-PostgreSQL owner race (hot-tenant page)
-FLASH = "flash"                          # a confirmation left for the next run to show once (in the page)
-ATTEMPT_READS = "attempt_reads"          # this run's reads of attempts by token (ui.context.attempt_this_run)
-RUBRIC_SAVED = "rubric_saved"            # the self-score form's confirmation, shown once under its button
-CONFLICT = "conflict"                    # why the last lock-in or rating did not count (shown once)
-RESULTS_VIEWED = "results_viewed"        # open attempts whose results page this session has logged
-NEW_RESUME_CODE = "new_resume_code"      # a resume code just issued, handed once to RESUME_CODE_NOTE
-HISTORY_HANDLE = "history_handle"        # the handle whose history this session has opened with its code
-STORE_OUTAGE = "store_outage"            # the store failed under this session: the outage page until it answers
-STORE_OUTAGE_FRESH = "store_outage_fresh"  # ... and it failed in this very run or the one before: no second ask
-FRAME_RERUN = "frame_rerun"              # this session already reran an unframed page through app.py
-SIM_VISITS = "sim_visits"                # sim pages already recorded as opened during this session's attempt
+PLAYED_PREFIX = "played::"               # which sim tabs have been played
 SIM_PIN_PREFIX = "sim_pin::"             # a simulation tab's run pinned as A for an A/B comparison
-SIM_SPREAD_PREFIX = "sim_spread::"       # a simulation tab's last seed spread: its settings digest and figures
-GUESS_PARAM_PREFIX = "guess_"            # ?guess_<tab>= carries a reader's locked sim guess in a shared link
-GUESS_FOR_PARAM_PREFIX = "guessfor_"     # ?guessfor_<tab>= the settings (digest) a linked guess was made for
-PIN_PARAM_PREFIX = "pin_"                # ?pin_<tab>= the run pinned as A: its settings, seed and guess
-
-
-def guess_key(name: str) -> str:
-    return f"{GUESS_PREFIX}{name}"
+HOT_TENANT_SIM_PREFIX = "ht_sim"         # hot-tenant partition sim's sliders, bound to ?ht_sim_*=
 
 
 def played_key(name: str) -> str:
     return f"{PLAYED_PREFIX}{name}"
-
-
-def guess_stale_key(name: str) -> str:
-    return f"{GUESS_STALE_PREFIX}{name}"
 
 
 def platform_key(scenario: str, name: str) -> str:
@@ -115,9 +90,27 @@ def platform_key(scenario: str, name: str) -> str:
     return f"{PLATFORM_PREFIX}{scenario}::{name}"
 
 
-# ---- catalogue, drill page, history ------------------------------------------------------------
+def sim_setting(prefix: str, name: str) -> str:
+    """A simulation tab's setting (slider, seed, seeds to spread) under the tab's URL prefix.
 
-FINISH_ANYWAY = "finish_anyway"                    # drill page: "Finish anyway" ticked with questions still open
+    The key is also the setting's ?query= parameter, so a shared link restores it.
+    """
+    return f"{prefix}_{name}"
+
+
+def instructor_attempt(candidate_id: int) -> str:
+    """One attempt picker per candidate: a picker kept across candidates kept showing the old label."""
+    return f"{INSTRUCTOR_ATTEMPT}::{int(candidate_id)}"
+
+
+def instructor_download(what: str, suffix: str) -> str:
+    """The exports tab's download button of one export (answers, attempts) in one format (csv, parquet)."""
+    return f"dl_{what}_{suffix}"
+
+
+# ---- pages' keys: a page is a script Streamlit runs as __main__, not a module that can own a prefix --------
+
+FINISH_ANYWAY = "finish_anyway"          # drill page: "Finish anyway" ticked with questions still open
 
 
 def start_button(drill_id: str) -> str:
@@ -135,138 +128,15 @@ def start_scope(drill_id: str) -> str:
     return f"start_scope::{drill_id}"
 
 
-# ---- instructor board --------------------------------------------------------------------------
+# ---- not moved yet: the keys of modules other work was rewriting at the time (ui/context.py, ui/lockin.py,
+# ui/live.py). Each is one module's: move it under that module's registered prefix.
 
-INSTRUCTOR_NAME = "instructor::name"                      # the signed-in instructor's name, stamped on overrides
-INSTRUCTOR_FAILURES = "instructor::failures"              # wrong passphrases this session, counted in the error
-INSTRUCTOR_CANDIDATE = "instructor::candidate"            # attempt view: the candidate picked
-INSTRUCTOR_ATTEMPT = "instructor::attempt"                # attempt view: the attempt picker before a candidate is
-TIME_CHART = "time_fig"                                   # minutes per part against pacing (results page and board)
-# The board's item analysis, integrity, time, grader gap and replay tabs (issue 22).
-
-
-def instructor_attempt(candidate_id: int) -> str:
-    """One attempt picker per candidate: a picker kept across candidates kept showing the old label."""
-    return f"{INSTRUCTOR_ATTEMPT}::{int(candidate_id)}"
+ATTEMPT_READS = "attempt_reads"          # this run's reads of attempts by token (ui.context.attempt_this_run)
+STORE_OUTAGE = "store_outage"            # the store failed under this session: the outage page until it answers
+STORE_OUTAGE_FRESH = "store_outage_fresh"  # ... and it failed in this very run or the one before: no second ask
+FLASH = "flash"                          # a confirmation left for the next run to show once (in the page)
 
 
-def instructor_download(what: str, suffix: str) -> str:
-    """The exports tab's download button of one export (answers, attempts) in one format (csv, parquet)."""
-    return f"dl_{what}_{suffix}"
-
-
-# ---- results, rubric, guesses, PostgreSQL lab --------------------------------------------------
-
-RESULTS_GUESS_CHART = "guess_fig"                         # results page: your numbers against the truth
-RESULTS_TABLE = "results_table"                           # results page: every answer, graded
-PG_LAB_OWNER_RACE_BUTTON = "pg_lab_owner_race_button"     # hot-tenant page: race the owners on both engines
-
-
-def rubric_level(skill_id: str) -> str:
-    """The end-of-drill self-score radio of one rubric skill."""
-    return f"rubric::{skill_id}"
-
-
-def reguess_button(name: str) -> str:
-    """A simulation guess's "Guess again" button."""
-    return f"reguess::{name}"
-
-
-def play_button(name: str) -> str:
-    """A simulation's "Play" button, enabled once its guess is locked."""
-    return f"play::{name}"
-
-
-def waiting_chart(name: str) -> str:
-    """The empty chart a simulation shows until Play is pressed."""
-    return f"waiting::{name}"
-
-
-def pg_lab_slider(experiment: str, name: str) -> str:
-    """One PostgreSQL-lab experiment's slider, so experiments sharing a setting name keep their own values."""
-    return f"pg_lab::{experiment}::{name}"
-
-
-def pg_lab_chart(name: str) -> str:
-    """A PostgreSQL-lab experiment's chart."""
-    return f"pg_lab_chart::{name}"
-
-
-def pg_lab_race_chart(engine: str) -> str:
-    """The owner race's stream chart on one engine (DuckDB or PostgreSQL)."""
-    return f"pg_lab_race::{engine}"
-
-
-def pg_lab_again(experiment: str) -> str:
-    """A PostgreSQL-lab experiment's "Run again with the same settings" button."""
-    return f"pg_lab_again::{experiment}"
-
-
-# ---- simulation pages --------------------------------------------------------------------------
-
-HOT_SHARD_GROWN_CHART = "hs_celeb_grown_chart"            # hot-shard celebrity tab: the load after adding shards
-HOT_TENANT_SIM_PREFIX = "ht_sim"                          # hot-tenant partition sim's sliders, bound to ?ht_sim_*=
-
-
-def sim_setting(prefix: str, name: str) -> str:
-    """A simulation tab's setting (slider, seed, seeds to spread) under the tab's URL prefix.
-
-    The key is also the setting's ?query= parameter, so a shared link restores it.
-    """
-    return f"{prefix}_{name}"
-
-
-def sim_chart(tab_name: str) -> str:
-    """A simulation tab's replayed run."""
-    return f"chart::{tab_name}"
-
-
-def sim_spread_button(tab_name: str) -> str:
-    """A simulation tab's "Run N seeds" button."""
-    return f"spread::{tab_name}"
-
-
-def sim_spread_chart(tab_name: str) -> str:
-    """A simulation tab's spread of the asked figure over seeds."""
-    return f"spread-chart::{tab_name}"
-
-
-def sim_pin_button(tab_name: str) -> str:
-    """A simulation tab's "Pin this run as A" button."""
-    return f"pin::{tab_name}"
-
-
-def sim_unpin_button(tab_name: str) -> str:
-    """A simulation tab's "Unpin A" button."""
-    return f"unpin::{tab_name}"
-
-
-def sim_ab_chart(tab_name: str) -> str:
-    """A simulation tab's pinned run A beside the current run B."""
-    return f"ab-chart::{tab_name}"
-
-
-def sim_events_csv(tab_name: str) -> str:
-    """A simulation tab's events download (CSV)."""
-    return f"csv::{tab_name}"
-
-
-def sim_summary_json(tab_name: str) -> str:
-    """A simulation tab's settings-and-summary download (JSON)."""
-    return f"json::{tab_name}"
-
-
-def sim_embed_chart(preset_id: str) -> str:
-    """The run a drill answer was graded against, embedded under its worked answer."""
-    return f"embed::{preset_id}"
-
-
-def platform_chart(index: int) -> str:
-    """One of the platform simulation page's charts, by position."""
-    return f"platform-chart-{index}"
-
-
-# -- the drill page's lock-in forms, hints and reveal buttons ----------------------------------------
 def lock_form(question_id: str) -> str:
     """A question's lock-in form; its fields are lock_field(question_id, 'value' | 'low' | 'high' | ...)."""
     return f"lock::{question_id}"
@@ -292,33 +162,6 @@ def hint_button(question_id: str, index: int) -> str:
     return f"hint::{question_id}::{index}"
 
 
-def reveal_button(part_id: str, section: str) -> str:
-    """A part's button that opens one worked-answer section (or 'followup')."""
-    return f"reveal::{part_id}::{section}"
-
-
-def skip_button(part_id: str, followup: bool = False) -> str:
-    """The confirm button that skips a part's open questions (or its follow-up's)."""
-    return f"{'skipf' if followup else 'skip'}::{part_id}"
-
-
-# -- the spaced-review page ----------------------------------------------------------------------------
-
-
-# ---- accounts and classes (ui/identity.py, the catalogue's start form, the board's classes) -------------
-ACCOUNT = "account"                      # the signed-in account (drills.accounts.Account) this session resolved
-SIDEBAR_SIGN_IN = "sidebar::sign_in"     # the sidebar's Sign in button (a provider is configured)
-SIDEBAR_SIGN_OUT = "sidebar::sign_out"
-JOIN_PARAM = "join"                      # ?join=<code>: a class's join link
-JOINED_CLASS = "joined_class"            # the class (cohort) this session joined or picked to practise in
-JOIN_NAME = "join::name"                 # the display name typed when joining a class
-HANDLE_CODE = "candidate_code"           # the catalogue: the resume code of a handle already in use
-CLASS_PICK = "class_pick"                # the catalogue: which of the account's classes an attempt counts for
-JOIN_SIGN_IN = "join::sign_in"           # the catalogue: Sign in to join a class (a join link was opened)
-CATALOGUE_SIGN_IN = "catalogue::sign_in"  # the catalogue: Sign in with the provider
-
-
-# ---- the live room (ui/live.py) ---------------------------------------------------------------------------
 LIVE_ROLE = "live::role"                 # the live page: taking part, or running the room (instructors)
 LIVE_CLASS = "live::class"               # a signed-in candidate's pick among their classes
 LIVE_HANDLE = "live::handle"             # without a provider: the handle, cohort and resume code typed to join

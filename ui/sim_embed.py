@@ -14,6 +14,14 @@ from sims import hot_shard, presets
 from sims.platform import MITIGATIONS, SCENARIO_TITLES, Params
 from ui import keys
 
+K = keys.register("embed", __name__)   # this module's keys (ui.keys holds only shared ones)
+
+
+def embed_chart(preset_id: str) -> str:
+    """The run a drill answer was graded against, embedded under its worked answer."""
+    return f"embed::{preset_id}"
+
+
 # The hot-tenant page's tabs, bound to ?tab= (keys.TAB) so a link can open the simulation tab.
 HOT_TENANT_TABS = ("Event-store lab", "Partition simulation")
 
@@ -147,4 +155,4 @@ def render_sim_embed(preset_id: str, seed: int, *, revealed: bool, locked: bool,
         return
     with st.expander(f"🎲 The {name} run this answer was graded against"):
         inputs = presets.inputs_of([preset_id], values) if values is not None else ()
-        st.plotly_chart(_figure(preset_id, seed, inputs), width="stretch", key=keys.sim_embed_chart(preset_id))
+        st.plotly_chart(_figure(preset_id, seed, inputs), width="stretch", key=embed_chart(preset_id))
