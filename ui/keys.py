@@ -129,7 +129,7 @@ def start_scope(drill_id: str) -> str:
 
 
 # ---- not moved yet: the keys of modules other work was rewriting at the time (ui/context.py, ui/lockin.py,
-# ui/live.py). Each is one module's: move it under that module's registered prefix.
+# ui/reveal.py, ui/live.py). Each is one module's: move it under that module's registered prefix.
 
 ATTEMPT_READS = "attempt_reads"          # this run's reads of attempts by token (ui.context.attempt_this_run)
 STORE_OUTAGE = "store_outage"            # the store failed under this session: the outage page until it answers
@@ -160,6 +160,16 @@ def note_rating(question_id: str) -> str:
 def hint_button(question_id: str, index: int) -> str:
     """The button that opens a numeric question's hint number `index` (from 0)."""
     return f"hint::{question_id}::{index}"
+
+
+def reveal_button(part_id: str, section: str) -> str:
+    """A part's button that opens one worked-answer section (or 'followup') (ui/reveal.py)."""
+    return f"reveal::{part_id}::{section}"
+
+
+def skip_button(part_id: str, followup: bool = False) -> str:
+    """The confirm button that skips a part's open questions (or its follow-up's) (ui/reveal.py)."""
+    return f"{'skipf' if followup else 'skip'}::{part_id}"
 
 
 LIVE_ROLE = "live::role"                 # the live page: taking part, or running the room (instructors)

@@ -13,18 +13,6 @@ from ui import keys
 from ui.attempt_view import AttemptView
 from ui.lockin import FINISHED_ELSEWHERE, render_question
 
-K = keys.register("reveal", __name__)   # this module's keys (ui.keys holds only shared ones)
-
-
-def reveal_key(part_id: str, section: str) -> str:
-    """A part's button that opens one worked-answer section (or 'followup')."""
-    return f"reveal::{part_id}::{section}"
-
-
-def skip_key(part_id: str, followup: bool = False) -> str:
-    """The confirm button that skips a part's open questions (or its follow-up's)."""
-    return f"{'skipf' if followup else 'skip'}::{part_id}"
-
 
 def _skip_button(view: AttemptView, part: Part, questions, label: str, key: str) -> None:
     """Skipping forfeits the open questions for good, so it asks once more, saying how many."""
@@ -61,7 +49,7 @@ def render_questions(view: AttemptView, part: Part) -> bool:
     st.header("Before you read on")
     for question in part.questions:
         render_question(view, question, part.id)
-    _skip_button(view, part, part.questions, "Skip to the answer", skip_key(part.id))
+    _skip_button(view, part, part.questions, "Skip to the answer", keys.skip_button(part.id))
     return view.all_answered(part.questions)
 
 
@@ -77,7 +65,7 @@ def render_reveals(view: AttemptView, part: Part, gate_open: bool) -> bool:
             st.markdown(view.text(section.text))
             _lab_links(section.labs)
             continue
-        if st.button(f"Reveal: {title}", key=reveal_key(part.id, section.stage), disabled=not gate_open,
+        if st.button(f"Reveal: {title}", key=keys.reveal_button(part.id, section.stage), disabled=not gate_open,
                      type="primary"):
             view.store.record_reveal(view.attempt.id, part.id, section.stage)
             st.rerun()
@@ -98,14 +86,14 @@ def render_followup(view: AttemptView, part: Part) -> None:
     for question in followup.questions:
         render_question(view, question, part.id)
     _skip_button(view, part, followup.questions, "Skip to the follow-up answer",
-                 skip_key(part.id, followup=True))
+                 keys.skip_button(part.id, followup=True))
     if revealed:
         st.markdown("### The follow-up answer")
         st.markdown(view.text(followup.answer))
         _lab_links(followup.labs)
         return
     gate_open = view.all_answered(followup.questions)
-    if st.button("Reveal: The follow-up answer", key=reveal_key(part.id, FOLLOWUP), disabled=not gate_open,
+    if st.button("Reveal: The follow-up answer", key=keys.reveal_button(part.id, FOLLOWUP), disabled=not gate_open,
                  type="primary"):
         view.store.record_reveal(view.attempt.id, part.id, FOLLOWUP)
         st.rerun()
