@@ -242,7 +242,7 @@ _NUMBERED: tuple[tuple[int, str], ...] = (
     CREATE TABLE store_checks (checked_at DOUBLE NOT NULL);
     """),
 )
-# In version order whatever module a number was reserved in (20-21: live sessions, drills.live_store), so
+# In version order whatever module a number was reserved in (live sessions from 20: drills.live_store), so
 # the last one is the latest and a database gains them in the order they were numbered.
 MIGRATIONS: tuple[tuple[int, str], ...] = tuple(sorted(_NUMBERED + LIVE_MIGRATIONS, key=lambda m: m[0]))
 
