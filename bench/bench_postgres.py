@@ -21,7 +21,7 @@ from pathlib import Path
 import psycopg
 
 from bench.timing import fmt_ms, measure
-from drills.store_pg import RECORD_ORDER, PostgresAttemptStore
+from drills.store.postgres import RECORD_ORDER, PostgresAttemptStore
 from labs.hot_tenant.pg_race import OwnerRaceParams, run_owner_race
 from labs.hot_tenant.pg_resize import ResizeParams, run_resize_retry
 from labs.postgres.experiments import (BudgetParams, CapRaceParams, FairClaimParams, RefundParams, SnapshotParams,

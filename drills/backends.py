@@ -1,6 +1,6 @@
 """Which attempt store a FAULTLINES_DB value names: the embedded DuckDB file or a PostgreSQL server.
 
-The one place that knows both backends, so drills.store and drills.store_pg never import each other.
+The one place that knows both backends, so drills.store (DuckDB) never imports the PostgreSQL backend (psycopg).
 """
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 
 from drills.store import AttemptStore, StoreCore, database_path, is_postgres_target
-from drills.store_pg import PostgresAttemptStore
+from drills.store.postgres import PostgresAttemptStore
 
 
 def open_store(target: str | os.PathLike | None = None, *, clock: Callable[[], float] = time.time) -> StoreCore:

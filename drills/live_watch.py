@@ -10,7 +10,7 @@ import threading
 import psycopg
 
 from drills.store import is_postgres_target
-from drills.store_pg import LIVE_CHANNEL
+from drills.store.postgres import LIVE_CHANNEL
 
 RECONNECT_S = 1.0     # wait before listening again after the connection dropped
 WAIT_S = 1.0          # how long one wait for notifications blocks, so close() is noticed

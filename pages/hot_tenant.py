@@ -19,7 +19,7 @@ st.markdown("One tenant writes faster than any single partition can take. Spread
             "without ever storing one twice, read the newest ones without touching every bucket, and keep "
             "a strictly ordered stream behind a single fenced owner.")
 # Bound to the URL, so a drill's "Explore" link (ui.sim_embed) can open the simulation tab directly.
-lab_tab, sim_tab = st.tabs(list(HOT_TENANT_TABS), key=keys.HOT_TENANT_TAB, bind="query-params")
+lab_tab, sim_tab = st.tabs(list(HOT_TENANT_TABS), key=keys.TAB, bind="query-params")
 with lab_tab:
     render_lab()
 with sim_tab:

@@ -14,7 +14,7 @@ require_frame()
 st.title("Hot shard")
 st.caption("Hashing spreads keys, not load. Guess first, then watch what one heavy key does to its shard.")
 
-celebrity_tab, tenants_tab, shuffle_tab = st.tabs(hot_shard_tabs.TABS, key=keys.SIM_TAB, bind="query-params")
+celebrity_tab, tenants_tab, shuffle_tab = st.tabs(hot_shard_tabs.TABS, key=keys.TAB, bind="query-params")
 with celebrity_tab:
     hot_shard_tabs.celebrity_tab()
 with tenants_tab:

@@ -31,7 +31,7 @@ TABS = {                                # labels bound to ?tab=, so a drill ques
 
 PEAK = Question("Calls reaching A in the worst second", "calls/s", 5_000.0, 5.0, tolerance_rel=0.2)
 
-for tab, (label, (jitter, intro)) in zip(st.tabs(list(TABS), key=keys.SIM_TAB, bind="query-params"), TABS.items()):
+for tab, (label, (jitter, intro)) in zip(st.tabs(list(TABS), key=keys.TAB, bind="query-params"), TABS.items()):
     with tab:
         slug = "jitter" if jitter else "sync"
         spec = SimTab(f"retry_storm.{slug}", f"rs_{slug}", "retry_storm", PEAK,
@@ -43,7 +43,7 @@ for tab, (label, (jitter, intro)) in zip(st.tabs(list(TABS), key=keys.SIM_TAB, b
                  key=keys.sim_setting(spec.prefix, "procs")),
             dict(label="Calls parked per process", min_value=1, max_value=20, value=9,
                  key=keys.sim_setting(spec.prefix, "parked")),
-            page_tab=(keys.SIM_TAB, label))
+            page_tab=(keys.TAB, label))
         processes, parked = chosen.values
         params = retry_storm.Params(processes=processes, in_flight_per_process=parked, jitter=jitter)
         result = play(spec, params, chosen)

@@ -1,5 +1,5 @@
 """House rules that code review alone would miss: the domain never imports the UI stack, and
-every session-state or widget key is named in ui/keys.py."""
+every session-state or widget key is named once (under its module's registered prefix, or in ui/keys.py)."""
 from __future__ import annotations
 
 import ast
@@ -65,9 +65,10 @@ def _spells_a_key(node: ast.AST) -> bool:
     return False
 
 
-def _literal_keys(path: Path) -> set[str]:
+def _key_nodes(tree: ast.AST) -> set[ast.AST]:
+    """What stands where a key goes: a widget's key=, st.session_state[...] and its get/pop/setdefault/in."""
     found: set[ast.AST] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             # a widget's key= (and helpers' chart_key= and the like) ...
             found.update(kw.value for kw in node.keywords if kw.arg and (kw.arg == "key" or kw.arg.endswith("_key")))
@@ -79,14 +80,28 @@ def _literal_keys(path: Path) -> set[str]:
             found.add(node.slice)                                  # st.session_state[KEY], also in del and =
         elif isinstance(node, ast.Compare) and any(_is_session_state(c) for c in node.comparators):
             found.add(node.left)                                   # KEY in st.session_state
-    return {ast.unparse(n) for n in found if _spells_a_key(n)}
+    return found
+
+
+def _literal_keys(path: Path) -> set[str]:
+    """Keys spelled where they are used, and module constants that are bare strings used as keys: a module's
+    own key is made by its registered prefix (K = keys.register(...); NAME = K("name")), never typed."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    used = _key_nodes(tree)
+    bare = {target.id: node.value for node in tree.body if isinstance(node, ast.Assign)
+            for target in node.targets if isinstance(target, ast.Name) and _spells_a_key(node.value)}
+    named = {n.id for n in used if isinstance(n, ast.Name) and n.id in bare}
+    typed = {f"{name} = {ast.unparse(bare[name])}" for name in named}
+    return {ast.unparse(n) for n in used if _spells_a_key(n)} | typed
 
 
 def test_session_state_and_widget_keys_are_named_in_ui_keys():
     """Keys spelled inline drift apart (a callback reading "ht_burst" after the widget was renamed):
-    every key is a constant or a helper in ui/keys.py, written with a comment saying what it holds."""
+    every key is a constant or a helper, in the module that uses it under the prefix it registered
+    (ui.keys.register), or in ui/keys.py when modules share it; each with a comment saying what it holds."""
     spelled = {p.relative_to(ROOT).as_posix(): sorted(_literal_keys(p)) for p in KEY_SCAN}
-    assert {f: k for f, k in spelled.items() if k and f not in NOT_MOVED_YET} == {}, "name these in ui/keys.py"
+    assert {f: k for f, k in spelled.items() if k and f not in NOT_MOVED_YET} == {}, \
+        "make these with the module's registered prefix (ui.keys.register), or name them in ui/keys.py if shared"
     assert {f for f in NOT_MOVED_YET if not spelled.get(f)} == set(), "keys moved: drop it from NOT_MOVED_YET"
 
 
@@ -107,9 +122,55 @@ def test_the_key_scan_catches_each_way_of_spelling_a_key(tmp_path):
         'st.session_state[keys.SEEN] = 1\n'
         'st.session_state.get(keys.FLASH)\n'
         'st.session_state.pop(keys.PIN_PREFIX + name, None)\n'
-        'st.session_state.pop(key, None)\n')
+        'st.session_state.pop(key, None)\n'
+        'TYPED = "typed"\n'
+        'MADE = K("made")\n'
+        'st.button("Typed", key=TYPED)\n'
+        'st.button("Made", key=MADE)\n')
     assert _literal_keys(sample) == {"'go'", "f'go::{i}'", "'backlog'", "'seen'", "'flash'", "'visits'", "'note'",
-                                     "'open'", "'pin::' + name"}
+                                     "'open'", "'pin::' + name", "TYPED = 'typed'"}
+
+
+def test_each_shared_key_is_named_once():
+    """Two names for one value share one key without saying so (HOT_TENANT_TAB and SIM_TAB were both "tab")."""
+    from ui import keys
+
+    names: dict[str, list[str]] = {}
+    for name, value in vars(keys).items():
+        if name.isupper() and not name.startswith("_") and isinstance(value, str):
+            names.setdefault(value, []).append(name)
+    assert {value: found for value, found in names.items() if len(found) > 1} == {}
+
+
+def test_a_key_prefix_belongs_to_one_module(monkeypatch):
+    from ui import keys
+
+    monkeypatch.setattr(keys, "_PREFIXES", dict(keys._PREFIXES))
+    monkeypatch.setattr(keys, "_MADE", dict(keys._MADE))
+    mine = keys.register("probe", "ui.probe")
+    assert mine("field") == "probe::field" and mine.item("form", 7) == "probe::form::7"
+    assert keys.register("probe", "ui.probe")("other") == "probe::other"   # a reload of the same module
+    with pytest.raises(ValueError, match="already registered by ui.probe"):
+        keys.register("probe", "ui.elsewhere")
+    theirs = keys.register("elsewhere", "ui.elsewhere")
+    with pytest.raises(ValueError, match="already ui.probe's"):
+        theirs.kept("probe::field")                     # another module's key, spelled out
+    with pytest.raises(ValueError, match="shared key"):
+        theirs.kept(keys.ATTEMPT_TOKEN)                  # a shared key taken as a module's own
+    with pytest.raises(ValueError, match="one word"):
+        keys.register("a::b", "ui.probe")
+
+
+def test_every_ui_module_registers_its_keys_without_a_clash():
+    """Importing a module registers its prefix and makes its keys; a clash anywhere raises here."""
+    import importlib
+
+    for path in sorted((ROOT / "ui").glob("*.py")):
+        importlib.import_module(f"ui.{path.stem}")
+    from ui import keys
+
+    owners = set(keys._PREFIXES.values())
+    assert all(owner.startswith("ui.") for owner in owners)
 
 
 def _record_rewrites(source: str, tables) -> list[str]:
@@ -123,7 +184,7 @@ def _record_rewrites(source: str, tables) -> list[str]:
 def test_record_tables_only_ever_gain_rows():
     # The DuckDB tallies and the PostgreSQL report copy both read only the rows added since their last pass;
     # an UPDATE or DELETE of a record row would leave them stale without any error.
-    from drills.store_pg import APPENDED_TABLES
+    from drills.store.postgres import APPENDED_TABLES
 
     assert _record_rewrites("DELETE FROM answers WHERE 1; update attempts set x = 1", APPENDED_TABLES) == \
         ["DELETE FROM answers", "update attempts"]   # the scan finds what it looks for
@@ -227,6 +288,32 @@ def test_the_circle_scan_sees_a_circle_hidden_in_a_function(tmp_path):
                                       "if TYPE_CHECKING:\n    from pkg.sub import d\n")
     (pkg / "sub" / "d.py").write_text("import pkg.sub.c\n")
     assert _import_circles(tmp_path, ["pkg"]) == [frozenset({"pkg.a", "pkg.b"})]
+
+
+# ---- the attempt store: a package of one job per module ------------------------------------------------
+
+def test_the_store_is_a_package_of_one_job_per_module():
+    """SQL once (core), the numbered migrations, DuckDB plumbing and the PostgreSQL backend, each on its own;
+    the old two-module store (store.py beside store_pg.py) is gone, so nothing can import it by accident."""
+    package = ROOT / "drills" / "store"
+    modules = {p.name for p in package.glob("*.py")}
+    assert {"__init__.py", "core.py", "migrations.py", "duckdb.py", "postgres.py"} <= modules
+    assert not (ROOT / "drills" / "store.py").exists() and not (ROOT / "drills" / "store_pg.py").exists()
+    from drills.store import AttemptStore, StoreCore
+    from drills.store.postgres import PostgresAttemptStore
+
+    assert StoreCore.lock_answer is AttemptStore.lock_answer is PostgresAttemptStore.lock_answer   # written once
+
+
+def test_the_duckdb_store_never_loads_the_postgresql_driver():
+    """A DuckDB-only process (every test, the demo) imports drills.store without psycopg; only
+    drills.backends and drills.store.postgres reach the server's driver."""
+    import subprocess
+    import sys
+
+    probe = "import sys, drills.store; print(sorted(m for m in ('psycopg', 'psycopg_pool') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 # ---- thin pages, modules of one job, one definition ---------------------------------------------------

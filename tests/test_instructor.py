@@ -184,7 +184,7 @@ def test_the_right_passphrase_opens_the_board(app_test, demo_db, configured):
 def test_the_cohort_filter_narrows_the_counts(app_test, demo_db, configured):
     at = _signed_in(app_test)
     everyone = int(_metrics(at)["Candidates"])
-    at.selectbox(key=keys.INSTRUCTOR_COHORT).set_value("north").run()
+    at.selectbox(key=board_ui.COHORT).set_value("north").run()
     assert not at.exception
     assert 0 < int(_metrics(at)["Candidates"]) < everyone
     assert set(_frame_with(at, "Calibration %")["Cohort"]) == {"north"}
@@ -343,10 +343,10 @@ def test_a_cohort_code_with_html_is_shown_as_plain_text(app_test, demo_db, confi
     store.start_attempt("one_tenant", "mallory", HOSTILE_COHORT, 45 * 60)
     store.close()
     at = _signed_in(app_test)
-    assert HOSTILE_COHORT in at.selectbox(key=keys.INSTRUCTOR_COHORT).options
+    assert HOSTILE_COHORT in at.selectbox(key=board_ui.COHORT).options
     assert HOSTILE_COHORT in set(_frame_with(at, "Calibration %")["Cohort"])
     assert not any("<script" in text or "<b>" in text for text in _texts(at))
-    at.selectbox(key=keys.INSTRUCTOR_COHORT).set_value(HOSTILE_COHORT).run()
+    at.selectbox(key=board_ui.COHORT).set_value(HOSTILE_COHORT).run()
     assert not at.exception
     assert _metrics(at)["Candidates"] == "1"
     assert not any("<script" in text or "<b>" in text for text in _texts(at))
@@ -483,7 +483,7 @@ def test_the_attempt_view_reads_as_the_instructors(app_test, demo_db, configured
     at = _signed_in(app_test, tab="Attempt")
     score = next(m for m in at.metric if m.label.startswith("Score"))
     assert not score.delta and score.label.endswith("%)")          # no arrow that reads as a change
-    chart = next(c for c in at.get("plotly_chart") if c.proto.id.endswith(keys.INSTRUCTOR_GUESS_CHART))
+    chart = next(c for c in at.get("plotly_chart") if c.proto.id.endswith(board_ui.GUESS_CHART))
     assert "Their guess" in chart.proto.spec and "Your guess" not in chart.proto.spec
     timeline_rows = _frame_with(at, "Flag")
     ids = {q.id for q in LOADED.drill.all_questions()} | {p.id for p in LOADED.drill.parts}

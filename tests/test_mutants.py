@@ -14,9 +14,9 @@ M6  drills/disclosure.py, disclosed: a part with no worked answer settled by any
     of all(), or never settled (the `answer_opened is None` branch dropped).
 M7  drills/disclosure.py, open_questions_answered_by: the `q.id not in answers` filter dropped; the old page
     test passed anyway because the session's de-duplication hid the second sim_opened event.
-M8  drills/store.py, note_ratings: the first rating kept instead of the latest (ORDER BY ... DESC), with no
+M8  drills/store/core.py, note_ratings: the first rating kept instead of the latest (ORDER BY ... DESC), with no
     test that rates one note twice through the Python grading path.
-M9  drills/store.py, lock_answer / lock_answers: a skip logged as a "locked" event instead of "skipped".
+M9  drills/store/core.py, lock_answer / lock_answers: a skip logged as a "locked" event instead of "skipped".
 """
 from __future__ import annotations
 

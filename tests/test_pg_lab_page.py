@@ -9,8 +9,7 @@ import json
 import pytest
 
 from tests.test_sim_pages import lock_and_play
-from ui import keys
-from ui.pg_lab import PG_URL_ENV
+from ui.pg_lab import EXPERIMENT, PG_URL_ENV
 
 
 def _texts(at) -> str:
@@ -54,8 +53,8 @@ def test_cap_race_guess_then_play_shows_the_distribution_and_verdict(lab_page):
 
 
 def test_a_link_opens_the_refund_experiment_and_runs_it(lab_page):
-    at = lab_page(**{keys.PG_LAB_EXPERIMENT: "refunds"})
-    assert at.selectbox(key=keys.PG_LAB_EXPERIMENT).value == "refunds"
+    at = lab_page(**{EXPERIMENT: "refunds"})
+    assert at.selectbox(key=EXPERIMENT).value == "refunds"
     at.slider(key="pg_lab::refunds::jobs").set_value(3).run()
     lock_and_play(at, "pg_lab.refunds", 12)
     assert "the four paths paid **3** refunds for 3 failed jobs" in _texts(at)

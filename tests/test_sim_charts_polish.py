@@ -114,7 +114,7 @@ def test_pool_title_says_no_429s_and_counts_the_rest():
 def test_partition_link_names_the_simulation_tab():
     page, _, query = sim_embed.MODEL_PAGES["partitions"]
     assert page == "pages/hot_tenant.py"
-    assert query == {keys.HOT_TENANT_TAB: "Partition simulation"}
+    assert query == {keys.TAB: "Partition simulation"}
 
 
 def _tab_container(at):
@@ -132,7 +132,7 @@ def _tab_container(at):
 def test_hot_tenant_page_opens_the_tab_the_link_asks_for(app_test, query, expected):
     at = app_test("pages/hot_tenant.py")
     if query is not None:
-        at.query_params[keys.HOT_TENANT_TAB] = query
+        at.query_params[keys.TAB] = query
     at.run()
     assert not at.exception
     labels = [t.label for t in at.tabs]

@@ -199,10 +199,10 @@ PIN = "pin_hot_shard.celebrity"
 
 
 def _pin_after_play(app_test, guess: float):
-    from ui import keys
+    from ui.sim_compare import pin_button
 
     at = lock_and_play(app_test(HOT).run(), "hot_shard.celebrity", guess)
-    at.button(key=keys.sim_pin_button("hot_shard.celebrity")).click().run()
+    at.button(key=pin_button("hot_shard.celebrity")).click().run()
     assert not at.exception
     return at
 
@@ -249,10 +249,10 @@ def test_a_pinned_run_is_in_the_url_and_a_reload_keeps_it(app_test):
 
 
 def test_unpinning_takes_the_pin_out_of_the_url_and_a_bad_pin_is_dropped(app_test):
-    from ui import keys
+    from ui.sim_compare import unpin_button
 
     at = _pin_after_play(app_test, 150.0)
-    at.button(key=keys.sim_unpin_button("hot_shard.celebrity")).click().run()
+    at.button(key=unpin_button("hot_shard.celebrity")).click().run()
     assert PIN not in at.query_params and any("Nothing pinned yet" in c.value for c in at.caption)
     # seed 0 is the run drills grade against, which an instructor's replay pins (issue 22): below it is bad
     for bad in ("shards=99 seed=1", "seed=-1", "shards=4 guess=nan", "colour=red"):
@@ -264,12 +264,13 @@ def test_unpinning_takes_the_pin_out_of_the_url_and_a_bad_pin_is_dropped(app_tes
 
 def test_the_platform_page_keeps_its_pinned_run_in_the_url(app_test):
     from ui import keys
+    from ui.sim_compare import pin_button
 
     name = "platform::baseline"
     at = app_test("pages/sim_platform.py").run()
     at.slider(key=keys.platform_key("baseline", "window_min")).set_value(10.0).run()
     at = lock_and_play(at, name, 160.0)
-    at.button(key=keys.sim_pin_button(name)).click().run()
+    at.button(key=pin_button(name)).click().run()
     assert at.query_params[f"pin_{name}"] == "scenario=baseline window_min=10.0 seed=1 guess=160"
     reloaded = app_test("pages/sim_platform.py")
     reloaded.query_params.update({**at.query_params, keys.platform_key("baseline", "window_min"): "10",

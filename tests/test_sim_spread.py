@@ -11,6 +11,7 @@ import pytest
 from sims import concurrency_pool, platform, spread
 from tests.test_sim_pages import lock_and_play
 from ui import keys
+from ui.sim_spread import spread_button
 
 SHORT = platform.Params(window_min=5.0)
 
@@ -47,7 +48,7 @@ def test_the_platform_page_spread_runs_in_workers_and_matches_runs_made_here(app
     at.slider(key=keys.platform_key("baseline", "window_min")).set_value(10.0).run()
     at = lock_and_play(at, "platform::baseline", 160.0)
     at.number_input(key=keys.sim_setting("pf_baseline", "n")).set_value(5).run()
-    at.button(key=keys.sim_spread_button("platform::baseline")).click().run()
+    at.button(key=spread_button("platform::baseline")).click().run()
     assert not at.exception
     chart = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
                  if "5 seeds" in json.loads(c.proto.spec)["layout"].get("title", {}).get("text", ""))

@@ -292,7 +292,7 @@ def test_a_lockin_racing_finish_lands_before_it_or_not_at_all(opened):
 
 OPENER = r"""
 import sys
-import drills.store_pg
+import drills.store.postgres
 from drills.backends import open_store
 print("ready", flush=True)
 sys.stdin.readline()
@@ -494,7 +494,7 @@ def test_rows_restored_with_ids_the_server_has_not_reached_are_never_copied_twic
 
 
 def test_a_database_from_before_the_added_by_column_gains_it_at_start_up(pg_url, pg_opened):
-    from drills.store_pg import APPENDED_TABLES
+    from drills.store.postgres import APPENDED_TABLES
 
     store = pg_opened()
     attempt = _attempt(store)

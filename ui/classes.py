@@ -11,6 +11,18 @@ from ui import keys
 from ui.identity import sign_in_configured
 from ui.safe import escape_markdown
 
+K = keys.register("classes", __name__)   # this module's keys (ui.keys holds only shared ones)
+TITLE = K("title")                       # instructor board: a new class's name
+SIGN_IN = K("sign_in")                   # instructor board: whether the new class requires sign-in
+INSTRUCTORS = K("instructors")           # instructor board: other instructors' e-mails for the new class
+NEW_JOIN_LINK = K("new_link")            # instructor board: the join link just made (shown once)
+
+
+def renew_button(cohort: str) -> str:
+    """Instructor board: a class's "New join link" button."""
+    return f"classes::renew::{cohort}"
+
+
 _KIND_WORDS = {TryKind.INSTRUCTOR: "wrong instructor passphrases", TryKind.RESUME: "wrong resume codes",
                TryKind.JOIN: "join links that matched no class"}
 
@@ -44,7 +56,7 @@ def visible_cohorts(store, instructor: Instructor) -> list[str] | None:
 
 def render_classes(store, instructor: Instructor) -> None:
     classes = store.classes_for(instructor.email)
-    made = st.session_state.pop(keys.NEW_JOIN_LINK, None)
+    made = st.session_state.pop(NEW_JOIN_LINK, None)
     if made:   # above the classes, which fold away once there are some: this link is shown only once
         st.success(f"The join link of “{escape_markdown(made[0])}” (shown once; copy it and share it with your "
                    "candidates):", icon="🔗")
@@ -59,10 +71,10 @@ def render_classes(store, instructor: Instructor) -> None:
             st.info("No classes yet. Make one below: you get a join link, and the board then shows that class.")
         with st.form("new_class", enter_to_submit=True, clear_on_submit=True):
             st.markdown("**Make a class**")
-            title = st.text_input("Class name", max_chars=80, key=keys.CLASS_TITLE, placeholder="e.g. SRE cohort 7")
-            others = st.text_input("Other instructors (e-mails, optional)", key=keys.CLASS_INSTRUCTORS,
+            title = st.text_input("Class name", max_chars=80, key=TITLE, placeholder="e.g. SRE cohort 7")
+            others = st.text_input("Other instructors (e-mails, optional)", key=INSTRUCTORS,
                                    placeholder="ana@school.edu, li@school.edu")
-            required = st.checkbox("Require sign-in to take part", value=True, key=keys.CLASS_SIGN_IN,
+            required = st.checkbox("Require sign-in to take part", value=True, key=SIGN_IN,
                                    help="Off: anonymous handles may also use the class's cohort code.")
             go = st.form_submit_button("Make the class", type="primary")
         if go:
@@ -72,7 +84,7 @@ def render_classes(store, instructor: Instructor) -> None:
             except AccessRefused as problem:
                 st.error(str(problem), icon="⚠️")
                 return
-            st.session_state[keys.NEW_JOIN_LINK] = (info.title, join_link(code))
+            st.session_state[NEW_JOIN_LINK] = (info.title, join_link(code))
             st.rerun()
 
 
@@ -82,7 +94,7 @@ def _class_line(store, info: ClassInfo) -> None:
     cols[0].markdown(f"**{escape_markdown(info.title)}** · cohort `{info.cohort}` · owner "
                      f"{escape_markdown(info.owner_email)}{escape_markdown(others)} · "
                      + ("sign-in required" if info.requires_sign_in else "anonymous handles allowed"))
-    if cols[1].button("New join link", key=keys.class_renew(info.cohort),
+    if cols[1].button("New join link", key=renew_button(info.cohort),
                       help="Makes a new link to share; the old one stops working (only a fingerprint is kept)."):
-        st.session_state[keys.NEW_JOIN_LINK] = (info.title, join_link(store.renew_join_code(info.cohort)))
+        st.session_state[NEW_JOIN_LINK] = (info.title, join_link(store.renew_join_code(info.cohort)))
         st.rerun()

@@ -13,6 +13,9 @@ from streamlit.runtime.pages_manager import PagesManager
 
 from ui import keys
 
+K = keys.register("frame", __name__)   # this module's keys (ui.keys holds only shared ones)
+RERUN = K.kept("frame_rerun")            # this session already reran an unframed page through app.py
+
 _run = threading.local()
 
 
@@ -34,7 +37,7 @@ def require_frame() -> None:
     """
     if getattr(_run, "framed", False):
         return
-    if PagesManager.uses_pages_directory or not st.session_state.get(keys.FRAME_RERUN):
-        st.session_state[keys.FRAME_RERUN] = True
+    if PagesManager.uses_pages_directory or not st.session_state.get(RERUN):
+        st.session_state[RERUN] = True
         PagesManager.uses_pages_directory = False
         st.rerun()

@@ -17,6 +17,36 @@ import streamlit as st
 from ui import keys
 from ui.chart_notes import centre_note
 
+K = keys.register("guess", __name__)   # this module's keys (ui.keys holds only shared ones)
+PARAM_PREFIX = K.kept("guess_")          # ?guess_<tab>= carries a reader's locked sim guess in a shared link
+FOR_PARAM_PREFIX = K.kept("guessfor_")   # ?guessfor_<tab>= the settings (digest) a linked guess was made for
+STALE_PREFIX = K.kept("guess_stale::")   # a guess was dropped because the settings changed
+
+
+def guess_key(name: str) -> str:
+    """A reader's locked guess on one simulation tab."""
+    return K.item(name)
+
+
+def stale_key(name: str) -> str:
+    return f"{STALE_PREFIX}{name}"
+
+
+def reguess_key(name: str) -> str:
+    """A simulation guess's "Guess again" button."""
+    return f"reguess::{name}"
+
+
+def play_key(name: str) -> str:
+    """A simulation's "Play" button, enabled once its guess is locked."""
+    return f"play::{name}"
+
+
+def waiting_key(name: str) -> str:
+    """The empty chart a simulation shows until Play is pressed."""
+    return f"waiting::{name}"
+
+
 ANIMATION_S = 2.4                      # a progressive draw: long enough to watch, short enough to wait for
 MIN_FRAME_S = 0.12                     # below this the browser drops frames and the chart looks empty
 
@@ -46,12 +76,12 @@ def fmt_guess(value: float) -> str:
 
 def guess_param(name: str) -> str:
     """The query parameter that carries a locked guess in a shared link: ``guess_hot_shard.celebrity``."""
-    return f"{keys.GUESS_PARAM_PREFIX}{name}"
+    return f"{PARAM_PREFIX}{name}"
 
 
 def guess_for_param(name: str) -> str:
     """The query parameter naming the settings a linked guess was made for (their digest)."""
-    return f"{keys.GUESS_FOR_PARAM_PREFIX}{name}"
+    return f"{FOR_PARAM_PREFIX}{name}"
 
 
 def _from_link(name: str, scope: str, low: float, high: float) -> None:
@@ -65,22 +95,22 @@ def _from_link(name: str, scope: str, low: float, high: float) -> None:
     if made_for is not None and made_for != scope:
         st.query_params.pop(guess_param(name), None)
         st.query_params.pop(guess_for_param(name), None)
-        st.session_state[keys.guess_stale_key(name)] = True     # the form says why it is empty
+        st.session_state[stale_key(name)] = True     # the form says why it is empty
         return
-    if raw is None or keys.guess_key(name) in st.session_state:
+    if raw is None or guess_key(name) in st.session_state:
         return
     try:
         value = float(raw)
     except ValueError:
         value = math.nan
     if math.isfinite(value) and low <= value <= high:
-        st.session_state[keys.guess_key(name)] = (scope, value)
+        st.session_state[guess_key(name)] = (scope, value)
     else:
         st.query_params.pop(guess_param(name), None)
 
 
 def _forget(name: str) -> None:
-    st.session_state.pop(keys.guess_key(name), None)
+    st.session_state.pop(guess_key(name), None)
     st.session_state.pop(keys.played_key(name), None)
     st.query_params.pop(guess_param(name), None)
     st.query_params.pop(guess_for_param(name), None)
@@ -96,12 +126,12 @@ def _link_scope(name: str, scope: str, locked: float | None) -> None:
 
 def _locked(name: str, scope: str) -> float | None:
     """The guess locked for these settings; a guess made for other settings is dropped with its Play."""
-    stored = st.session_state.get(keys.guess_key(name))
+    stored = st.session_state.get(guess_key(name))
     if stored is None:
         return None
     if not (isinstance(stored, tuple) and stored[0] == scope):
         _forget(name)
-        st.session_state[keys.guess_stale_key(name)] = True
+        st.session_state[stale_key(name)] = True
         return None
     return float(stored[1])
 
@@ -125,11 +155,11 @@ def guess_lockin(name: str, label: str, unit: str, *, min_value: float, max_valu
     if locked is not None:
         cols = st.columns([3, 1])
         cols[0].info(f"**{label}**  \nYour locked guess: **{fmt_guess(locked)} {unit}**")
-        if cols[1].button("Guess again", key=keys.reguess_button(name)):
+        if cols[1].button("Guess again", key=reguess_key(name)):
             _forget(name)
             st.rerun()
         return locked
-    if st.session_state.get(keys.guess_stale_key(name)):
+    if st.session_state.get(stale_key(name)):
         st.info("The settings changed, so your last guess no longer applies. Lock in a fresh guess for "
                 "these settings, then press Play.")
     with st.form(f"guessform::{name}", border=True):
@@ -141,8 +171,8 @@ def guess_lockin(name: str, label: str, unit: str, *, min_value: float, max_valu
                 st.error("Type your guess first: a number between "
                          f"{fmt_guess(min_value)} and {fmt_guess(max_value)} {unit}.")
             else:
-                st.session_state[keys.guess_key(name)] = (scope, float(value))
-                st.session_state.pop(keys.guess_stale_key(name), None)
+                st.session_state[guess_key(name)] = (scope, float(value))
+                st.session_state.pop(stale_key(name), None)
                 if in_url:
                     st.query_params[guess_param(name)] = format(float(value), ".12g")
                     _link_scope(name, scope, float(value))
@@ -153,7 +183,7 @@ def guess_lockin(name: str, label: str, unit: str, *, min_value: float, max_valu
 
 def play_button(name: str, guess: float | None) -> bool:
     """Play is enabled only once a guess is locked; stays 'played' until the guess is reset."""
-    if st.button("▶ Play", key=keys.play_button(name), disabled=guess is None, type="primary"):
+    if st.button("▶ Play", key=play_key(name), disabled=guess is None, type="primary"):
         st.session_state[keys.played_key(name)] = True
     return guess is not None and bool(st.session_state.get(keys.played_key(name)))
 
@@ -168,7 +198,7 @@ def waiting_chart(name: str, *, height: int = 260) -> None:
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False)
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=10, b=10))
-    st.plotly_chart(fig, width="stretch", key=keys.waiting_chart(name), config={"staticPlot": True})
+    st.plotly_chart(fig, width="stretch", key=waiting_key(name), config={"staticPlot": True})
 
 
 def animate(frames: Iterable[go.Figure], *, total_s: float = ANIMATION_S, animate_now: bool = True,

@@ -24,11 +24,22 @@ from ui.context import get_catalogue, get_store
 from ui.identity import sign_in_button, sign_in_configured, signed_in_account
 from ui.safe import escape_markdown
 
+K = keys.register("history", __name__)   # this module's keys (ui.keys holds only shared ones)
+HANDLE_INPUT = K("handle")               # history sign-in form: the handle typed
+CODE_INPUT = K("code")                   # history sign-in form: the resume code typed
+COHORT_INPUT = K("cohort")               # history sign-in form: the cohort of the handle typed
+ACCOUNT_SIGN_IN = K("account_sign_in")   # My history / review: Sign in with the provider
+SCORES_CHART = K.kept("history_scores")  # history: score per attempt over time
+CALIBRATION_CHART = K.kept("history_calibration")  # history: how often the 80% ranges held
+SKILLS_CHART = K.kept("history_skills")  # history: rubric level per skill over time
+RESUME_CODE_NOTE = K.kept("resume_code_note")  # (handle, code) issued in this session, shown until it is noted
+RESUME_CODE_NOTED = K.kept("resume_code_noted")  # drill page: "I have noted it" hides the resume code box
+
 NOTED = "I have noted it"
 
 
 def _forget_resume_code() -> None:
-    st.session_state.pop(keys.RESUME_CODE_NOTE, None)
+    st.session_state.pop(RESUME_CODE_NOTE, None)
 
 
 def show_new_resume_code(attempt: Attempt) -> None:
@@ -37,8 +48,8 @@ def show_new_resume_code(attempt: Attempt) -> None:
     start put it, beside that one attempt: never in the URL or the store (which keeps only its hash)."""
     issued = st.session_state.pop(keys.NEW_RESUME_CODE, None)
     if issued:
-        st.session_state[keys.RESUME_CODE_NOTE] = issued
-    kept = st.session_state.get(keys.RESUME_CODE_NOTE)
+        st.session_state[RESUME_CODE_NOTE] = issued
+    kept = st.session_state.get(RESUME_CODE_NOTE)
     if not kept or kept[0] != attempt.token:
         return
     where = f" in the cohort **{escape_markdown(attempt.cohort)}**" if attempt.cohort else ""
@@ -49,7 +60,7 @@ def show_new_resume_code(attempt: Attempt) -> None:
         st.caption(f"This box stays on the drill page while this browser session lasts, until you press "
                    f"“{NOTED}”. After that the code is not shown again: the app keeps only a fingerprint of it.")
         with st.container(horizontal=True):
-            st.button(NOTED, key=keys.RESUME_CODE_NOTED, on_click=_forget_resume_code, icon="✅")
+            st.button(NOTED, key=RESUME_CODE_NOTED, on_click=_forget_resume_code, icon="✅")
             st.page_link("pages/history.py", label="My history", icon="🗂️")
 
 
@@ -104,16 +115,16 @@ def sign_in(store, *, intro: str = HISTORY_INTRO, button: str = "Open my history
         return signed
     if sign_in_configured():
         st.markdown("Sign in to see every attempt of your account, in every class, from any browser.")
-        sign_in_button("Sign in with your account", key=keys.HISTORY_ACCOUNT_SIGN_IN)
+        sign_in_button("Sign in with your account", key=ACCOUNT_SIGN_IN)
         st.markdown("Practised anonymously with a handle? Open its history here:")
     st.markdown(intro)
     with st.form("history_sign_in", enter_to_submit=True):
         cols = st.columns(3)
-        handle = cols[0].text_input("Your handle", max_chars=checks.MAX_HANDLE, key=keys.HISTORY_HANDLE_INPUT)
+        handle = cols[0].text_input("Your handle", max_chars=checks.MAX_HANDLE, key=HANDLE_INPUT)
         cohort = cols[1].text_input("Cohort code (if you gave one)", max_chars=checks.MAX_COHORT,
-                                    key=keys.HISTORY_COHORT_INPUT)
+                                    key=COHORT_INPUT)
         code = cols[2].text_input("Resume code", max_chars=20, placeholder="e.g. K7QM-3XHD", type="password",
-                                  key=keys.HISTORY_CODE_INPUT)
+                                  key=CODE_INPUT)
         opened = st.form_submit_button(button, type="primary")
     if opened:
         try:
@@ -280,12 +291,12 @@ def render_history() -> None:
                      icon="📊" if line.finished else "▶️", query_params={keys.ATTEMPT_TOKEN: line.attempt.token})
     st.markdown("##### Score over time")
     if any(line.finished for line in lines):
-        st.plotly_chart(score_figure(lines), width="stretch", key=keys.HISTORY_SCORES_CHART)
+        st.plotly_chart(score_figure(lines), width="stretch", key=SCORES_CHART)
     else:
         st.caption("Finish an attempt to start the score line.")
     st.markdown("##### Calibration over time")
     if any(line.ranges for line in lines):
-        st.plotly_chart(calibration_figure(lines), width="stretch", key=keys.HISTORY_CALIBRATION_CHART)
+        st.plotly_chart(calibration_figure(lines), width="stretch", key=CALIBRATION_CHART)
     else:
         st.caption("Give an 80% range with your numbers to see how often your ranges hold.")
     st.markdown("##### Skills over time")
@@ -294,4 +305,4 @@ def render_history() -> None:
         st.caption("Score yourself against the rubric at the end of an attempt to see your skills here.")
     else:
         st.caption(skills_caption(lines))
-        st.plotly_chart(figure, width="stretch", key=keys.HISTORY_SKILLS_CHART)
+        st.plotly_chart(figure, width="stretch", key=SKILLS_CHART)

@@ -18,6 +18,9 @@ from ui.sim_embed import HOT_SHARD_TABS
 from ui.sim_runs import cached_run
 from ui.sim_tab import Question, SimTab, settings
 
+K = keys.register("hot_shard", __name__)   # this module's keys (ui.keys holds only shared ones)
+GROWN_CHART = K.kept("hs_celeb_grown_chart")  # hot-shard celebrity tab: the load after adding shards
+
 
 def celebrity_note(result: hot_shard.Result) -> str:
     """What the celebrity run shows, worded for the edge cases: no celebrity, one shard, a busier neighbour."""
@@ -62,7 +65,7 @@ def celebrity_tab() -> None:
         "shard count and the celebrity's share:",
         dict(label="Shards", min_value=1, max_value=12, value=4, key=keys.sim_setting(CELEBRITY.prefix, "shards")),
         dict(label="Celebrity key's share of traffic", min_value=0.0, max_value=0.6, value=0.30, step=0.05,
-             key=keys.sim_setting(CELEBRITY.prefix, "share")), page_tab=(keys.SIM_TAB, TABS[0]))
+             key=keys.sim_setting(CELEBRITY.prefix, "share")), page_tab=(keys.TAB, TABS[0]))
     shards, share = chosen.values
     params = hot_shard.celebrity(shards=shards, hot_key_share=share)
     fleet_pct = 100.0 * params.arrival_rps / (shards * params.shard_capacity_rps)
@@ -78,7 +81,7 @@ def celebrity_tab() -> None:
                                                              bind="query-params"):
             grown = cached_run("hot_shard", hot_shard.celebrity(shards=shards + 2, hot_key_share=share),
                                chosen.seed)
-            st.plotly_chart(shard_load_figure(grown), width="stretch", key=keys.HOT_SHARD_GROWN_CHART)
+            st.plotly_chart(shard_load_figure(grown), width="stretch", key=GROWN_CHART)
             if floor > 0:
                 hot, after = hot_shard.hot_shard_load_pct(result), hot_shard.hot_shard_load_pct(grown)
                 st.markdown(
@@ -101,7 +104,7 @@ def tenants_tab() -> None:
              key=keys.sim_setting(TENANTS.prefix, "groups")),
         dict(label="Noisy tenant's load (× normal)", min_value=1, max_value=200, value=100,
              key=keys.sim_setting(TENANTS.prefix, "mult")),
-        page_tab=(keys.SIM_TAB, TABS[1]))
+        page_tab=(keys.TAB, TABS[1]))
     groups, multiplier = chosen.values
     params = hot_shard.tenant_groups(groups=groups, multiplier=float(multiplier))
     noisy_rate = hot_shard.NOISY_NORMAL_JOBS_PER_S * multiplier
@@ -136,7 +139,7 @@ def shuffle_tab() -> None:
              key=keys.sim_setting(SHUFFLE.prefix, "groups")),
         dict(label="Groups per tenant", min_value=1, max_value=3, value=2,
              key=keys.sim_setting(SHUFFLE.prefix, "per")),
-        page_tab=(keys.SIM_TAB, TABS[2]))
+        page_tab=(keys.TAB, TABS[2]))
     groups, per_tenant = chosen.values
     params = hot_shard.shuffle_sharding(groups=groups, per_tenant=per_tenant)
     result = play(SHUFFLE, params, chosen)

@@ -10,41 +10,70 @@ from ui import hot_tenant_charts as charts
 from ui import keys
 from ui.pg_lab import render_owner_race_beside_duckdb
 
+K = keys.register("hot_tenant", __name__)   # this module's keys (ui.keys holds only shared ones)
+LAB = K("lab")                           # the reader's private hot-tenant lab (in-memory DuckDB)
+NOTE = K("note")                         # outcome of the reader's last lab action
+READ = K("read")                         # last latest-N read: (bounded page, naive page)
+RACE = K("race")                         # last threaded owner race
+BURST = K.kept("ht_burst")               # hot-tenant lab: events in the next burst
+BUCKETS = K.kept("ht_buckets")           # hot-tenant lab: bucket count of the next routing version
+RETRY_N = K.kept("ht_retry_n")           # hot-tenant lab: how many of the oldest events to retry
+RETRY_ROUTE = K.kept("ht_retry_route")   # hot-tenant lab: route retries by first or current version
+PAGE_SIZE = K.kept("ht_limit")           # hot-tenant lab: events per latest-N page
+READ_CAP = K.kept("ht_cap")              # hot-tenant lab: bucket reads allowed at once
+BATCH = K.kept("ht_batch")               # hot-tenant lab: events per owner append
+RACE_CHART = K.kept("race_chart")        # hot-tenant lab: the stream after the threaded owner race
+
+
+def acquire_button(owner: str) -> str:
+    """The hot-tenant lab's "Acquire" button of one stream owner."""
+    return f"ht_acq_{owner}"
+
+
+def take_over_button(owner: str) -> str:
+    """The hot-tenant lab's "Take over" button of one stream owner."""
+    return f"ht_take_{owner}"
+
+
+def append_button(owner: str) -> str:
+    """The hot-tenant lab's "Append" button of one stream owner."""
+    return f"ht_app_{owner}"
+
 
 def lab() -> Playground:
-    if keys.HOT_TENANT_LAB not in st.session_state:
-        st.session_state[keys.HOT_TENANT_LAB] = Playground()
-    return st.session_state[keys.HOT_TENANT_LAB]
+    if LAB not in st.session_state:
+        st.session_state[LAB] = Playground()
+    return st.session_state[LAB]
 
 
 def note(kind: str, text: str) -> None:
-    st.session_state[keys.HOT_TENANT_NOTE] = (kind, text)
+    st.session_state[NOTE] = (kind, text)
 
 
 def restart_lab() -> None:
-    old = st.session_state.pop(keys.HOT_TENANT_LAB, None)
+    old = st.session_state.pop(LAB, None)
     if old is not None:
         old.close()
-    for key in (keys.HOT_TENANT_NOTE, keys.HOT_TENANT_READ, keys.HOT_TENANT_RACE):
+    for key in (NOTE, READ, RACE):
         st.session_state.pop(key, None)
 
 
 def on_write() -> None:
-    report = lab().write_burst(int(st.session_state[keys.HOT_TENANT_BURST]))
+    report = lab().write_burst(int(st.session_state[BURST]))
     note("success", f"Burst of {report.attempted}: {report.accepted} new events under routing version "
                     f"{lab().version.version}.")
 
 
 def on_change_buckets() -> None:
     before = lab().version
-    after = lab().change_buckets(int(st.session_state[keys.HOT_TENANT_BUCKETS]))
+    after = lab().change_buckets(int(st.session_state[BUCKETS]))
     note("info", f"Published routing version {after.version} with {after.buckets} buckets. Version "
                  f"{before.version} ({before.buckets} buckets) stays readable; its events keep their place.")
 
 
 def on_retry() -> None:
-    keep = st.session_state[keys.HOT_TENANT_RETRY_ROUTE] == "original"
-    count = min(int(st.session_state[keys.HOT_TENANT_RETRY_N]), len(lab().sent))
+    keep = st.session_state[RETRY_ROUTE] == "original"
+    count = min(int(st.session_state[RETRY_N]), len(lab().sent))
     if count < 1:
         note("warning", "Write a burst first: there is nothing to retry yet.")
         return
@@ -58,11 +87,11 @@ def on_retry() -> None:
 
 def on_read(next_page: bool) -> None:
     cursor = None
-    if next_page and keys.HOT_TENANT_READ in st.session_state:
-        cursor = st.session_state[keys.HOT_TENANT_READ][0].next_cursor
-    st.session_state[keys.HOT_TENANT_READ] = lab().read_latest(
-        int(st.session_state[keys.HOT_TENANT_PAGE_SIZE]), cursor,
-        max_concurrent=int(st.session_state[keys.HOT_TENANT_READ_CAP]))
+    if next_page and READ in st.session_state:
+        cursor = st.session_state[READ][0].next_cursor
+    st.session_state[READ] = lab().read_latest(
+        int(st.session_state[PAGE_SIZE]), cursor,
+        max_concurrent=int(st.session_state[READ_CAP]))
 
 
 def on_acquire(owner: str, takeover: bool) -> None:
@@ -70,11 +99,11 @@ def on_acquire(owner: str, takeover: bool) -> None:
 
 
 def on_append(owner: str) -> None:
-    lab().append(owner, int(st.session_state[keys.HOT_TENANT_BATCH]))
+    lab().append(owner, int(st.session_state[BATCH]))
 
 
 def on_race() -> None:
-    st.session_state[keys.HOT_TENANT_RACE] = lab().race()
+    st.session_state[RACE] = lab().race()
 
 
 # -- the lab tab --------------------------------------------------------------------------------
@@ -90,20 +119,20 @@ def render_lab() -> None:
     st.header("1 · Write, re-route, retry")
     cols = st.columns(3)
     with cols[0].container(border=True):
-        st.number_input("Events in a burst", 1, MAX_BURST, 40, key=keys.HOT_TENANT_BURST)
+        st.number_input("Events in a burst", 1, MAX_BURST, 40, key=BURST)
         st.button("Write burst", on_click=on_write, type="primary", width="stretch")
     with cols[1].container(border=True):
-        st.number_input("New bucket count", 1, 64, 8 if version.buckets != 8 else 16, key=keys.HOT_TENANT_BUCKETS)
+        st.number_input("New bucket count", 1, 64, 8 if version.buckets != 8 else 16, key=BUCKETS)
         st.button(f"Publish routing version {version.version + 1}", on_click=on_change_buckets,
                   width="stretch")
     with cols[2].container(border=True):
-        st.number_input("Retry the oldest", 1, MAX_BURST, 20, key=keys.HOT_TENANT_RETRY_N)
-        st.radio("Route retries by", ["original", "current"], horizontal=True, key=keys.HOT_TENANT_RETRY_ROUTE,
+        st.number_input("Retry the oldest", 1, MAX_BURST, 20, key=RETRY_N)
+        st.radio("Route retries by", ["original", "current"], horizontal=True, key=RETRY_ROUTE,
                  format_func=lambda v: "their first version" if v == "original" else "today's version")
         st.button("Retry", on_click=on_retry, width="stretch")
 
-    if keys.HOT_TENANT_NOTE in st.session_state:
-        kind, text = st.session_state[keys.HOT_TENANT_NOTE]
+    if NOTE in st.session_state:
+        kind, text = st.session_state[NOTE]
         getattr(st, kind)(text)
     buckets_by_version = {v.version: v.buckets for v in play.store.versions("acme")}
     st.plotly_chart(charts.bucket_figure(play.bucket_counts(), buckets_by_version), width="stretch")
@@ -112,10 +141,10 @@ def render_lab() -> None:
 
     st.header("2 · Read the newest events")
     cols = st.columns([1, 1, 1, 1])
-    cols[0].number_input("Page size", 1, 50, 10, key=keys.HOT_TENANT_PAGE_SIZE)
-    cols[1].slider("Concurrent bucket reads", 1, 8, 4, key=keys.HOT_TENANT_READ_CAP)
+    cols[0].number_input("Page size", 1, 50, 10, key=PAGE_SIZE)
+    cols[1].slider("Concurrent bucket reads", 1, 8, 4, key=READ_CAP)
     cols[2].button("Read the newest page", on_click=on_read, args=(False,), width="stretch")
-    last = st.session_state.get(keys.HOT_TENANT_READ)
+    last = st.session_state.get(READ)
     cols[3].button("Next page", on_click=on_read, args=(True,), width="stretch",
                    disabled=last is None or last[0].next_cursor is None)
     if last is not None:
@@ -140,17 +169,17 @@ def render_lab() -> None:
     st.header("3 · One ordered stream, two owners")
     st.markdown("A strictly ordered stream cannot be spread over buckets. One owner holds a lease with an "
                 "epoch; every append carries the epoch and is refused if a newer owner has taken over.")
-    st.columns([1, 3])[0].number_input("Events per append", 1, 25, 5, key=keys.HOT_TENANT_BATCH)
+    st.columns([1, 3])[0].number_input("Events per append", 1, 25, 5, key=BATCH)
     owner_cols = st.columns(len(OWNERS))
     for col, owner in zip(owner_cols, OWNERS):
         with col.container(border=True):
             st.markdown(f"**Owner {owner}**")
             b = st.columns(3)
-            b[0].button("Acquire", key=keys.hot_tenant_acquire(owner), on_click=on_acquire, args=(owner, False),
+            b[0].button("Acquire", key=acquire_button(owner), on_click=on_acquire, args=(owner, False),
                         width="stretch")
-            b[1].button("Take over", key=keys.hot_tenant_take_over(owner), on_click=on_acquire, args=(owner, True),
+            b[1].button("Take over", key=take_over_button(owner), on_click=on_acquire, args=(owner, True),
                         width="stretch")
-            b[2].button("Append", key=keys.hot_tenant_append(owner), on_click=on_append, args=(owner,),
+            b[2].button("Append", key=append_button(owner), on_click=on_append, args=(owner,),
                         width="stretch", type="primary")
     if play.owner_log:
         latest_attempt = play.owner_log[-1]
@@ -165,7 +194,7 @@ def render_lab() -> None:
         st.caption("Try: A acquires and appends, B takes over, then A appends again.")
 
     st.button("Race the two owners in threads", on_click=on_race)
-    race = st.session_state.get(keys.HOT_TENANT_RACE)
+    race = st.session_state.get(RACE)
     if race is not None:
         tenant, report, events = race
         seqs = [e.seq for e in events]
@@ -175,6 +204,6 @@ def render_lab() -> None:
                     f"{len(events)} events, sequence {'has no gaps' if gap_free else 'HAS GAPS'}, "
                     f"every event after the takeover is B's.")
         st.plotly_chart(charts.stream_figure(events, title=f"Threaded race on {tenant}"), width="stretch",
-                        key=keys.HOT_TENANT_RACE_CHART)
+                        key=RACE_CHART)
     with st.expander("The same race on PostgreSQL, with no turnstile: row locks and the epoch fence alone"):
         render_owner_race_beside_duckdb()

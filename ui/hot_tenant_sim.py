@@ -13,6 +13,9 @@ from sims.partitions import Params
 from ui import guess, keys
 from ui import hot_tenant_charts as charts
 
+K = keys.register("hot_tenant_sim", __name__)   # this module's keys (ui.keys holds only shared ones)
+BACKLOG_CHART = K.kept("ht_backlog")     # hot-tenant simulation: the replayed backlog chart
+
 SIM_NAME = "partitions"
 # partitions x horizon the page will ask for: the model's own event budget
 SIM_PARTITION_SECONDS = partitions.EVENT_BUDGET * partitions.TICK_S
@@ -88,7 +91,7 @@ def render_sim() -> None:
     m[3].metric("Replay drained after", "never" if drain is None else f"{drain:,.1f} s",
                 help=f"Within the {out['horizon_s']:,.0f} s simulated. The ideal floor is pending ÷ spare capacity.")
     st.plotly_chart(charts.partition_load_figure(result), width="stretch")
-    guess.animate(charts.backlog_frames(result), animate_now=just_played, chart_key=keys.HOT_TENANT_BACKLOG_CHART)
+    guess.animate(charts.backlog_frames(result), animate_now=just_played, chart_key=BACKLOG_CHART)
     floor = out["replay_drain_floor_s"]
     if floor is None:
         st.warning("The tenant alone offers more than the whole fleet can serve: no spreading can drain a replay.")

@@ -15,6 +15,11 @@ from drills.accounts import Account, AccessRefused, email_list, is_instructor_ac
 from ui import keys
 from ui.safe import escape_markdown
 
+K = keys.register("identity", __name__)   # this module's keys (ui.keys holds only shared ones)
+ACCOUNT = K.kept("account")              # the signed-in account (drills.accounts.Account) this session resolved
+SIDEBAR_SIGN_IN = K.kept("sidebar::sign_in")  # the sidebar's Sign in button (a provider is configured)
+SIDEBAR_SIGN_OUT = K.kept("sidebar::sign_out")
+
 INSTRUCTORS_ENV = "FAULTLINES_INSTRUCTORS"
 INSTRUCTOR_CLAIM_ENV = "FAULTLINES_INSTRUCTOR_CLAIM"
 
@@ -52,12 +57,12 @@ def signed_in_account(store) -> Account | None:
     if not subject:
         return None
     issuer = str(claims.get("iss") or "")
-    cached = st.session_state.get(keys.ACCOUNT)
+    cached = st.session_state.get(ACCOUNT)
     if isinstance(cached, Account) and (cached.issuer, cached.subject) == (issuer, str(subject)):
         return cached
     account = store.account_for(issuer, str(subject), str(claims.get("email") or ""),
                                       str(claims.get("name") or ""))
-    st.session_state[keys.ACCOUNT] = account
+    st.session_state[ACCOUNT] = account
     return account
 
 
@@ -99,14 +104,14 @@ def account_box(store) -> None:
         return
     account = signed_in_account(store)
     if account is None:
-        sign_in_button(key=keys.SIDEBAR_SIGN_IN)
+        sign_in_button(key=SIDEBAR_SIGN_IN)
         return
     st.caption(f"Signed in as {escape_markdown(account.email or account.name)}")
-    st.button("Sign out", key=keys.SIDEBAR_SIGN_OUT, on_click=_sign_out)
+    st.button("Sign out", key=SIDEBAR_SIGN_OUT, on_click=_sign_out)
 
 
 def _sign_out() -> None:
-    for key in (keys.ACCOUNT, keys.ATTEMPT_TOKEN, keys.MY_ATTEMPTS, keys.HISTORY_HANDLE, keys.INSTRUCTOR_OK,
+    for key in (ACCOUNT, keys.ATTEMPT_TOKEN, keys.MY_ATTEMPTS, keys.HISTORY_HANDLE, keys.INSTRUCTOR_OK,
                 keys.INSTRUCTOR_NAME):
         st.session_state.pop(key, None)
     st.logout()

@@ -32,6 +32,35 @@ from ui.context import get_catalogue, get_store, now
 from ui.guess import plural
 from ui.results import guess_figure, results_table, show_results_table
 
+K = keys.register("instructor", __name__)   # this module's keys (ui.keys holds only shared ones)
+EXTRA_MINUTES = K.kept("extra::minutes")  # instructor board: extra minutes as typed (drills.instructor_actions checks)
+EXTRA_REASON = K.kept("extra::reason")   # instructor board: why the extra time was granted
+DRILL = K("drill")                       # board filter: which drill
+COHORT = K("cohort")                     # board filter: which cohort (or all)
+FLASH = K("flash")                       # an override or grant confirmation shown once (toast)
+LEADERBOARD = K.kept("leaderboard_table")  # leaderboard tab: one row per candidate
+HEATMAP = K.kept("heatmap")              # skills tab: level per candidate and skill
+SHARES = K.kept("skill_shares_table")    # skills tab: candidates at each level per skill
+QUESTIONS_CHART = K.kept("questions_fig")  # questions tab: the cohort's guesses against the truth
+CALIBRATION_SKILL_CHART = K.kept("calib_skill")  # calibration tab: how often 80% ranges held, per skill
+CALIBRATION_PEOPLE_CHART = K.kept("calib_people")  # calibration tab: the spread of hit rates over people
+TIMELINE = K.kept("timeline_table")      # attempt view: the attempt's events in order
+GUESS_CHART = K.kept("attempt_guess_fig")  # attempt view: the candidate's answers against the truth
+RESULTS_TABLE = K.kept("attempt_results_table")  # attempt view: the candidate's graded answers
+RUBRIC_TABLE = K.kept("rubric_now")      # attempt view: the rubric level that counts per skill
+OVERRIDE_SKILL = K.kept("override::skill")  # override form: the skill rescored
+OVERRIDE_LEVEL = K.kept("override::level")  # override form: the level given
+OVERRIDE_COMMENT = K.kept("override::comment")  # override form: the comment shown to the candidate
+OVERRIDE_HISTORY = K.kept("override_history")  # attempt view: every instructor override so far
+GRANT_HISTORY = K.kept("grant_history")  # attempt view: every extra-time grant so far
+DATES_PREFIX = K("dates")                # board filter: start-date range, per drill and bounds
+
+
+def dates_key(drill_id: str, first: dt.date, last: dt.date) -> str:
+    """Keyed by the bounds, so a new day of attempts widens the default range instead of hiding them."""
+    return f"{DATES_PREFIX}::{drill_id}::{first}::{last}"
+
+
 ALL_COHORTS = "\u0000all"   # a sentinel no cohort code can equal (codes are letters, digits, - and _)
 HEATMAP_ROWS = 60
 DEMO_COMMAND = "FAULTLINES_DB=data/faultlines.duckdb python -m drills.demo --candidates 40"
@@ -131,16 +160,16 @@ def choose_filters(store: AttemptStore, allowed: list[str] | None = None) -> tup
     active = [d for d in aggregates.drills_by_activity(store) if d in catalogue.drills]
     drill_ids = active + [d for d in catalogue.drills if d not in active]
     cols = st.columns([3, 1, 2])
-    drill_id = cols[0].selectbox("Drill", drill_ids, key=keys.INSTRUCTOR_DRILL,
+    drill_id = cols[0].selectbox("Drill", drill_ids, key=DRILL,
                                  format_func=lambda d: catalogue.drills[d].drill.title)
     codes = aggregates.cohorts(store, drill_id)
     options = [ALL_COHORTS] + codes if allowed is None else list(allowed)
     if not options:
         st.info("The board shows the classes you own or are named on, and you have none yet: make one above.")
         return None
-    if st.session_state.get(keys.INSTRUCTOR_COHORT) not in options:
-        st.session_state.pop(keys.INSTRUCTOR_COHORT, None)
-    chosen = cols[1].selectbox("Cohort", options, key=keys.INSTRUCTOR_COHORT,
+    if st.session_state.get(COHORT) not in options:
+        st.session_state.pop(COHORT, None)
+    chosen = cols[1].selectbox("Cohort", options, key=COHORT,
                                format_func=lambda c: "All cohorts" if c == ALL_COHORTS else (c or "(no cohort)"))
     bounds = aggregates.date_bounds(store, drill_id)
     since = until = None
@@ -148,7 +177,7 @@ def choose_filters(store: AttemptStore, allowed: list[str] | None = None) -> tup
         first = dt.datetime.fromtimestamp(bounds[0], dt.timezone.utc).date()
         last = dt.datetime.fromtimestamp(bounds[1], dt.timezone.utc).date()
         picked = cols[2].date_input("Attempts started between (UTC)", value=(first, last),
-                                    key=keys.instructor_dates(drill_id, first, last))
+                                    key=dates_key(drill_id, first, last))
         picked = tuple(picked) if isinstance(picked, (tuple, list)) else (picked,)
         if picked:
             end = picked[1] if len(picked) > 1 else picked[0]
@@ -214,7 +243,7 @@ def render_leaderboard(board: Board, table: pd.DataFrame) -> None:
     config["Calibration %"] = st.column_config.NumberColumn(format="%.0f", width=widths["Calibration %"],
                                                             help=help_text["Calibration %"])
     st.dataframe(shown, hide_index=True, width="stretch", placeholder=MISSING, column_config=config,
-                 key=keys.INSTRUCTOR_LEADERBOARD)
+                 key=LEADERBOARD)
     st.caption(f"One row per candidate, from their {LEADERBOARD_ATTEMPT}; calibration counts every attempt. "
                f"The Skills tab uses each candidate's {SKILLS_ATTEMPT} instead, so a retake just started "
                "changes neither.")
@@ -230,7 +259,7 @@ def render_skills(board: Board, table: pd.DataFrame) -> None:
     names = level_names(board.loaded.drill)
     st.plotly_chart(board.figure("heatmap", lambda: figures.skills_heatmap(levels, board.key, order, names),
                                  tuple(order)),
-                    width="stretch", key=keys.INSTRUCTOR_HEATMAP)
+                    width="stretch", key=HEATMAP)
     caption = (f"Each candidate's {SKILLS_ATTEMPT} (a retake just started does not hide it; the Leaderboard "
                f"ranks by the {LEADERBOARD_ATTEMPT}); a blank row has no scored attempt yet. "
                f"{figures.OVERRIDE_MARK} marks an instructor override (hover for the comment).")
@@ -242,7 +271,7 @@ def render_skills(board: Board, table: pd.DataFrame) -> None:
     shares = shares.assign(Skill=shares["skill_id"].map(skills)).set_index("skill_id").reindex(
         [s for s in board.key.skill_ids if s in set(shares["skill_id"])]).reset_index()
     st.dataframe(shares[["Skill", "strong", "ok", "weak", "overridden"]].rename(
-        columns={**names, "overridden": "Overridden"}), hide_index=True, width="stretch", key=keys.INSTRUCTOR_SHARES)
+        columns={**names, "overridden": "Overridden"}), hide_index=True, width="stretch", key=SHARES)
     st.caption("Candidates at each level per skill, on the same attempts as the heatmap.")
 
 
@@ -257,7 +286,7 @@ def render_questions(board: Board) -> None:
     prompts = {q: board.loaded.text(question.prompt) for q, question in questions.items()}
     shorts = {q: figures.short_prompt(p) for q, p in prompts.items()}
     st.plotly_chart(board.figure("questions", lambda: figures.question_figure(errors, sample, shorts)),
-                    width="stretch", key=keys.INSTRUCTOR_QUESTIONS_CHART)
+                    width="stretch", key=QUESTIONS_CHART)
     st.caption("Boxes span the middle half of the cohort's guesses, whiskers 5% to 95%; dots are a sample of "
                "guesses (green within tolerance). Questions are ranked by the median miss, worst first. "
                "Simulation-graded questions are compared with one reference run of the simulation. Each guess is "
@@ -297,9 +326,9 @@ def render_calibration(board: Board, table: pd.DataFrame) -> None:
         return
     cols = st.columns(2)
     cols[0].plotly_chart(board.figure("calib_skill", lambda: figures.calibration_figure(by_skill)), width="stretch",
-                         key=keys.INSTRUCTOR_CALIBRATION_SKILL_CHART)
+                         key=CALIBRATION_SKILL_CHART)
     cols[1].plotly_chart(board.figure("calib_people", lambda: figures.calibration_histogram(table)),
-                         width="stretch", key=keys.INSTRUCTOR_CALIBRATION_PEOPLE_CHART)
+                         width="stretch", key=CALIBRATION_PEOPLE_CHART)
     total_r, total_h = int(by_skill["ranges"].sum()), int(by_skill["hits"].sum())
     st.caption("Stated 80% ranges against how often they held. Below 80% means ranges too narrow "
                "(overconfident); well above means too wide. Per candidate, see the leaderboard's Calibration %. "
@@ -350,7 +379,7 @@ def render_attempt(board: Board, table: pd.DataFrame) -> None:
     for warning in early_warnings(rows):
         st.warning(warning, icon="⚠️")
     st.dataframe(timeline_frame(board.loaded, rows, attempt.started_at), hide_index=True, width="stretch",
-                 key=keys.INSTRUCTOR_TIMELINE, column_config={
+                 key=TIMELINE, column_config={
                      "When (UTC)": st.column_config.TextColumn(width=140),
                      "Since start": st.column_config.TextColumn(width=70),
                      "Event": st.column_config.TextColumn(width=75),
@@ -362,8 +391,8 @@ def render_attempt(board: Board, table: pd.DataFrame) -> None:
     st.markdown("##### Answers against the truth")
     figure = guess_figure(view, results)
     if figure is not None:
-        st.plotly_chart(as_their_guess(figure), width="stretch", key=keys.INSTRUCTOR_GUESS_CHART)
-    show_results_table(results_table(view, results), key=keys.INSTRUCTOR_RESULTS_TABLE, answer_label="Their answer")
+        st.plotly_chart(as_their_guess(figure), width="stretch", key=GUESS_CHART)
+    show_results_table(results_table(view, results), key=RESULTS_TABLE, answer_label="Their answer")
 
     render_rubric(board, view)
     render_extra_time(board, view)
@@ -413,16 +442,16 @@ def render_rubric(board: Board, view: AttemptView) -> None:
         "Level that counts": drill.level_label(levels[s.id].level) if s.id in levels else "not scored",
         "Scored by": (f"{levels[s.id].scorer}: {levels[s.id].scorer_name}" if s.id in levels else ""),
         "Comment": levels[s.id].reason if s.id in levels else "",
-    } for s in drill.rubric]), hide_index=True, width="stretch", key=keys.INSTRUCTOR_RUBRIC_TABLE)
+    } for s in drill.rubric]), hide_index=True, width="stretch", key=RUBRIC_TABLE)
     with st.form("override", clear_on_submit=False):
         st.markdown("**Override a skill's score** (appended; the latest instructor score wins; the candidate sees it "
                     "with your comment)")
         cols = st.columns([2, 2])
         skill_id = cols[0].selectbox("Skill", [s.id for s in drill.rubric], format_func=lambda s: drill.skill(s).name,
-                                     key=keys.OVERRIDE_SKILL)
+                                     key=OVERRIDE_SKILL)
         level = cols[1].radio("Level", LEVELS, format_func=drill.level_label, horizontal=True,
-                              key=keys.OVERRIDE_LEVEL)
-        comment = st.text_area("Comment (required, shown to the candidate)", key=keys.OVERRIDE_COMMENT, height=90)
+                              key=OVERRIDE_LEVEL)
+        comment = st.text_area("Comment (required, shown to the candidate)", key=OVERRIDE_COMMENT, height=90)
         submitted = st.form_submit_button("Save override", type="primary")
     if submitted:
         try:
@@ -430,11 +459,11 @@ def render_rubric(board: Board, view: AttemptView) -> None:
         except InputError as problem:
             st.error(str(problem), icon="⚠️")
         else:
-            st.session_state[keys.INSTRUCTOR_FLASH] = f"Override saved for {drill.skill(skill_id).name}."
+            st.session_state[FLASH] = f"Override saved for {drill.skill(skill_id).name}."
             st.rerun()
     overrides = override_history(history)
     skill_ids = {s.id for s in drill.rubric}
-    _history_table("Override history", "No instructor overrides on this attempt.", keys.OVERRIDE_HISTORY, {
+    _history_table("Override history", "No instructor overrides on this attempt.", OVERRIDE_HISTORY, {
         "When (UTC)": [_utc(r.scored_at) for r in overrides],
         "Skill": [drill.skill(r.skill_id).name if r.skill_id in skill_ids else r.skill_id for r in overrides],
         "Level": [drill.level_label(r.level) for r in overrides],
@@ -460,9 +489,9 @@ def render_extra_time(board: Board, view: AttemptView) -> None:
         cols = st.columns([1, 3])
         # A text box, checked by drills.instructor_actions: a number box clamps `1e400` to its default without a word.
         minutes = cols[0].text_input(
-            "Extra minutes", value="10", max_chars=40, key=keys.EXTRA_MINUTES,
+            "Extra minutes", value="10", max_chars=40, key=EXTRA_MINUTES,
             help=f"A number of minutes from {actions.MIN_EXTRA_MIN} to {actions.MAX_EXTRA_MIN}.")
-        reason = cols[1].text_input("Reason (optional)", key=keys.EXTRA_REASON)
+        reason = cols[1].text_input("Reason (optional)", key=EXTRA_REASON)
         granted = st.form_submit_button("Grant extra time")
     if granted:
         try:
@@ -470,10 +499,10 @@ def render_extra_time(board: Board, view: AttemptView) -> None:
         except InputError as problem:
             st.error(str(problem), icon="⚠️")
         else:
-            st.session_state[keys.INSTRUCTOR_FLASH] = f"Granted {added:g} extra minutes."
+            st.session_state[FLASH] = f"Granted {added:g} extra minutes."
             st.rerun()
     history = grant_history(board.store, attempt.id)
-    _history_table("Time grant history", "No extra time granted on this attempt.", keys.GRANT_HISTORY, {
+    _history_table("Time grant history", "No extra time granted on this attempt.", GRANT_HISTORY, {
         "When (UTC)": [_utc(g.granted_at) for g in history],
         "Who": [g.granted_by for g in history],
         "Minutes": [g.minutes for g in history],
@@ -501,7 +530,7 @@ def render_exports(board: Board) -> None:
 def render_board(instructor: str, allowed: list[str] | None = None) -> None:
     """The board for the instructor named `instructor`, over the cohorts `allowed` (None: every cohort)."""
     store = get_store()
-    message = st.session_state.pop(keys.INSTRUCTOR_FLASH, None)
+    message = st.session_state.pop(FLASH, None)
     if message:
         st.success(message, icon="✅")
     chosen = choose_filters(store, allowed)

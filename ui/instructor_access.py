@@ -15,6 +15,10 @@ from ui import keys
 from ui.safe import escape_markdown
 from ui.identity import account_or_sign_in, instructor_settings, sign_in_configured, signed_in_instructor
 
+K = keys.register("instructor_access", __name__)   # this module's keys (ui.keys holds only shared ones)
+SIGN_OUT = K.kept("instructor_sign_out")  # the instructor's "Sign out" button
+ACCOUNT_SIGN_IN = K.kept("instructor::account_sign_in")  # the board: Sign in with the provider
+
 PASSPHRASE = "passphrase"   # the throttle's target for the one embedded-default passphrase
 
 
@@ -39,7 +43,7 @@ def _explain_setup() -> None:
 
 def _account_gate(store) -> Instructor | None:
     account = account_or_sign_in(store, "This page is for instructors. Sign in with your account.",
-                                 key=keys.INSTRUCTOR_ACCOUNT_SIGN_IN, icon="🔒")
+                                 key=ACCOUNT_SIGN_IN, icon="🔒")
     if account is None:
         return None
     if signed_in_instructor(store) is None:
@@ -118,6 +122,6 @@ def sign_out_button() -> None:
     """The passphrase's sign-out (an account signs out in the sidebar, which ends the whole session's sign-in)."""
     if sign_in_configured():
         return
-    if st.button("Sign out", key=keys.INSTRUCTOR_SIGN_OUT):
+    if st.button("Sign out", key=SIGN_OUT):
         _forget_sign_in()
         st.rerun()

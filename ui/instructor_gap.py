@@ -10,6 +10,13 @@ from ui import board_figures, keys
 from ui.board_export import download_buttons
 from ui.instructor_figures import candidate_label
 
+K = keys.register("gap", __name__)   # this module's keys (ui.keys holds only shared ones)
+TABLE = K.kept("gap_table")              # grader gap tab: self against instructor per skill
+CHART = K.kept("gap_fig")                # grader gap tab: the gap per skill
+AGREEMENT_TABLE = K.kept("gap_agreement_table")  # grader gap tab: two instructors on one skill
+PEOPLE_TABLE = K.kept("gap_people_table")  # grader gap tab: self against instructor per candidate
+APART_TABLE = K.kept("gap_apart_table")  # grader gap tab: where two instructors disagree
+
 MISSING = "—"
 
 
@@ -28,9 +35,9 @@ def render_gap(board) -> None:
                 "tab to start the comparison.")
     else:
         st.plotly_chart(board.figure("gap_fig", lambda: board_figures.gap_figure(by_skill, names)),
-                        width="stretch", key=keys.GAP_CHART)
+                        width="stretch", key=CHART)
         st.dataframe(pd.DataFrame({"Skill": [names.get(s, s) for s in by_skill["skill_id"]], **_shares(by_skill)}),
-                     hide_index=True, width="stretch", key=keys.GAP_TABLE, column_config={
+                     hide_index=True, width="stretch", key=TABLE, column_config={
                          "Mean gap (levels)": st.column_config.NumberColumn(
                              help="The instructor's level less the candidate's own, in steps (weak, ok, strong): "
                                   "negative when candidates rate themselves higher")})
@@ -40,7 +47,7 @@ def render_gap(board) -> None:
         with st.expander(f"Per candidate ({len(people)})"):
             st.dataframe(pd.DataFrame({"Candidate": [candidate_label(h, c) for h, c in
                                                      zip(people["handle"], people["cohort"])], **_shares(people)}),
-                         hide_index=True, width="stretch", key=keys.GAP_PEOPLE_TABLE)
+                         hide_index=True, width="stretch", key=PEOPLE_TABLE)
     st.markdown("##### Two instructors on one skill")
     agreement = board.figure("gap_two", lambda: grader_gap.instructor_agreement(store, filters))
     if agreement.empty:
@@ -49,7 +56,7 @@ def render_gap(board) -> None:
         st.dataframe(pd.DataFrame({
             "Skill": [names.get(s, s) for s in agreement["skill_id"]], "Pairs": agreement["pairs"],
             "Agree %": (100 * agreement["agree"]).round(0), "Mean distance (levels)": agreement["mean_apart"].round(2),
-        }), hide_index=True, width="stretch", key=keys.GAP_AGREEMENT_TABLE)
+        }), hide_index=True, width="stretch", key=AGREEMENT_TABLE)
         apart = board.figure("gap_apart", lambda: grader_gap.instructor_disagreements(store, filters))
         if not apart.empty:
             st.markdown("**Where they disagree**")
@@ -59,6 +66,6 @@ def render_gap(board) -> None:
                 "First": [f"{n}: {drill.level_label(lv)}" for n, lv in zip(apart["first_name"], apart["first_level"])],
                 "Second": [f"{n}: {drill.level_label(lv)}" for n, lv in zip(apart["second_name"],
                                                                               apart["second_level"])],
-            }), hide_index=True, width="stretch", key=keys.GAP_APART_TABLE)
+            }), hide_index=True, width="stretch", key=APART_TABLE)
     stem = f"{filters.drill_id}_{filters.cohort or 'all'}"
     download_buttons("grader_gap", stem, lambda: grader_gap.gap_pairs(store, filters), "Grader gap pairs")

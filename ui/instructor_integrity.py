@@ -11,6 +11,10 @@ from drills.timebox import format_utc
 from ui import keys
 from ui.board_export import download_buttons
 
+K = keys.register("integrity", __name__)   # this module's keys (ui.keys holds only shared ones)
+TABLE = K.kept("integrity_table")        # integrity tab: one row per attempt
+ONLY = K.kept("instructor::integrity_only")  # integrity tab: only attempts with something to look at
+
 TIMELINE_PARAM = "timeline"    # ?timeline=<attempt id> opens that attempt on the Attempt tab
 ATTEMPT_TAB = "Attempt"
 MISSING = "—"
@@ -80,7 +84,7 @@ def render_integrity(board) -> None:
     cols[1].metric("Results viewed while open", f"{int((table['results_views'] > 0).sum())}")
     cols[2].metric("Hints opened", f"{int(table['hints_opened'].sum())}")
     cols[3].metric("Ran past the box", f"{int((table['overtime_s'] > 0).sum())}")
-    only = st.toggle("Only attempts with something to look at", value=True, key=keys.INTEGRITY_ONLY,
+    only = st.toggle("Only attempts with something to look at", value=True, key=ONLY,
                      help="Looks before lock-in, results viewed while open, or time past the box")
     shown = flagged if only else table
     if shown.empty:
@@ -89,7 +93,7 @@ def render_integrity(board) -> None:
         config = {name: st.column_config.Column(help=text) for name, text in HELP.items()}
         config["Timeline"] = st.column_config.LinkColumn(display_text="open", help=HELP["Timeline"], width="small")
         event = st.dataframe(integrity_frame(shown), hide_index=True, width="stretch", placeholder=MISSING,
-                             column_config=config, key=keys.INTEGRITY_TABLE, on_select="rerun",
+                             column_config=config, key=TABLE, on_select="rerun",
                              selection_mode="single-row")
         picked = list(getattr(getattr(event, "selection", None), "rows", []) or [])
         if picked:

@@ -16,6 +16,13 @@ from ui.board_export import download_buttons
 from ui.context import get_catalogue
 from ui.instructor_figures import short_prompt
 
+K = keys.register("items", __name__)   # this module's keys (ui.keys holds only shared ones)
+ATTEMPTS = K.kept("instructor::items_attempts")  # items tab: first attempts or every finished attempt
+VARIANTS = K.kept("instructor::items_variants")  # items tab: show a row per variant too
+TABLE = K.kept("items_table")            # items tab: one row per question (and variant)
+ALPHA_TABLE = K.kept("items_alpha_table")  # items tab: Cronbach's alpha per drill and scope
+CHOICES_CHART = K.kept("items_choices_fig")  # items tab: the share choosing each option
+
 FIRST, EVERY = "first", "all"
 MISSING = "—"
 
@@ -59,10 +66,10 @@ HELP = {
 
 def render_items(board) -> None:
     cols = st.columns([2, 1])
-    mode = cols[0].radio("Attempts counted", (FIRST, EVERY), horizontal=True, key=keys.ITEMS_ATTEMPTS,
+    mode = cols[0].radio("Attempts counted", (FIRST, EVERY), horizontal=True, key=ATTEMPTS,
                          format_func=lambda m: "Each candidate's first attempt" if m == FIRST
                          else "Every finished attempt")
-    per_variant = cols[1].toggle("A row per variant", key=keys.ITEMS_VARIANTS,
+    per_variant = cols[1].toggle("A row per variant", key=VARIANTS,
                                  help="Each variant's attempts on their own, to see whether retakes are fair")
     first_only = mode == FIRST
     store, key, filters, loaded = board.store, board.key, board.filters, board.loaded
@@ -88,7 +95,7 @@ def render_items(board) -> None:
     config["Question"] = st.column_config.TextColumn(width="medium", help="The start of the question's prompt")
     config["Flags"] = st.column_config.TextColumn(width="medium", help=HELP["Flags"])
     st.dataframe(items_frame(shown, prompts), hide_index=True, width="stretch", placeholder=MISSING,
-                 column_config=config, key=keys.ITEMS_TABLE)
+                 column_config=config, key=TABLE)
     st.caption(("Each candidate's first attempt, as Moodle counts by default (a retake builds on the first)"
                 if first_only else "Every finished attempt, each as if by a different candidate (retakes are not "
                 "independent, so read the figures with care)")
@@ -102,7 +109,7 @@ def render_items(board) -> None:
         option_text = {qid: {o.id: short_prompt(loaded.text(o.text), 60) for o in q.options}
                        for qid, q in questions.items()}
         st.plotly_chart(board.figure("items_choices", lambda: board_figures.choice_figure(
-            choices, prompts, right, option_text), first_only), width="stretch", key=keys.ITEMS_CHOICES_CHART)
+            choices, prompts, right, option_text), first_only), width="stretch", key=CHOICES_CHART)
         st.caption("A distractor nobody picks does no work; one picked more than the right option points at "
                    "a misconception, or at a question that reads two ways. Hover for each option.")
 
@@ -111,7 +118,7 @@ def render_items(board) -> None:
         st.dataframe(pd.DataFrame({
             "Drill or scope": alphas["drill_id"], "Attempts": alphas["n"], "Questions": alphas["items"],
             "Alpha %": alphas["alpha_pct"].round(0)}), hide_index=True, width="stretch", placeholder=MISSING,
-            key=keys.ITEMS_ALPHA_TABLE)
+            key=ALPHA_TABLE)
     stem = f"{filters.drill_id}_{filters.cohort or 'all'}"
     download_buttons(f"items_{mode}", stem, lambda: items.item_stats(store, key, filters, first_only, loaded),
                      "Item analysis")

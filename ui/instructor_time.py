@@ -7,6 +7,9 @@ import streamlit as st
 from ui import board_figures, keys
 from ui.instructor_figures import candidate_label
 
+K = keys.register("time", __name__)   # this module's keys (ui.keys holds only shared ones)
+HEATMAP = K.kept("time_heatmap")         # time tab: minutes per candidate and part
+
 HEATMAP_ROWS = 60
 
 
@@ -34,7 +37,7 @@ def render_time_heatmap(board, table: pd.DataFrame) -> None:
     rows, grid, median = time_grid(spent, table, parts)
     st.markdown("##### Per candidate")
     st.plotly_chart(board.figure("time_heatmap", lambda: board_figures.time_heatmap(rows, parts, grid, median)),
-                    width="stretch", key=keys.TIME_HEATMAP)
+                    width="stretch", key=HEATMAP)
     caption = ("Minutes in each part on each candidate's best-scoring attempt (the leaderboard's), coloured "
                "against the part's pacing: blue under, red over. The top row is the median over those attempts; "
                "a blank cell is a part not reached or not left yet.")

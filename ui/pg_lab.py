@@ -25,6 +25,35 @@ from ui.guess import digest, guess_lockin, guess_verdict, play_button, plural, w
 from ui.hot_tenant_charts import stream_figure
 from ui.sim_tab import Question
 
+K = keys.register("pg_lab", __name__)   # this module's keys (ui.keys holds only shared ones)
+EXPERIMENT = K.kept("experiment")        # PostgreSQL lab's picker, and its ?experiment= query parameter
+LINKED = K("linked")                     # the ?experiment= value the picker last followed
+RESULTS = K("results")                   # PostgreSQL lab: {guess name: (settings digest, result)} of the last runs
+RERUN = K("rerun")                       # PostgreSQL lab: which experiment "Run again" asked to rerun
+OWNER_RACE = K("owner_race")             # last DuckDB-beside-PostgreSQL owner race (hot-tenant page)
+OWNER_RACE_BUTTON = K.kept("pg_lab_owner_race_button")  # hot-tenant page: race the owners on both engines
+
+
+def slider_key(experiment: str, name: str) -> str:
+    """One PostgreSQL-lab experiment's slider, so experiments sharing a setting name keep their own values."""
+    return f"pg_lab::{experiment}::{name}"
+
+
+def chart_key(name: str) -> str:
+    """A PostgreSQL-lab experiment's chart."""
+    return f"chart_key::{name}"
+
+
+def race_chart_key(engine: str) -> str:
+    """The owner race's stream chart on one engine (DuckDB or PostgreSQL)."""
+    return f"pg_lab_race::{engine}"
+
+
+def again_button(experiment: str) -> str:
+    """A PostgreSQL-lab experiment's "Run again with the same settings" button."""
+    return f"again_button::{experiment}"
+
+
 PG_URL_ENV = "FAULTLINES_PG_URL"       # an existing server to use instead of starting one (tests)
 LAB_DATABASE = "pg_lab"
 _RUN_LOCK = threading.Lock()
@@ -69,11 +98,11 @@ def _sliders(view_id: str, *specs: dict) -> list:
     """One slider per spec: st.slider's arguments plus ``name``, which keys it within this experiment."""
     cols = st.columns(len(specs))
     return [col.slider(**{k: v for k, v in spec.items() if k != "name"},
-                       key=keys.pg_lab_slider(view_id, spec["name"])) for col, spec in zip(cols, specs)]
+                       key=slider_key(view_id, spec["name"])) for col, spec in zip(cols, specs)]
 
 
 def _chart(fig: go.Figure, name: str) -> None:
-    st.plotly_chart(fig, width="stretch", key=keys.pg_lab_chart(name))
+    st.plotly_chart(fig, width="stretch", key=chart_key(name))
 
 
 # ---- the experiments, one by one --------------------------------------------------------------
@@ -199,7 +228,7 @@ def show_owner_race(result: OwnerRaceResult, guess: float | None = None) -> None
                                (right, result.postgres, result.postgres_events)):
         with col:
             st.plotly_chart(stream_figure(list(events), title=f"{audit.engine}: the stream after the race"),
-                            width="stretch", key=keys.pg_lab_race_chart(audit.engine))
+                            width="stretch", key=race_chart_key(audit.engine))
             st.markdown(_audit_line(audit))
     st.caption("DuckDB's writers of one stream take turns in a turnstile, so A always gets exactly its "
                "batches before B. PostgreSQL has no turnstile: B's takeover waits for the owner row's lock "
@@ -252,7 +281,7 @@ VIEWS: dict[str, LabView] = {v.id: v for v in (
 
 
 def _stored(name: str, scope: str) -> object | None:
-    results = st.session_state.setdefault(keys.PG_LAB_RESULTS, {})
+    results = st.session_state.setdefault(RESULTS, {})
     entry = results.get(name)
     return entry[1] if entry is not None and entry[0] == scope else None
 
@@ -275,13 +304,13 @@ def render_view(view: LabView) -> None:
     guess = guess_lockin(name, q.label, q.unit, min_value=0.0, max_value=q.max_value, step=q.step, scope=scope)
     played = play_button(name, guess)
     result = _stored(name, scope)
-    if played and (result is None or st.session_state.pop(keys.PG_LAB_RERUN, None) == name):
+    if played and (result is None or st.session_state.pop(RERUN, None) == name):
         try:
             result = run_view(view, params)
         except Exception as exc:  # the server or a worker failed: say so instead of a traceback
             st.error(f"The run failed: {type(exc).__name__}: {exc}")
             return
-        st.session_state[keys.PG_LAB_RESULTS][name] = (scope, result)
+        st.session_state[RESULTS][name] = (scope, result)
     if not played or result is None:
         waiting_chart(name, height=HEIGHT_EMPTY)
         st.caption("Nothing has run yet. Every run starts real worker threads, each with its own "
@@ -289,9 +318,9 @@ def render_view(view: LabView) -> None:
         return
     view.show(result, guess)
     guess_verdict(guess, view.truth(result), q.unit, tolerance_rel=q.tolerance_rel)
-    if st.button("Run again with the same settings", key=keys.pg_lab_again(view.id),
+    if st.button("Run again with the same settings", key=again_button(view.id),
                  help="Races come out differently each time: run it again to see the spread."):
-        st.session_state[keys.PG_LAB_RERUN] = name
+        st.session_state[RERUN] = name
         st.rerun()
 
 
@@ -303,13 +332,13 @@ def pick_view() -> LabView:
 
     A link's experiment is taken once per new value, so a reader's own pick is not undone on rerun.
     """
-    wanted = st.query_params.get(keys.PG_LAB_EXPERIMENT)
-    if wanted in VIEWS and wanted != st.session_state.get(keys.PG_LAB_LINKED):
-        st.session_state[keys.PG_LAB_EXPERIMENT] = wanted
+    wanted = st.query_params.get(EXPERIMENT)
+    if wanted in VIEWS and wanted != st.session_state.get(LINKED):
+        st.session_state[EXPERIMENT] = wanted
     chosen = st.selectbox("Experiment", list(VIEWS), format_func=lambda v: VIEWS[v].title,
-                          key=keys.PG_LAB_EXPERIMENT) or next(iter(VIEWS))
-    st.query_params[keys.PG_LAB_EXPERIMENT] = chosen
-    st.session_state[keys.PG_LAB_LINKED] = chosen
+                          key=EXPERIMENT) or next(iter(VIEWS))
+    st.query_params[EXPERIMENT] = chosen
+    st.session_state[LINKED] = chosen
     return VIEWS[chosen]
 
 
@@ -317,13 +346,13 @@ def lab_link(experiment_id: str, label: str | None = None) -> None:
     """A link that opens the lab on one experiment, for a drill's reveal or another page."""
     view = VIEWS[experiment_id]
     st.page_link("pages/pg_lab.py", label=label or f"Run it on PostgreSQL: {view.title}", icon="🐘",
-                 query_params={keys.PG_LAB_EXPERIMENT: experiment_id})
+                 query_params={EXPERIMENT: experiment_id})
 
 
 def render_owner_race_beside_duckdb() -> None:
     """For the hot-tenant page: one button that races both engines and shows them side by side."""
-    if st.button("Race the owners on DuckDB and on PostgreSQL", key=keys.PG_LAB_OWNER_RACE_BUTTON):
-        st.session_state[keys.PG_LAB_OWNER_RACE] = run_view(VIEWS["owner_race"], OwnerRaceParams())
-    result = st.session_state.get(keys.PG_LAB_OWNER_RACE)
+    if st.button("Race the owners on DuckDB and on PostgreSQL", key=OWNER_RACE_BUTTON):
+        st.session_state[OWNER_RACE] = run_view(VIEWS["owner_race"], OwnerRaceParams())
+    result = st.session_state.get(OWNER_RACE)
     if result is not None:
         show_owner_race(result)

@@ -18,6 +18,13 @@ from ui.sim_embed import claim_label
 from ui.sim_tab import Question as SimQuestion
 from ui.sim_tab import SimTab
 
+K = keys.register("platform_page", __name__)   # this module's keys (ui.keys holds only shared ones)
+
+
+def chart_key(index: int) -> str:
+    """One of the platform simulation page's charts, by position."""
+    return f"platform-chart-{index}"
+
 
 @dataclass(frozen=True)
 class Question:
@@ -235,7 +242,7 @@ def show_run(scenario: str, params: Params, result: platform.Result, guess: floa
     for i, (build, note) in enumerate(zip(CHARTS, chart_notes(params, out))):
         # the backlog replays in the browser (play, pause, speed, scrub); the others are drawn whole
         figure = playback_figure(backlog_frames(result)) if build is backlog_figure else build(result)
-        st.plotly_chart(figure, width="stretch", key=keys.platform_chart(i))
+        st.plotly_chart(figure, width="stretch", key=chart_key(i))
         st.caption(note)
     with st.expander("Every figure from this run"):
         st.json(out)

@@ -24,6 +24,11 @@ from ui.guess import plural
 from ui.lockin import answer_summary
 from ui.context import now
 
+K = keys.register("results", __name__)   # this module's keys (ui.keys holds only shared ones)
+GUESS_CHART = K.kept("guess_fig")        # results page: your numbers against the truth
+TABLE = K.kept("results_table")          # results page: every answer, graded
+VIEWED = K.kept("results_viewed")        # open attempts whose results page this session has logged
+
 SCORE_COLOURS = {1.0: "#2e7d32", 0.5: "#f9a825", 0.0: "#c62828"}
 
 
@@ -268,14 +273,14 @@ def render_results(view: AttemptView) -> None:
         st.info("No numeric guesses locked in yet." if view.finished else
                 "Your guesses appear here against the truth once you have opened their worked answers.")
     else:
-        st.plotly_chart(figure, width="stretch", key=keys.RESULTS_GUESS_CHART)
+        st.plotly_chart(figure, width="stretch", key=GUESS_CHART)
         st.caption("Dots on the dashed line were exact; green is within tolerance, amber within twice it. "
                    "Bars are your 80% ranges.")
     not_drawn = drawable_guesses(results)[1]
     if not_drawn:
         st.caption(f"{not_drawn} guess{'es' if not_drawn != 1 else ''} at or below zero cannot sit on a ratio "
                    "scale; see the table below.")
-    show_results_table(results_table(view, results), key=keys.RESULTS_TABLE)
+    show_results_table(results_table(view, results), key=TABLE)
 
     st.header("Time per part against the pacing")
     st.plotly_chart(time_figure(view), width="stretch", key=keys.TIME_CHART)
@@ -316,7 +321,7 @@ def render_results(view: AttemptView) -> None:
 
 def record_results_visit(store, attempt) -> None:
     """An open attempt's results page logs one 'results_viewed' event per browser session, for the timeline."""
-    seen = st.session_state.setdefault(keys.RESULTS_VIEWED, set())
+    seen = st.session_state.setdefault(VIEWED, set())
     if attempt.id not in seen:
         store.log_event(attempt.id, EventKind.RESULTS_VIEWED)
         seen.add(attempt.id)

@@ -26,6 +26,21 @@ from ui.history import signed_in_bar
 from ui.lockin import SCORE_BADGE
 from ui.safe import escape_markdown
 
+K = keys.register("review", __name__)   # this module's keys (ui.keys holds only shared ones)
+OUTCOME = K("outcome")                   # the review just answered, shown once above the next item
+CHECK_AGAIN = K("check_again")           # nothing due yet but soon: reruns the page to look again
+
+
+def form_key(row_id: int) -> str:
+    """The answer form of the due item whose latest row is `row_id` (a new row gets a new, empty form)."""
+    return f"review::{row_id}"
+
+
+def value_key(row_id: int) -> str:
+    """The answer typed in that form."""
+    return f"review::{row_id}::value"
+
+
 REVIEW_INTRO = ("Questions you missed in a finished attempt, and questions of skills you scored weak, come back "
                 "here on a spaced schedule, each with fresh numbers. Sign in with your handle and the personal "
                 "resume code shown when you first started a drill with it.")
@@ -93,7 +108,7 @@ def _part_title(loaded: LoadedDrill, question_id: str) -> str:
 
 
 def _show_outcome() -> None:
-    outcome: Outcome | None = st.session_state.pop(keys.REVIEW_OUTCOME, None)
+    outcome: Outcome | None = st.session_state.pop(OUTCOME, None)
     if outcome is None:
         return
     if outcome.due_at is None:
@@ -125,8 +140,8 @@ def _review_one(store, handle: str, item: ReviewState, base: LoadedDrill, questi
         st.caption(f"{base.drill.title} · {_part_title(base, question.id)} · {numbers} · {item.reason or 'reviewed'}")
         st.markdown(f"**{prompt}**")
         _givens(loaded, question)
-        with st.form(keys.review_form(item.id), border=False, enter_to_submit=True):
-            typed = st.text_input(f"Your answer ({question.unit})", key=keys.review_value(item.id),
+        with st.form(form_key(item.id), border=False, enter_to_submit=True):
+            typed = st.text_input(f"Your answer ({question.unit})", key=value_key(item.id),
                                   placeholder="a number", max_chars=40)
             checked = st.form_submit_button("Check my answer", type="primary")
     if not checked:
@@ -140,7 +155,7 @@ def _review_one(store, handle: str, item: ReviewState, base: LoadedDrill, questi
     rated = review.rating(entry.value, truth, question)
     state = store.record_review(handle, item.drill_id, question.id, based_on=item.id, variant=variant,
                                 guess=entry.value, rating=int(rated), advance=review.next_card)
-    st.session_state[keys.REVIEW_OUTCOME] = Outcome(
+    st.session_state[OUTCOME] = Outcome(
         prompt, format_quantity(entry.value, question.unit), format_quantity(truth, question.unit, question.decimals),
         scoring.grade_numeric(entry.value, truth, question.tolerance), rated,
         None if state is None else state.due_at)
@@ -195,7 +210,7 @@ def render_review() -> None:
         st.success(f"Nothing due right now. The next question comes back {review.wait_words(upcoming - at)} "
                    f"({format_utc(upcoming, seconds=upcoming - at < 60)} UTC).", icon="✅")
         if upcoming - at < SOON_S:
-            st.button("Check again", icon="🔁", key=keys.REVIEW_CHECK_AGAIN,
+            st.button("Check again", icon="🔁", key=CHECK_AGAIN,
                       help="The page does not refresh by itself: press this once the question is due.")
     st.markdown("##### Your review schedule")
     st.table(schedule_table(items, catalogue, at), hide_index=True)

@@ -15,6 +15,14 @@ from ui.attempt_view import AttemptView
 from ui.lockin import FINISHED_ELSEWHERE
 from ui.safe import escape_markdown
 
+K = keys.register("rubric", __name__)   # this module's keys (ui.keys holds only shared ones)
+SAVED = K.kept("rubric_saved")           # the self-score form's confirmation, shown once under its button
+
+
+def level_key(skill_id: str) -> str:
+    """The end-of-drill self-score radio of one rubric skill."""
+    return f"rubric::{skill_id}"
+
 
 def render_self_score(view: AttemptView) -> bool:
     """The rubric form; returns True once every skill has a score."""
@@ -38,10 +46,10 @@ def render_self_score(view: AttemptView) -> bool:
                 st.info(f"Your instructor scored this **{drill.level_label(current.level)}**; see your results.")
             mine = own.get(skill.id)
             chosen[skill.id] = st.radio(skill.name, LEVELS, format_func=drill.level_label, horizontal=True,
-                                        index=LEVELS.index(mine) if mine else None, key=keys.rubric_level(skill.id),
+                                        index=LEVELS.index(mine) if mine else None, key=level_key(skill.id),
                                         label_visibility="collapsed", disabled=view.finished)
         saved = st.form_submit_button("Save my scores", type="primary", disabled=view.finished)
-    confirmation = st.session_state.pop(keys.RUBRIC_SAVED, None)
+    confirmation = st.session_state.pop(SAVED, None)
     if confirmation:
         st.success(escape_markdown(confirmation), icon="✅")   # under the button pressed, not a toast over the first skill
     if saved:
@@ -59,7 +67,7 @@ def render_self_score(view: AttemptView) -> bool:
                 st.error(FINISHED_ELSEWHERE, icon="🔒")
                 return all(s.id in levels for s in drill.rubric)
             missing = [skill.name for skill in drill.rubric if not chosen[skill.id]]
-            st.session_state[keys.RUBRIC_SAVED] = ("Scores saved." if not missing else
+            st.session_state[SAVED] = ("Scores saved." if not missing else
                                                 f"Saved {len(picked)} of {len(drill.rubric)} skills; still to score: "
                                                 + ", ".join(missing) + ".")
             st.rerun()

@@ -17,6 +17,24 @@ from ui.sim_pins import Pin, pin_param, pin_text, pinned
 from ui.sim_runs import cached_run
 from ui.sim_tab import SimTab
 
+K = keys.register("sim_compare", __name__)   # this module's keys (ui.keys holds only shared ones)
+
+
+def pin_button(tab_name: str) -> str:
+    """A simulation tab's "Pin this run as A" button."""
+    return f"pin::{tab_name}"
+
+
+def unpin_button(tab_name: str) -> str:
+    """A simulation tab's "Unpin A" button."""
+    return f"unpin::{tab_name}"
+
+
+def ab_chart(tab_name: str) -> str:
+    """A simulation tab's pinned run A beside the current run B."""
+    return f"ab-chart::{tab_name}"
+
+
 A_COLOUR, B_COLOUR = "#7f7f7f", "#d62728"
 
 
@@ -222,12 +240,12 @@ def compare_panel(tab: SimTab, params: object, seed: int, result: object, guess:
     with st.expander("Compare: pin this run as A, change settings, see B beside it", icon=":material/compare:",
                      expanded=pin is not None):
         left, right = st.columns(2)
-        if left.button("Pin this run as A", key=keys.sim_pin_button(tab.name), icon=":material/push_pin:"):
+        if left.button("Pin this run as A", key=pin_button(tab.name), icon=":material/push_pin:"):
             pin = Pin(params, seed, guess)
             st.session_state[pin_key] = pin
             st.query_params[pin_param(tab.name)] = pin_text(pin)
             st.rerun()                       # so the share link above carries the pin too
-        if pin is not None and right.button("Unpin A", key=keys.sim_unpin_button(tab.name)):
+        if pin is not None and right.button("Unpin A", key=unpin_button(tab.name)):
             st.session_state.pop(pin_key, None)
             st.query_params.pop(pin_param(tab.name), None)
             st.rerun()
@@ -241,7 +259,7 @@ def compare_panel(tab: SimTab, params: object, seed: int, result: object, guess:
         module = importlib.import_module(f"sims.{tab.model}")
         result_a = cached_run(tab.model, pin.params, pin.seed)
         st.plotly_chart(overlay_figure(tab.series(result_a), tab.series(result), "A (pinned)", "B (now)"),
-                        width="stretch", key=keys.sim_ab_chart(tab.name))
+                        width="stretch", key=ab_chart(tab.name))
         truth_a, truth_b = tab.truth(result_a), tab.truth(result)
         if truth_a is not None and truth_b is not None:
             st.markdown(ab_line(tab.question.label, tab.question.unit, truth_a, truth_b))

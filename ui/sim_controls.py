@@ -19,6 +19,14 @@ from ui.sim_share import locked_guess, share_panel, with_guess
 from ui.sim_spread import spread_panel
 from ui.sim_tab import Settings, SimTab
 
+K = keys.register("sim_controls", __name__)   # this module's keys (ui.keys holds only shared ones)
+
+
+def chart_key(tab_name: str) -> str:
+    """A simulation tab's replayed run."""
+    return f"chart::{tab_name}"
+
+
 def play(tab: SimTab, params: object, chosen: Settings) -> object | None:
     """Lock a guess, press Play, replay the run in the browser, grade it, then the tools.
 
@@ -33,7 +41,7 @@ def play(tab: SimTab, params: object, chosen: Settings) -> object | None:
         share_panel(tab.model, params, seed, query)
         return None
     result = cached_run(tab.model, params, seed)
-    st.plotly_chart(playback_figure(tab.frames(result)), width="stretch", key=keys.sim_chart(tab.name))
+    st.plotly_chart(playback_figure(tab.frames(result)), width="stretch", key=chart_key(tab.name))
     truth = tab.truth(result)
     guess_verdict(guess, truth, question.unit, tolerance_rel=question.tolerance_rel)
     share_panel(tab.model, params, seed, query)

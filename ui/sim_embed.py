@@ -14,12 +14,20 @@ from sims import hot_shard, presets
 from sims.platform import MITIGATIONS, SCENARIO_TITLES, Params
 from ui import keys
 
-# The hot-tenant page's tabs, bound to ?tab= (keys.HOT_TENANT_TAB) so a link can open the simulation tab.
+K = keys.register("embed", __name__)   # this module's keys (ui.keys holds only shared ones)
+
+
+def embed_chart(preset_id: str) -> str:
+    """The run a drill answer was graded against, embedded under its worked answer."""
+    return f"embed::{preset_id}"
+
+
+# The hot-tenant page's tabs, bound to ?tab= (keys.TAB) so a link can open the simulation tab.
 HOT_TENANT_TABS = ("Event-store lab", "Partition simulation")
 
 # The concurrency-pool page's "Guess about" choices, bound to ?cp_lane= so a drill's link asks about its lane.
 POOL_LANE, FANOUT_LANE = "the pool of K (bottom lanes)", "the fan-out (top lanes)"
-# The tabs of the hot-shard and retry-storm pages, bound to ?tab= (keys.SIM_TAB).
+# The tabs of the hot-shard and retry-storm pages, bound to ?tab= (keys.TAB).
 HOT_SHARD_TABS = ("Celebrity key", "Tenant groups", "Shuffle sharding")
 RETRY_STORM_TABS = ("Synchronised breakers", "Jitter, shared state, ramp")
 
@@ -29,7 +37,7 @@ MODEL_PAGES = {
     "concurrency_pool": ("pages/sim_concurrency_pool.py", "Concurrency pool", None),
     "retry_storm": ("pages/sim_retry_storm.py", "Retry storm", None),
     "platform": ("pages/sim_platform.py", "Whole platform", None),
-    "partitions": ("pages/hot_tenant.py", "Hot tenant", {keys.HOT_TENANT_TAB: HOT_TENANT_TABS[1]}),
+    "partitions": ("pages/hot_tenant.py", "Hot tenant", {keys.TAB: HOT_TENANT_TABS[1]}),
 }
 
 
@@ -85,11 +93,11 @@ def _settings(prefix: str, **values: object) -> dict[str, str]:
 
 def _hot_shard_query(p) -> dict[str, str]:
     if p.bad_key_breaks_groups:
-        return {keys.SIM_TAB: HOT_SHARD_TABS[2], **_settings("hs_shuf", groups=p.shards, per=p.groups_per_key)}
+        return {keys.TAB: HOT_SHARD_TABS[2], **_settings("hs_shuf", groups=p.shards, per=p.groups_per_key)}
     if p.service_s == hot_shard.JOB_S:        # tenants in worker groups: the page's slider is the noisy load
         multiplier = round(p.hot_key_share * p.arrival_rps / hot_shard.NOISY_NORMAL_JOBS_PER_S)
-        return {keys.SIM_TAB: HOT_SHARD_TABS[1], **_settings("hs_ten", groups=p.shards, mult=multiplier)}
-    return {keys.SIM_TAB: HOT_SHARD_TABS[0], **_settings("hs_celeb", shards=p.shards, share=p.hot_key_share)}
+        return {keys.TAB: HOT_SHARD_TABS[1], **_settings("hs_ten", groups=p.shards, mult=multiplier)}
+    return {keys.TAB: HOT_SHARD_TABS[0], **_settings("hs_celeb", shards=p.shards, share=p.hot_key_share)}
 
 
 def _platform_query(p) -> dict[str, str]:
@@ -118,7 +126,7 @@ def explore_query(preset_id: str, values: Mapping[str, float] | None = None) -> 
                                retry=p.retry_after_s, lane=lane))
     elif preset.model == "retry_storm":
         slug = "jitter" if p.jitter else "sync"
-        query.update({keys.SIM_TAB: RETRY_STORM_TABS[p.jitter],
+        query.update({keys.TAB: RETRY_STORM_TABS[p.jitter],
                       **_settings(f"rs_{slug}", procs=p.processes, parked=p.in_flight_per_process)})
     elif preset.model == "platform":
         query.update(_platform_query(p))
@@ -147,4 +155,4 @@ def render_sim_embed(preset_id: str, seed: int, *, revealed: bool, locked: bool,
         return
     with st.expander(f"🎲 The {name} run this answer was graded against"):
         inputs = presets.inputs_of([preset_id], values) if values is not None else ()
-        st.plotly_chart(_figure(preset_id, seed, inputs), width="stretch", key=keys.sim_embed_chart(preset_id))
+        st.plotly_chart(_figure(preset_id, seed, inputs), width="stretch", key=embed_chart(preset_id))

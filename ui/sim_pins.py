@@ -12,6 +12,10 @@ from sims.__main__ import parse_params, to_args
 from ui import keys
 from ui.sim_tab import SEED_MAX, SimTab
 
+K = keys.register("sim_pins", __name__)   # this module's keys (ui.keys holds only shared ones)
+PARAM_PREFIX = K.kept("pin_")            # ?pin_<tab>= the run pinned as A: its settings, seed and guess
+
+
 @dataclass(frozen=True)
 class Pin:
     """The run pinned as A: its settings and seed, and the guess the reader locked for it."""
@@ -22,7 +26,7 @@ class Pin:
 
 
 def pin_param(name: str) -> str:
-    return f"{keys.PIN_PARAM_PREFIX}{name}"
+    return f"{PARAM_PREFIX}{name}"
 
 
 def pin_text(pin: Pin) -> str:

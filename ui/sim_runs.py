@@ -10,6 +10,19 @@ from sims import export
 from ui import keys
 from ui.sim_tab import SimTab
 
+K = keys.register("sim_runs", __name__)   # this module's keys (ui.keys holds only shared ones)
+
+
+def events_csv(tab_name: str) -> str:
+    """A simulation tab's events download (CSV)."""
+    return f"csv::{tab_name}"
+
+
+def summary_json(tab_name: str) -> str:
+    """A simulation tab's settings-and-summary download (JSON)."""
+    return f"json::{tab_name}"
+
+
 HEAVY_MODELS = frozenset({"platform"})        # about 2 MB a cached run; the others about 0.2 MB
 
 
@@ -43,7 +56,7 @@ def download_panel(tab: SimTab, params: object, seed: int) -> None:
     stem = f"{tab.name.replace('.', '-')}-seed{seed}"
     left, right = st.columns(2)
     left.download_button("Events (CSV)", events, file_name=f"{stem}-events.csv", mime="text/csv",
-                         key=keys.sim_events_csv(tab.name), width="stretch", icon=":material/download:")
+                         key=events_csv(tab.name), width="stretch", icon=":material/download:")
     right.download_button("Settings and summary (JSON)", summary, file_name=f"{stem}-summary.json",
-                          mime="application/json", key=keys.sim_summary_json(tab.name), width="stretch",
+                          mime="application/json", key=summary_json(tab.name), width="stretch",
                           icon=":material/download:")

@@ -15,6 +15,19 @@ from ui.guess import digest, fmt_figure, fmt_guess
 from ui.sim_runs import HEAVY_MODELS, cached_run
 from ui.sim_tab import SimTab
 
+K = keys.register("sim_spread", __name__)   # this module's keys (ui.keys holds only shared ones)
+
+
+def spread_button(tab_name: str) -> str:
+    """A simulation tab's "Run N seeds" button."""
+    return f"spread::{tab_name}"
+
+
+def spread_chart(tab_name: str) -> str:
+    """A simulation tab's spread of the asked figure over seeds."""
+    return f"spread-chart::{tab_name}"
+
+
 SPREAD_DEFAULT = 20
 SPREAD_MAX = 100
 BAND = (10, 90)                              # the middle 80% of runs: where a guess counts as "typical"
@@ -103,8 +116,8 @@ def spread_panel(tab: SimTab, params: object, seed: int, guess: float, this_run:
         count = int(st.number_input("Seeds to run", 5, SPREAD_MAX, SPREAD_DEFAULT, 5,
                                     key=keys.sim_setting(tab.prefix, "n"), bind="query-params"))
         wanted = digest(tab.model, params, count)
-        memo = keys.SIM_SPREAD_PREFIX + tab.name     # (settings digest, their figures once run)
-        if st.button(f"Run {count} seeds", key=keys.sim_spread_button(tab.name)):
+        memo = K.item(tab.name)     # the tab's last seed spread: (settings digest, its figures once run)
+        if st.button(f"Run {count} seeds", key=spread_button(tab.name)):
             st.session_state[memo] = (wanted, None)
         ran = st.session_state.get(memo)
         if not (isinstance(ran, tuple) and ran[0] == wanted):
@@ -121,7 +134,7 @@ def spread_panel(tab: SimTab, params: object, seed: int, guess: float, this_run:
             return
         unit = tab.question.unit
         st.plotly_chart(spread_figure(values, guess, this_run, unit, tab.question.label), width="stretch",
-                        key=keys.sim_spread_chart(tab.name))
+                        key=spread_chart(tab.name))
         inside, where = grade_against_spread(guess, values, unit, tab.question.tolerance_rel)
         (st.success if inside else st.warning)(where)
         st.markdown(spread_words(values, unit))

@@ -15,6 +15,9 @@ from ui.context import current_token, get_catalogue, get_store, store_fault
 from ui.identity import signed_in_account
 from ui.sim_embed import page_models
 
+K = keys.register("sim_visits", __name__)   # this module's keys (ui.keys holds only shared ones)
+VISITS = K.kept("sim_visits")            # sim pages already recorded as opened during this session's attempt
+
 _PRESET_MODELS = {preset_id: preset.model for preset_id, preset in PRESETS.items()}
 
 
@@ -35,7 +38,7 @@ def record_sim_visit(url_path: str) -> None:
     if not models or store_fault() is not None:
         return
     store = get_store()
-    seen = st.session_state.setdefault(keys.SIM_VISITS, set())
+    seen = st.session_state.setdefault(VISITS, set())
     for attempt in _attempts_to_flag(store, models):
         loaded = get_catalogue().drills.get(attempt.drill_id)
         if loaded is None:

@@ -20,6 +20,16 @@ from ui.identity import sign_in_button, sign_in_configured, signed_in_account, v
 from ui.review import due_reminder
 from ui.safe import escape_markdown
 
+K = keys.register("start", __name__)   # this module's keys (ui.keys holds only shared ones)
+HANDLE_INPUT = K.kept("candidate_handle")  # the catalogue's "who are you" inputs
+COHORT_INPUT = K.kept("candidate_cohort")
+HANDLE_PARAM = K.kept("handle")          # ?handle= and ?cohort=: the catalogue's inputs survive a reload
+COHORT_PARAM = K.kept("cohort")
+JOIN_NAME = K.kept("join::name")         # the display name typed when joining a class
+HANDLE_CODE = K.kept("candidate_code")   # the catalogue: the resume code of a handle already in use
+CLASS_PICK = K.kept("class_pick")        # the catalogue: which of the account's classes an attempt counts for
+CATALOGUE_SIGN_IN = K.kept("catalogue::sign_in")  # the catalogue: Sign in with the provider
+
 PERSONAL = ""   # the class picker's value for practice outside any class
 
 
@@ -60,7 +70,7 @@ def _join_from_link(store, account: Account | None) -> None:
         return
     joined = dict(store.account_cohorts(account.id))
     if found.cohort in joined:
-        st.session_state[keys.CLASS_PICK] = found.cohort
+        st.session_state[CLASS_PICK] = found.cohort
         st.query_params.pop(keys.JOIN_PARAM, None)
         return
     with st.container(border=True):
@@ -68,7 +78,7 @@ def _join_from_link(store, account: Account | None) -> None:
         with st.form("join_class", enter_to_submit=True):
             name = st.text_input("Your name in this class (shown to your instructor and unique in the class)",
                                  value=(account.name or "")[:checks.MAX_HANDLE], max_chars=checks.MAX_HANDLE,
-                                 key=keys.JOIN_NAME)
+                                 key=JOIN_NAME)
             go = st.form_submit_button("Join", type="primary")
         if not go:
             return
@@ -77,7 +87,7 @@ def _join_from_link(store, account: Account | None) -> None:
         except (checks.InputError, AccessRefused) as problem:
             st.error(str(problem), icon="⚠️")
             return
-        st.session_state[keys.CLASS_PICK] = found.cohort
+        st.session_state[CLASS_PICK] = found.cohort
         st.query_params.pop(keys.JOIN_PARAM, None)
         st.rerun()
 
@@ -94,9 +104,9 @@ def who_are_you(store) -> Visitor:
         cohort = PERSONAL
         if classes:
             options = [PERSONAL, *classes]
-            if st.session_state.get(keys.CLASS_PICK) not in options:
-                st.session_state[keys.CLASS_PICK] = options[-1]
-            cohort = st.selectbox("Your attempts count for", options, key=keys.CLASS_PICK,
+            if st.session_state.get(CLASS_PICK) not in options:
+                st.session_state[CLASS_PICK] = options[-1]
+            cohort = st.selectbox("Your attempts count for", options, key=CLASS_PICK,
                                   format_func=lambda c: "my own practice (no class)" if c == PERSONAL else
                                   f"{titles[c]} — as {classes[c]}")
         else:
@@ -105,19 +115,19 @@ def who_are_you(store) -> Visitor:
         due_reminder(store, account_learner(account))
         return Visitor(account, cohort, problem=st.empty())
     if sign_in_configured():
-        sign_in_button("Sign in with your account", key=keys.CATALOGUE_SIGN_IN)
+        sign_in_button("Sign in with your account", key=CATALOGUE_SIGN_IN)
         st.caption("Sign in to keep your attempts under your account, see them from any browser, and join your "
                    "class. Or practise anonymously below with a handle and its resume code.")
     identity = st.columns([2, 1, 1])
     handle = identity[0].text_input("Your handle", placeholder="e.g. ada",
                                     help="Shown to your instructor; letters, digits, spaces, dots, dashes or "
                                          "underscores. The first drill under a new handle gives you its resume code.",
-                                    **field_in_url(keys.HANDLE, keys.HANDLE_PARAM, checks.MAX_HANDLE))
+                                    **field_in_url(HANDLE_INPUT, HANDLE_PARAM, checks.MAX_HANDLE))
     cohort = identity[1].text_input("Cohort code (optional)",
                                     help="Your instructor gives you this so your attempt shows on their board.",
-                                    **field_in_url(keys.COHORT, keys.COHORT_PARAM, checks.MAX_COHORT))
+                                    **field_in_url(COHORT_INPUT, COHORT_PARAM, checks.MAX_COHORT))
     code = identity[2].text_input("Resume code, if used before", type="password", max_chars=20,
-                                  key=keys.HANDLE_CODE, placeholder="e.g. K7QM-3XHD",
+                                  key=HANDLE_CODE, placeholder="e.g. K7QM-3XHD",
                                   help="Only for a handle you have used before: its code proves it is yours.")
     problem = st.empty()
     proven = st.session_state.get(keys.HISTORY_HANDLE)

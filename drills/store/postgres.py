@@ -1,6 +1,8 @@
 """The attempt store on a PostgreSQL server, for several app processes sharing one database.
 
-Writes go to PostgreSQL through a small connection pool; instructor reports run as DuckDB SQL over a copy.
+The SQL is StoreCore's (drills.store.core); this module is the plumbing. Writes go to PostgreSQL through a
+small connection pool, writers of one attempt queue on an advisory lock, and instructor reports run as
+DuckDB SQL over a copy (ReportCopy).
 """
 from __future__ import annotations
 
@@ -21,13 +23,9 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import ConnectionPool
 
-from drills.store import (MIGRATIONS, StoreCore, ThreadCursors, apply_migrations, duckdb_transaction,
-                          postgres_dialect)
-
-# The same numbered migrations, spelled for PostgreSQL. Versions 2 to 4 create the derived tables here
-# too, unused: reports keep theirs in the in-memory DuckDB copy (ReportCopy), so version numbers and
-# schema_version() agree with the DuckDB store.
-PG_MIGRATIONS: tuple[tuple[int, str], ...] = tuple((version, postgres_dialect(sql)) for version, sql in MIGRATIONS)
+from drills.store.core import StoreCore
+from drills.store.duckdb import ThreadCursors, duckdb_transaction
+from drills.store.migrations import PG_MIGRATIONS, apply_migrations, postgres_dialect
 
 # pg_advisory_lock's two-key form: a space of its own, apart from the one-key locks held per attempt.
 _MIGRATION_LOCK = (0x464C, 1)

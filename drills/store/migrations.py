@@ -1,0 +1,283 @@
+"""The store's numbered schema migrations, and how a database is brought up to date with them.
+
+Applied by version number at start-up, each in its own transaction; gaps are allowed, so a feature can
+reserve numbers. Never edit one that has shipped: a change is a new number. The SQL is DuckDB's; the
+PostgreSQL store runs the same list through postgres_dialect (PG_MIGRATIONS).
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+from drills.live_store import LIVE_MIGRATIONS
+
+# No FOREIGN KEY clauses: in DuckDB they tripled the cost of a lock-in commit, and every
+# child row is written by AttemptStore for an attempt it has just looked up.
+_NUMBERED: tuple[tuple[int, str], ...] = (
+    (1, """
+    CREATE SEQUENCE IF NOT EXISTS seq_ids START 1;
+    CREATE TABLE candidates (
+        id BIGINT PRIMARY KEY DEFAULT nextval('seq_ids'),
+        handle VARCHAR NOT NULL,
+        cohort VARCHAR NOT NULL DEFAULT '',
+        created_at DOUBLE NOT NULL,
+        UNIQUE (handle, cohort)
+    );
+    CREATE TABLE attempts (
+        id BIGINT PRIMARY KEY DEFAULT nextval('seq_ids'),
+        token VARCHAR NOT NULL UNIQUE,
+        candidate_id BIGINT NOT NULL,
+        drill_id VARCHAR NOT NULL,
+        seed BIGINT NOT NULL,
+        time_box_s DOUBLE NOT NULL,
+        started_at DOUBLE NOT NULL
+    );
+    CREATE TABLE answers (
+        attempt_id BIGINT NOT NULL,
+        question_id VARCHAR NOT NULL,
+        part_id VARCHAR NOT NULL,
+        kind VARCHAR NOT NULL,
+        value DOUBLE,
+        low DOUBLE,
+        high DOUBLE,
+        choice VARCHAR,
+        notes VARCHAR,
+        skipped BOOLEAN NOT NULL DEFAULT FALSE,
+        locked_at DOUBLE NOT NULL,
+        PRIMARY KEY (attempt_id, question_id)
+    );
+    CREATE TABLE reveals (
+        attempt_id BIGINT NOT NULL,
+        part_id VARCHAR NOT NULL,
+        section VARCHAR NOT NULL,
+        revealed_at DOUBLE NOT NULL,
+        PRIMARY KEY (attempt_id, part_id, section)
+    );
+    CREATE TABLE rubric_scores (
+        id BIGINT PRIMARY KEY DEFAULT nextval('seq_ids'),
+        attempt_id BIGINT NOT NULL,
+        skill_id VARCHAR NOT NULL,
+        level VARCHAR NOT NULL CHECK (level IN ('strong', 'ok', 'weak')),
+        scorer VARCHAR NOT NULL CHECK (scorer IN ('self', 'instructor')),
+        scorer_name VARCHAR NOT NULL,
+        reason VARCHAR NOT NULL DEFAULT '',
+        scored_at DOUBLE NOT NULL
+    );
+    CREATE TABLE note_ratings (
+        id BIGINT PRIMARY KEY DEFAULT nextval('seq_ids'),
+        attempt_id BIGINT NOT NULL,
+        question_id VARCHAR NOT NULL,
+        rating VARCHAR NOT NULL CHECK (rating IN ('full', 'partial', 'missed')),
+        rated_at DOUBLE NOT NULL
+    );
+    CREATE TABLE time_grants (
+        id BIGINT PRIMARY KEY DEFAULT nextval('seq_ids'),
+        attempt_id BIGINT NOT NULL,
+        seconds DOUBLE NOT NULL,
+        granted_by VARCHAR NOT NULL,
+        reason VARCHAR NOT NULL DEFAULT '',
+        granted_at DOUBLE NOT NULL
+    );
+    CREATE TABLE attempt_events (
+        id BIGINT PRIMARY KEY DEFAULT nextval('seq_ids'),
+        attempt_id BIGINT NOT NULL,
+        happened_at DOUBLE NOT NULL,
+        kind VARCHAR NOT NULL,
+        part_id VARCHAR,
+        detail VARCHAR NOT NULL DEFAULT '{}'
+    );
+    CREATE INDEX idx_events_attempt ON attempt_events (attempt_id);
+    CREATE INDEX idx_scores_attempt ON rubric_scores (attempt_id);
+    """),
+    # Derived, never a record: per attempt and grading key, what the instructor board sums from a
+    # million answers. drills.reports.tallies.refresh_tallies rebuilds the rows of attempts that gained
+    # answers, scores or ratings since its last run (those tables are append-only; tally_marks says
+    # where it stopped). No primary key: a refresh deletes and re-inserts rows in one transaction.
+    (2, """
+    CREATE TABLE attempt_tallies (
+        key_id VARCHAR NOT NULL,
+        attempt_id BIGINT NOT NULL,
+        answer_rows BIGINT NOT NULL,
+        score_rows BIGINT NOT NULL,
+        rating_rows BIGINT NOT NULL,
+        earned DOUBLE NOT NULL,
+        answered BIGINT NOT NULL,
+        ranges BIGINT NOT NULL,
+        hits BIGINT NOT NULL,
+        last_at DOUBLE,
+        strong BIGINT NOT NULL,
+        overridden BIGINT NOT NULL
+    );
+    CREATE TABLE tally_marks (
+        key_id VARCHAR PRIMARY KEY,
+        answer_rows BIGINT NOT NULL,
+        score_rows BIGINT NOT NULL,
+        rating_rows BIGINT NOT NULL,
+        refreshed_at DOUBLE NOT NULL
+    );
+    """),
+    # Derived: each grading key the board has used, written once per key id. Reports join these
+    # instead of binding the key as hundreds of parameters in every query.
+    (3, """
+    CREATE TABLE grading_keys (
+        key_id VARCHAR NOT NULL,
+        question_id VARCHAR NOT NULL,
+        part_id VARCHAR NOT NULL,
+        kind VARCHAR NOT NULL,
+        truth DOUBLE,
+        band DOUBLE,
+        right_choice VARCHAR,
+        position BIGINT NOT NULL
+    );
+    CREATE TABLE grading_key_skills (
+        key_id VARCHAR NOT NULL,
+        question_id VARCHAR NOT NULL,
+        skill_id VARCHAR NOT NULL
+    );
+    """),
+    # Where the last tally refresh stopped in each append-only table (the next rowid), so the next one
+    # reads only the rows added since instead of counting every attempt's answers again.
+    (4, """
+    ALTER TABLE tally_marks ADD COLUMN answer_next BIGINT NOT NULL DEFAULT 0;
+    ALTER TABLE tally_marks ADD COLUMN score_next BIGINT NOT NULL DEFAULT 0;
+    ALTER TABLE tally_marks ADD COLUMN rating_next BIGINT NOT NULL DEFAULT 0;
+    """),
+    # A personal resume code per handle, kept only as a hash: with the handle it opens the candidate's
+    # history from any browser (no passwords). Written once; never changed.
+    (5, """
+    CREATE TABLE resume_codes (
+        handle VARCHAR PRIMARY KEY,
+        code_hash VARCHAR NOT NULL,
+        created_at DOUBLE NOT NULL
+    );
+    """),
+    # Which seeded version of the drill's numbers an attempt drew; attempts from before variants
+    # existed saw the numbers as written, which is variant 0.
+    (6, """
+    ALTER TABLE attempts ADD COLUMN variant INTEGER NOT NULL DEFAULT 0;
+    """),
+    # Derived: a grading key holds one set of rows per variant, and answers join the rows of their
+    # attempt's variant.
+    (7, """
+    ALTER TABLE grading_keys ADD COLUMN variant INTEGER NOT NULL DEFAULT 0;
+    """),
+    # Spaced review, append-only: one row per review of a (handle, base drill, question) item, holding the
+    # FSRS card as it stands after that review; the latest row per item is its state. A row written by a
+    # finished attempt names it, once per question, so scheduling an attempt twice adds nothing.
+    (8, """
+    CREATE TABLE review_log (
+        id BIGINT PRIMARY KEY DEFAULT nextval('seq_ids'),
+        handle VARCHAR NOT NULL,
+        drill_id VARCHAR NOT NULL,
+        question_id VARCHAR NOT NULL,
+        attempt_id BIGINT,
+        variant INTEGER NOT NULL,
+        guess DOUBLE,
+        rating INTEGER NOT NULL CHECK (rating BETWEEN 1 AND 4),
+        reason VARCHAR NOT NULL DEFAULT '',
+        card VARCHAR NOT NULL,
+        due_at DOUBLE NOT NULL,
+        reviewed_at DOUBLE NOT NULL,
+        UNIQUE (attempt_id, question_id)
+    );
+    CREATE INDEX idx_review_item ON review_log (handle, drill_id, question_id);
+    """),
+    # The share of the mark an answer gave up to graded hints opened before it was locked in: fixed at
+    # the lock-in, so a hint opened afterwards can never change a grade.
+    (9, """
+    ALTER TABLE answers ADD COLUMN hint_cost DOUBLE NOT NULL DEFAULT 0;
+    """),
+    # Accounts and classes. An account is a provider's (issuer, subject); each class it joins, and its
+    # practice outside any class, is a candidates row that names it. Resume codes belong to one handle in
+    # one cohort (two people called alex in two cohorts are two people); the old per-handle codes carry over
+    # to every cohort that handle used. access_tries keeps every guess at a secret, so a throttle counts
+    # them across processes. Classes name their owner and other instructors by e-mail.
+    (10, """
+    CREATE TABLE accounts (
+        id BIGINT PRIMARY KEY DEFAULT nextval('seq_ids'),
+        issuer VARCHAR NOT NULL,
+        subject VARCHAR NOT NULL,
+        email VARCHAR NOT NULL DEFAULT '',
+        name VARCHAR NOT NULL DEFAULT '',
+        created_at DOUBLE NOT NULL,
+        UNIQUE (issuer, subject)
+    );
+    ALTER TABLE candidates ADD COLUMN account_id BIGINT;
+    CREATE TABLE candidate_codes (
+        candidate_id BIGINT PRIMARY KEY,
+        code_hash VARCHAR NOT NULL,
+        created_at DOUBLE NOT NULL
+    );
+    INSERT INTO candidate_codes (candidate_id, code_hash, created_at)
+        SELECT c.id, r.code_hash, r.created_at FROM candidates c JOIN resume_codes r ON r.handle = c.handle;
+    CREATE TABLE classes (
+        cohort VARCHAR PRIMARY KEY,
+        title VARCHAR NOT NULL,
+        join_hash VARCHAR NOT NULL UNIQUE,
+        owner_email VARCHAR NOT NULL,
+        requires_sign_in BOOLEAN NOT NULL DEFAULT TRUE,
+        created_at DOUBLE NOT NULL
+    );
+    CREATE TABLE class_instructors (
+        cohort VARCHAR NOT NULL,
+        email VARCHAR NOT NULL,
+        added_by VARCHAR NOT NULL,
+        added_at DOUBLE NOT NULL,
+        PRIMARY KEY (cohort, email)
+    );
+    CREATE TABLE access_tries (
+        id BIGINT PRIMARY KEY DEFAULT nextval('seq_ids'),
+        kind VARCHAR NOT NULL,
+        target VARCHAR NOT NULL,
+        ok BOOLEAN NOT NULL,
+        who VARCHAR NOT NULL DEFAULT '',
+        tried_at DOUBLE NOT NULL
+    );
+    CREATE INDEX idx_access_target ON access_tries (kind, target, tried_at);
+    CREATE INDEX idx_candidates_account ON candidates (account_id);
+    """),
+    # One throwaway row that check_writes() rewrites: whether the store takes a commit now (after an outage),
+    # asked without touching a record.
+    (17, """
+    CREATE TABLE store_checks (checked_at DOUBLE NOT NULL);
+    """),
+)
+# In version order whatever module a number was reserved in (live sessions from 20: drills.live_store), so
+# the last one is the latest and a database gains them in the order they were numbered.
+MIGRATIONS: tuple[tuple[int, str], ...] = tuple(sorted(_NUMBERED + LIVE_MIGRATIONS, key=lambda m: m[0]))
+
+
+_MIGRATIONS_TABLE = "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at DOUBLE NOT NULL)"
+
+
+def apply_migrations(cur, now: float, migrations: Iterable[tuple[int, str]] = MIGRATIONS,
+                     dialect: Callable[[str], str] = str) -> None:
+    """Run the `migrations` that `cur`'s database has not recorded yet, each in its own transaction.
+
+    `dialect` spells the bookkeeping table for the backend. The caller makes sure no other writer
+    migrates at the same time (a thread lock, an advisory lock).
+    """
+    cur.execute(dialect(_MIGRATIONS_TABLE))
+    done = {row[0] for row in cur.execute("SELECT version FROM schema_migrations").fetchall()}
+    for version, sql in migrations:
+        if version in done:
+            continue
+        cur.execute("BEGIN TRANSACTION")
+        try:
+            cur.execute(sql)
+            cur.execute("INSERT INTO schema_migrations VALUES (?, ?)", [version, now])
+            cur.execute("COMMIT")
+        except Exception:
+            cur.execute("ROLLBACK")
+            raise
+
+
+def postgres_dialect(sql: str) -> str:
+    """DuckDB DDL as PostgreSQL reads it: the only type spelled differently is DOUBLE."""
+    return re.sub(r"\bDOUBLE\b", "DOUBLE PRECISION", sql)
+
+
+# The same numbered migrations, spelled for PostgreSQL. Versions 2 to 4 create the derived tables there
+# too, unused: reports keep theirs in the in-memory DuckDB copy (drills.store.postgres.ReportCopy), so
+# version numbers and schema_version() agree with the DuckDB store.
+PG_MIGRATIONS: tuple[tuple[int, str], ...] = tuple((version, postgres_dialect(sql)) for version, sql in MIGRATIONS)
