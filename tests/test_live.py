@@ -247,3 +247,18 @@ def test_a_late_lock_in_on_a_closed_questions_form_is_refused_and_not_counted(op
     assert [e.kind for e in store.events(seats[1].attempt_id)].count("locked") == 1
     solo = store.start_attempt_for(store.ensure_candidate("solo", "c1"), DRILL, 600)
     store.lock_answer(solo.id, "jobs_in_flight", "board", "numeric", value=1)   # attempts outside a room: as before
+
+
+def test_the_board_marks_a_seat_in_a_live_session_as_live(opened, loaded):
+    from drills.reports import aggregates
+    from drills.reports.grading_key import DrillKey
+    from drills.reports.source import Filters
+    from ui.instructor import leaderboard_frame
+
+    store = opened()
+    session, seats = _room(store, loaded, n=1)
+    solo = store.start_attempt_for(store.ensure_candidate("solo", "c1"), DRILL, 600)
+    summary = aggregates.attempt_summary(store, DrillKey.from_loaded(loaded, {}), Filters(DRILL, "c1"))
+    assert dict(zip(summary["attempt_id"], summary["live"])) == {seats[0].attempt_id: True, solo.id: False}
+    shown = leaderboard_frame(aggregates.leaderboard_from(summary), "Strong")
+    assert dict(zip(shown["Candidate"], shown["Live"])) == {"s0": "live", "solo": ""}
