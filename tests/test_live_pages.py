@@ -207,3 +207,26 @@ def test_a_seat_gone_quiet_is_away_and_a_late_lock_in_on_a_closed_form_is_refuse
         assert "jobs_in_flight" not in store.answers(bo_seat.attempt_id)
     finally:
         store.close()
+
+
+def test_a_candidates_open_platform_sim_page_switches_to_the_break_the_instructor_injects(app_test, db_path, klass):
+    prof = _as(app_test, "prof@school.edu")
+    prof.selectbox(key="live::drill").select(DRILL)
+    _button(prof, "Start the live session").click().run()
+    ana = _as(app_test, "ana@school.edu")
+    ana.switch_page("pages/sim_platform.py").run()   # the sim page, open before any injection
+    assert not ana.exception, ana.exception
+    assert ana.selectbox(key="platform_scenario").value == "baseline"
+    prof.run()
+    prof.selectbox(key="live::scenario").select("break2")
+    _button(prof, "Inject for the room").click().run()
+    ana.run()   # stands in for the page's fragment hearing the move
+    assert ana.selectbox(key="platform_scenario").value == "break2"
+    assert "Following your live room" in _texts(ana)
+    ana.selectbox(key="platform_scenario").select("baseline").run()   # the candidate may look elsewhere...
+    assert ana.selectbox(key="platform_scenario").value == "baseline"
+    prof.run()
+    prof.selectbox(key="live::scenario").select("break1_fifo")
+    _button(prof, "Inject for the room").click().run()
+    ana.run()   # ...until the next injection
+    assert ana.selectbox(key="platform_scenario").value == "break1_fifo"

@@ -34,6 +34,7 @@ from ui.start import Visitor, _anonymous_candidate
 POLL_S = 0.5            # how often a page looks for a move: well inside the 1 s a closed question must take
 WAITING_POLL_S = 2.0    # a candidate waiting for a session to start
 TAKE_PART, RUN_ROOM = "Take part", "Run the room (instructors)"
+ROOM_PARAM = "live"     # the room's link to its sim run carries the session, so a new tab follows the room too
 
 
 @st.cache_resource
@@ -255,7 +256,43 @@ def _scenario_link(session: LiveSession) -> None:
         st.info(f"Your instructor injected a break into the platform simulation: "
                 f"{SCENARIO_TITLES[session.scenario]}.", icon="💥")
         st.page_link("pages/sim_platform.py", label="Open the simulation run", icon="🏭",
-                     query_params=platform_query(session.scenario, {}))
+                     query_params={**platform_query(session.scenario, {}), ROOM_PARAM: str(session.id)})
+
+
+def follow_the_room() -> None:
+    """On the platform sim page: if this browser sits in a live room (or came by the room's link), switch the
+    page to the break its instructor injects, by itself. Call before the scenario picker is drawn.
+
+    Each injection is followed once, so a candidate may still pick another scenario until the next one."""
+    room = st.session_state.get(keys.LIVE_ROOM)
+    if room is None and str(st.query_params.get(ROOM_PARAM, "")).isdigit():
+        room = st.session_state[keys.LIVE_ROOM] = int(st.query_params[ROOM_PARAM])
+    if room is None:
+        return
+    store = get_store()
+    session = store.live_session(room)
+    if session is None or session.state == ENDED:
+        return
+    if session.scenario in SCENARIO_TITLES and st.session_state.get(keys.LIVE_SIM_FOLLOWED) != (room, session.scenario):
+        st.session_state[keys.LIVE_SIM_FOLLOWED] = (room, session.scenario)
+        st.session_state[keys.PLATFORM_SCENARIO] = session.scenario
+    if session.scenario in SCENARIO_TITLES:
+        st.info(f"Following your live room: your instructor injected {SCENARIO_TITLES[session.scenario]}.", icon="💥")
+    watch = _watch(store.path)
+    heard = watch.version(room)
+
+    @st.fragment(run_every=POLL_S)
+    def tick() -> None:
+        nonlocal heard
+        now = watch.version(room)
+        if now == heard:
+            return
+        heard = now
+        latest = store.live_session(room)
+        if latest is not None and latest.scenario != session.scenario:
+            st.rerun(scope="app")
+
+    tick()
 
 
 def _graders(store, session: LiveSession, seats, loaded) -> dict[int, live.Grader]:
@@ -334,7 +371,10 @@ def render_console(store) -> None:
     _console(store, running[0], instructor.name)
 
 
-def _press(store, session: LiveSession, action: str, actor: str, scenario: str | None = None) -> None:
+def _press(store, session: LiveSession, action: str, actor: str) -> None:
+    # The picked scenario as of the press (read here, not bound at drawing time: a pick and a press can
+    # reach the server in one run).
+    scenario = st.session_state.get(keys.LIVE_SCENARIO) if action == INJECT else None
     try:
         store.live_move(session.id, action, seen_version=session.version,
                         questions=live.questions_in_order(_loaded(session)), actor=actor, scenario=scenario)
@@ -381,10 +421,10 @@ def _console(store, session: LiveSession, actor: str) -> None:
         st.button("End the session", key=keys.live_move(END), disabled=session.state == ENDED,
                   on_click=_press, args=(store, session, END, actor))
     with st.container(horizontal=True, vertical_alignment="bottom"):
-        scenario = st.selectbox("Inject a break into the platform simulation", list(SCENARIO_TITLES),
+        st.selectbox("Inject a break into the platform simulation", list(SCENARIO_TITLES),
                                 format_func=SCENARIO_TITLES.get, key=keys.LIVE_SCENARIO)
         st.button("Inject for the room", key=keys.live_move(INJECT), disabled=session.state == ENDED,
-                  on_click=_press, args=(store, session, INJECT, actor, scenario))
+                  on_click=_press, args=(store, session, INJECT, actor))
     _scenario_link(session)
     question = _question_of(loaded, session)
     if question is not None and session.state != ENDED:
