@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import time
 
 import pytest
 
@@ -60,6 +61,7 @@ def _page(chromium, url: str):
 @pytest.mark.timeout(400)
 def test_an_instructor_runs_a_whole_break_for_five_candidates_on_three_processes(room, chromium, tmp_path):
     stack, store, cohort = room
+    phases = [("stack up", time.monotonic())]   # printed for whoever trims this test; never asserted
     prof, console = _page(chromium, stack.url)
     console.get_by_text("Run the room (instructors)").click()
     console.get_by_label("Your name").fill("Prof Ada")
@@ -70,6 +72,7 @@ def test_an_instructor_runs_a_whole_break_for_five_candidates_on_three_processes
     console.get_by_role("button", name="Start the live session").click()
     _seen(console, "Open the first question")
 
+    phases.append(("console started the session", time.monotonic()))
     pages = []
     for handle in HANDLES:
         context, page = _page(chromium, stack.url)
@@ -81,10 +84,11 @@ def test_an_instructor_runs_a_whole_break_for_five_candidates_on_three_processes
         _seen(page, "You are in the waiting room")
     _seen(console, f"Who is here ({len(HANDLES)})")
 
+    phases.append(("5 candidates in the waiting room", time.monotonic()))
     # Question 1 (a choice): everyone locks in, the last lock-in closes it, every page shows the shares.
     _press(console, "Open the first question")
     for _, page in pages:
-        page.get_by_test_id("stRadio").locator("label").first.click()
+        page.get_by_test_id("stRadioOption").first.click()
         page.get_by_role("button", name=re.compile("Lock in")).click()
     for _, page in pages:
         _seen(page, f"{len(HANDLES)} answers of {len(HANDLES)} in the room")
@@ -92,6 +96,7 @@ def test_an_instructor_runs_a_whole_break_for_five_candidates_on_three_processes
     _press(console, "Reveal the answer")
     _press(console, "Next question")
 
+    phases.append(("question 1 locked, closed, revealed", time.monotonic()))
     # Question 2 (a number with an 80% range): the strip against the truth, on every page.
     for n, (_, page) in enumerate(pages):
         page.get_by_role("textbox", name=re.compile("Best guess")).fill(str(20 + 10 * n))
@@ -105,6 +110,7 @@ def test_an_instructor_runs_a_whole_break_for_five_candidates_on_three_processes
         _seen(page, "Truth")
     pages[0][1].screenshot(path=str(tmp_path / "candidate_revealed.png"), full_page=True)
 
+    phases.append(("question 2 locked, closed, revealed", time.monotonic()))
     # The rest of the break, paced by the instructor: every page follows to the last question.
     for _ in range(3, QUESTIONS + 1):
         _press(console, "Next question")
@@ -113,10 +119,12 @@ def test_an_instructor_runs_a_whole_break_for_five_candidates_on_three_processes
         _seen(page, f"Question {QUESTIONS} of {QUESTIONS}")
         _seen(page, "This question closed before you locked in")
     console.screenshot(path=str(tmp_path / "console.png"), full_page=True)
+    phases.append(("questions 3-8 paced", time.monotonic()))
     _press(console, "End the session")
     for _, page in pages:
         _seen(page, "The session has ended")
     assert pages[0][1].get_by_text(re.compile(r"\bbo\b")).count() == 0, "no other name on a candidate's page"
+    phases.append(("ended on every page", time.monotonic()))
     for context, _ in pages:
         context.close()
     prof.close()
@@ -129,3 +137,4 @@ def test_an_instructor_runs_a_whole_break_for_five_candidates_on_three_processes
         attempt = store.attempt_by_id(seat.attempt_id)
         assert attempt.finished_at is not None and len(store.answers(attempt.id)) == 2
     print("screenshots in", tmp_path)
+    print(" · ".join(f"{name} +{at - phases[i][1]:.1f} s" for i, (name, at) in enumerate(phases[1:])))
