@@ -41,6 +41,15 @@ def klass(db_path, monkeypatch):
     return info.cohort
 
 
+def _started(app_test):
+    """The instructor's console, with a live session of DRILL just started."""
+    prof = _as(app_test, "prof@school.edu")
+    prof.selectbox(key="live::drill").select(DRILL)
+    _button(prof, "Start the live session").click().run()
+    assert not prof.exception, prof.exception
+    return prof
+
+
 def _button(at, label):
     return next(b for b in at.button if b.label == label)
 
@@ -59,10 +68,7 @@ def _lock(at, value, low="", high=""):
 
 
 def test_an_instructor_runs_a_break_for_the_room_and_it_is_recorded_as_live_attempts(app_test, db_path, klass):
-    prof = _as(app_test, "prof@school.edu")
-    prof.selectbox(key="live::drill").select(DRILL)
-    _button(prof, "Start the live session").click().run()
-    assert not prof.exception, prof.exception
+    prof = _started(app_test)
 
     ana, bo = _as(app_test, "ana@school.edu"), _as(app_test, "bo@school.edu")
     assert "waiting room" in _texts(ana)
@@ -114,9 +120,7 @@ def test_an_instructor_runs_a_break_for_the_room_and_it_is_recorded_as_live_atte
 
 
 def test_a_candidate_outside_the_class_sees_no_room_and_a_stale_press_is_refused(app_test, db_path, klass):
-    prof = _as(app_test, "prof@school.edu")
-    prof.selectbox(key="live::drill").select(DRILL)
-    _button(prof, "Start the live session").click().run()
+    prof = _started(app_test)
     other_tab = _as(app_test, "prof@school.edu")
     _button(prof, "Open the first question").click().run()
     _button(other_tab, "Open the first question").click().run()   # drawn before the first tab's press
@@ -179,9 +183,7 @@ def test_a_seat_gone_quiet_is_away_and_a_late_lock_in_on_a_closed_form_is_refuse
 
     from drills.live_store import PRESENT_S
 
-    prof = _as(app_test, "prof@school.edu")
-    prof.selectbox(key="live::drill").select(DRILL)
-    _button(prof, "Start the live session").click().run()
+    prof = _started(app_test)
     ana, bo = _as(app_test, "ana@school.edu"), _as(app_test, "bo@school.edu")
     prof.run()
     _button(prof, "Open the first question").click().run()
@@ -210,9 +212,7 @@ def test_a_seat_gone_quiet_is_away_and_a_late_lock_in_on_a_closed_form_is_refuse
 
 
 def test_a_candidates_open_platform_sim_page_switches_to_the_break_the_instructor_injects(app_test, db_path, klass):
-    prof = _as(app_test, "prof@school.edu")
-    prof.selectbox(key="live::drill").select(DRILL)
-    _button(prof, "Start the live session").click().run()
+    prof = _started(app_test)
     ana = _as(app_test, "ana@school.edu")
     ana.switch_page("pages/sim_platform.py").run()   # the sim page, open before any injection
     assert not ana.exception, ana.exception
