@@ -210,7 +210,7 @@ def _room(store, session: LiveSession, seat) -> None:
         render_question(shown, question, part.id)
     else:
         st.caption("This question closed before you locked in.")
-    _room_distribution(store, session, loaded, question, own_attempt=seat.attempt_id)
+    _room_distribution(store, session, loaded, question, own_attempt=seat.attempt_id, present=drawn[1])
     if revealed:
         _worked_answer(shown, loaded, question)
     else:
@@ -305,14 +305,33 @@ def _graders(store, session: LiveSession, seats, loaded) -> dict[int, live.Grade
     return {s.attempt_id: by_variant[variants.get(s.attempt_id, session.variant)] for s in seats}
 
 
-def _room_distribution(store, session: LiveSession, loaded, question, *, own_attempt: int | None) -> None:
-    """The room's locked answers to `question`: as they stand now while it is open, as of its close after."""
+def _read_room(store, session: LiveSession, loaded) -> tuple:
+    """(seats, answers, steps, graders): what the room's reports are made of, read from the store."""
     seats = store.live_seats(session.id)
-    answers = store.live_answers(session.id)
-    until = live.closed_at(store.live_steps(session.id)).get(question.id) if session.state != OPEN else None
+    return seats, store.live_answers(session.id), store.live_steps(session.id), _graders(store, session, seats, loaded)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _closed_room(target: str, session_id: int, version: int, present: int, _store, _session: LiveSession,
+                 _loaded) -> tuple:
+    """_read_room, once per process for each closed step: after a Close every page of the room draws the same
+    answers at once, and a closed question takes no more lock-ins (LiveClosed), so one read serves them all.
+    Read-only for its callers. `present` keys a late join (the room's count changes); `target` the store."""
+    return _read_room(_store, _session, _loaded)
+
+
+def _room_distribution(store, session: LiveSession, loaded, question, *, own_attempt: int | None,
+                       present: int) -> None:
+    """The room's locked answers to `question`: as they stand now while it is open, as of its close after."""
+    if session.state == OPEN:
+        seats, answers, steps, graders = _read_room(store, session, loaded)
+    else:
+        seats, answers, steps, graders = _closed_room(store.path, session.id, session.version, present, store,
+                                                        session, loaded)
+    until = live.closed_at(steps).get(question.id) if session.state != OPEN else None
     st.markdown("**The room's answers**")
     if isinstance(question, NumericQuestion):
-        room = live.numeric_room(question, session.part_id, seats, _graders(store, session, seats, loaded), answers,
+        room = live.numeric_room(question, session.part_id, seats, graders, answers,
                                  own_attempt=own_attempt, until=until)
         hits, ranges = room.ranges_held
         st.caption(f"{len(room.guesses)} {'guess' if len(room.guesses) == 1 else 'guesses'} of {room.seats} in the room"
@@ -431,7 +450,7 @@ def _console(store, session: LiveSession, actor: str) -> None:
         st.markdown(f"**{loaded.text(question.prompt)}**")
         if session.state == OPEN:
             st.caption(f"{drawn[2]} of {drawn[1]} present locked in")
-        _room_distribution(store, session, loaded, question, own_attempt=None)
+        _room_distribution(store, session, loaded, question, own_attempt=None, present=drawn[1])
     board = live.scoreboard(loaded, store.live_steps(session.id), seats, _graders(store, session, seats, loaded),
                             store.live_answers(session.id))
     if board and board[0].questions:
