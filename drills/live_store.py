@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from drills.records import ANSWER_COLUMNS, Candidate, EventKind, LockedAnswer
+from drills.records import ANSWER_COLUMNS, AttemptFinished, Candidate, EventKind, LockedAnswer
 
 # Numbers reserved for live sessions (see the store's MIGRATIONS). Steps are never changed: a move is a new
 # row, the latest row is the room's state, and its id is the version every page polls or is notified of.
@@ -47,16 +47,37 @@ LIVE_MIGRATIONS: tuple[tuple[int, str], ...] = (
     (21, """
     ALTER TABLE live_steps ADD COLUMN scenario VARCHAR;
     """),
+    # Presence is a heartbeat: a seat's page writes when it was last seen, and "present" means seen within
+    # PRESENT_S. The index finds a lock-in's seat (a Lock in is only taken while its question is open).
+    (22, """
+    ALTER TABLE live_presence ADD COLUMN seen_at DOUBLE;
+    UPDATE live_presence SET seen_at = joined_at;
+    CREATE INDEX idx_live_presence_attempt ON live_presence (attempt_id);
+    """),
 )
 
 WAITING, OPEN, CLOSED, REVEALED, ENDED = "waiting", "open", "closed", "revealed", "ended"
 # What the instructor can press; "next" opens the following question (the first one from the waiting room).
 NEXT, CLOSE, REVEAL, END, INJECT = "next", "close", "reveal", "end", "inject"
 ALL_LOCKED = "all locked"   # the reason of a close no instructor pressed: everyone present had locked in
+# A seat's page beats every HEARTBEAT_S (from the fragment that already polls); a seat not seen for PRESENT_S
+# (three beats missed) has left: the console no longer counts it present and the auto-close stops waiting for it.
+HEARTBEAT_S = 5.0
+PRESENT_S = 15.0
+
+
+def is_present(seen_at: float | None, now: float) -> bool:
+    return seen_at is not None and now - seen_at <= PRESENT_S
 
 
 class LiveRefused(ValueError):
     """A move the room's state does not allow (or another tab moved it first); nothing was stored."""
+
+
+class LiveClosed(AttemptFinished):
+    """A Lock in on a live question that is not open (a form left over from before the close): not stored.
+
+    An AttemptFinished, so the lock-in widget treats it as a refused press; the live page says why."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +115,11 @@ class Seat:
     handle: str
     attempt_id: int
     joined_at: float
+    seen_at: float | None = None   # the seat's last heartbeat (its join, at first)
+
+    def present(self, now: float) -> bool:
+        """Seen within PRESENT_S of `now`: the one meaning of "present" the console and the auto-close share."""
+        return is_present(self.seen_at, now)
 
 
 @dataclass(frozen=True)
@@ -200,17 +226,51 @@ class LiveStore:
             found = cur.execute("SELECT attempt_id FROM live_presence WHERE session_id = ? AND candidate_id = ?",
                                 [session_id, candidate.id]).fetchone()
             if found is None:
+                # Deliberately one draw for the whole room (the session's variant, 0 unless chosen), not a draw
+                # per attempt as a solo drill makes: the room's strip plots every guess against one truth, and
+                # the worked answer everyone opens at once quotes one set of givens.
                 attempt_id, _ = self._insert_attempt(cur, candidate.id, session[0], time_box_s, seed=None,
                                                      variant=session[1])
-                cur.execute("INSERT INTO live_presence (session_id, candidate_id, attempt_id, joined_at) "
-                            "VALUES (?, ?, ?, ?)", [session_id, candidate.id, attempt_id, self.clock()])
+                cur.execute("INSERT INTO live_presence (session_id, candidate_id, attempt_id, joined_at, seen_at) "
+                            "VALUES (?, ?, ?, ?, ?)", [session_id, candidate.id, attempt_id, self.clock(), self.clock()])
                 cur.execute("INSERT INTO attempt_events (attempt_id, happened_at, kind, detail) VALUES (?, ?, ?, ?)",
                             [attempt_id, self.clock(), EventKind.LIVE.value, json.dumps({"session": session_id})])
                 self._live_notify(cur, session_id)
+            else:   # back in the room (a reload, another tab): present again
+                cur.execute("UPDATE live_presence SET seen_at = ? WHERE session_id = ? AND candidate_id = ?",
+                            [self.clock(), session_id, candidate.id])
         return next(s for s in self.live_seats(session_id) if s.candidate_id == candidate.id)
 
+    def live_heartbeat(self, session_id: int, candidate_id: int) -> None:
+        """The seat's page is still open. No notification: the console looks at presence on its own beat, and
+        a room of 200 beating would otherwise wake every page several times a second."""
+        with self._transaction() as cur:
+            cur.execute("UPDATE live_presence SET seen_at = ? WHERE session_id = ? AND candidate_id = ?",
+                        [self.clock(), session_id, candidate_id])
+
+    def _present_and_locked(self, cur, session_id: int, question_id: str | None) -> tuple[int, int]:
+        """(seats present now, how many of them have locked `question_id`), by Seat.present's rule."""
+        rows = cur.execute("SELECT p.seen_at, a.attempt_id FROM live_presence p LEFT JOIN answers a "
+                           "ON a.attempt_id = p.attempt_id AND a.question_id = ? WHERE p.session_id = ?",
+                           [question_id, session_id]).fetchall()
+        now = self.clock()
+        present = [locked is not None for seen, locked in rows if is_present(seen, now)]
+        return len(present), sum(present)
+
+    def _refuse_if_live_closed(self, cur, attempt_id: int, question_id: str) -> None:
+        """In lock_answer's transaction: a live seat locks only the question its room has open."""
+        row = cur.execute("SELECT session_id FROM live_presence WHERE attempt_id = ?", [attempt_id]).fetchone()
+        if row is None:
+            return   # not a live attempt
+        self._hold_attempt(cur, row[0])   # a close of the room waits for this lock-in, or this sees the close
+        state, open_question = cur.execute(
+            "SELECT state, question_id FROM live_steps WHERE session_id = ? ORDER BY id DESC LIMIT 1",
+            [row[0]]).fetchone()
+        if state != OPEN or open_question != question_id:
+            raise LiveClosed("This question closed before your Lock in arrived, so it was not counted.")
+
     def live_seats(self, session_id: int) -> list[Seat]:
-        rows = self._all("SELECT p.candidate_id, c.handle, p.attempt_id, p.joined_at FROM live_presence p "
+        rows = self._all("SELECT p.candidate_id, c.handle, p.attempt_id, p.joined_at, p.seen_at FROM live_presence p "
                          "JOIN candidates c ON c.id = p.candidate_id WHERE p.session_id = ? "
                          "ORDER BY p.joined_at, p.candidate_id", [session_id])
         return [Seat(*r) for r in rows]
@@ -231,20 +291,18 @@ class LiveStore:
         return out
 
     def live_version(self, session_id: int) -> tuple[int, int, int]:
-        """(the latest step's id, seats, seats that locked the current question): changes with anything the
-        room's pages show."""
-        row = self._one(
-            "SELECT (SELECT MAX(id) FROM live_steps WHERE session_id = ?), "
-            "(SELECT COUNT(*) FROM live_presence WHERE session_id = ?), "
-            "(SELECT COUNT(*) FROM answers a JOIN live_presence p ON p.attempt_id = a.attempt_id "
-            " WHERE p.session_id = ? AND a.question_id = (SELECT question_id FROM live_steps "
-            " WHERE session_id = ? ORDER BY id DESC LIMIT 1))", [session_id] * 4)
-        return int(row[0] or 0), int(row[1]), int(row[2])
+        """(the latest step's id, seats present, present seats that locked the current question): changes with
+        anything the room's pages show."""
+        with self._reading() as cur:
+            step = cur.execute("SELECT id, question_id FROM live_steps WHERE session_id = ? ORDER BY id DESC LIMIT 1",
+                               [session_id]).fetchone()
+            if step is None:
+                return 0, 0, 0
+            return (int(step[0]), *self._present_and_locked(cur, session_id, step[1]))
 
-    def live_locked(self, session_id: int) -> bool:
-        """After a seat's lock-in: close the open question when every seat has locked it. True if this closed it.
-
-        Always tells the other processes, so the instructor's counts move."""
+    def live_locked(self, session_id: int, *, notify: bool = True) -> bool:
+        """After a seat's lock-in: close the open question when every seat present has locked it. True if this
+        closed it. Tells the other processes (unless `notify` is False and nothing closed), so counts move."""
         with self._transaction() as cur:
             self._hold_attempt(cur, session_id)
             row = cur.execute(_SESSION_SELECT + " AND s.id = ?", [session_id]).fetchone()
@@ -253,14 +311,12 @@ class LiveStore:
             session = LiveSession(*row)
             closed = False
             if session.state == OPEN:
-                seats, locked = cur.execute(
-                    "SELECT COUNT(*), COUNT(a.attempt_id) FROM live_presence p LEFT JOIN answers a "
-                    "ON a.attempt_id = p.attempt_id AND a.question_id = ? WHERE p.session_id = ?",
-                    [session.question_id, session_id]).fetchone()
-                if seats and seats == locked:
+                present, locked = self._present_and_locked(cur, session_id, session.question_id)
+                if present and present == locked:
                     cur.execute(f"INSERT INTO live_steps ({_STEP_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                 [session_id, CLOSED, session.step_no, session.question_id, session.part_id,
                                  ALL_LOCKED, "", self.clock(), session.scenario])
                     closed = True
-            self._live_notify(cur, session_id)
+            if notify or closed:
+                self._live_notify(cur, session_id)
         return closed

@@ -11,6 +11,7 @@ from sims.platform import SCENARIO_TITLES, SCENARIOS, Params
 from ui import keys
 from ui.frame import require_frame
 from ui.guess import play_button
+from ui.live import follow_the_room
 from ui.platform_page import BIND, show_run, sim_tab, switches, written_numbers
 from ui.sim_compare import compare_panel
 from ui.sim_embed import platform_query
@@ -29,6 +30,7 @@ def main() -> None:
         "break or the primary-provider outage, switch the final design's fixes on or off, and see "
         "what happens to the queue, the waits and the bill. Lock in a guess before you press Play."
     )
+    follow_the_room()   # a live room's injected break switches this page by itself
     names = list(SCENARIOS)
     scenario = st.selectbox("Scenario", names, format_func=lambda n: SCENARIO_TITLES[n],
                             key=keys.PLATFORM_SCENARIO, bind=BIND)

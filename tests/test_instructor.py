@@ -428,7 +428,7 @@ def test_the_leaderboard_puts_compared_columns_first_with_widths():
     table = pd.DataFrame({"candidate_id": [1], "handle": ["ada"], "cohort": ["demo-spring"], "attempts": [2],
                           "finished": [1], "attempt_id": [7], "variant": [0], "score_pct": [69.0], "strong": [3],
                           "overridden": [0], "used_min": [4.3], "limit_min": [30.0], "ranges": [0], "hits": [0],
-                          "hit_rate": [None]})
+                          "hit_rate": [None], "live": [False]})
     shown = board_ui.leaderboard_frame(table, HOT.drill.level_label("strong"))
     assert list(shown.columns)[:6] == ["Candidate", "Cohort", "Score %", "Calibration %", "Ranges held", "Staff"]
     assert "Strong" not in shown.columns and shown.loc[0, "Ranges held"] == board_ui.MISSING

@@ -187,3 +187,78 @@ def test_a_process_listening_on_postgresql_is_told_of_every_move(pg_opened, load
     finally:
         watch.close()
     assert isinstance(watch_for(type("S", (), {"path": "x.duckdb"})()), PollingWatch)
+
+
+def test_present_means_seen_within_the_window_and_the_auto_close_waits_only_for_those(opened, loaded):
+    from drills.live_store import HEARTBEAT_S, PRESENT_S
+
+    clock = FakeClock()
+    store = opened(clock)
+    questions = live.questions_in_order(loaded)
+    session, seats = _room(store, loaded, n=3)
+    now = store.live_move(session.id, NEXT, seen_version=session.version, questions=questions, actor="prof")
+    assert store.live_version(session.id) == (now.version, 3, 0), "joining is being seen"
+    clock.t += PRESENT_S - 1
+    store.live_heartbeat(session.id, seats[0].candidate_id)
+    store.live_heartbeat(session.id, seats[1].candidate_id)   # s2 closed the tab: no beat
+    clock.t += HEARTBEAT_S - 2   # s2 is now PRESENT_S + 2 s unseen
+    assert [s.present(clock()) for s in store.live_seats(session.id)] == [True, True, False]
+    assert store.live_version(session.id) == (now.version, 2, 0), "the console counts s2 away"
+    store.lock_answer(seats[0].attempt_id, "jobs_in_flight", "board", "numeric", value=150)
+    assert not store.live_locked(session.id)
+    store.lock_answer(seats[1].attempt_id, "jobs_in_flight", "board", "numeric", value=170)
+    assert store.live_locked(session.id), "everyone present locked in: the absent seat is not waited for"
+    assert store.live_session(session.id).reason == ALL_LOCKED
+
+
+def test_a_seat_that_beats_keeps_the_question_open_until_it_locks_in(opened, loaded):
+    from drills.live_store import HEARTBEAT_S
+
+    clock = FakeClock()
+    store = opened(clock)
+    questions = live.questions_in_order(loaded)
+    session, seats = _room(store, loaded)
+    store.live_move(session.id, NEXT, seen_version=session.version, questions=questions, actor="prof")
+    for _ in range(10):   # a minute of beats from both pages
+        clock.t += HEARTBEAT_S
+        for seat in seats:
+            store.live_heartbeat(session.id, seat.candidate_id)
+    store.lock_answer(seats[0].attempt_id, "jobs_in_flight", "board", "numeric", value=150)
+    assert not store.live_locked(session.id) and store.live_session(session.id).state == "open"
+    assert store.live_version(session.id)[1:] == (2, 1)
+
+
+def test_a_late_lock_in_on_a_closed_questions_form_is_refused_and_not_counted(opened, loaded):
+    from drills.live_store import LiveClosed
+
+    store = opened()
+    questions = live.questions_in_order(loaded)
+    session, seats = _room(store, loaded)
+    opened_q = store.live_move(session.id, NEXT, seen_version=session.version, questions=questions, actor="prof")
+    store.lock_answer(seats[0].attempt_id, "jobs_in_flight", "board", "numeric", value=150)
+    closed = store.live_move(session.id, CLOSE, seen_version=opened_q.version, questions=questions, actor="prof")
+    with pytest.raises(LiveClosed, match="closed before your Lock in"):
+        store.lock_answer(seats[1].attempt_id, "jobs_in_flight", "board", "numeric", value=160)
+    nxt = store.live_move(session.id, NEXT, seen_version=closed.version, questions=questions, actor="prof")
+    with pytest.raises(LiveClosed):   # the old question's form, pressed while the next one is open
+        store.lock_answer(seats[1].attempt_id, "jobs_in_flight", "board", "numeric", value=160)
+    store.lock_answer(seats[1].attempt_id, nxt.question_id, nxt.part_id, "numeric", value=0.5)
+    assert set(store.answers(seats[1].attempt_id)) == {nxt.question_id}, "the late answer was not stored"
+    assert [e.kind for e in store.events(seats[1].attempt_id)].count("locked") == 1
+    solo = store.start_attempt_for(store.ensure_candidate("solo", "c1"), DRILL, 600)
+    store.lock_answer(solo.id, "jobs_in_flight", "board", "numeric", value=1)   # attempts outside a room: as before
+
+
+def test_the_board_marks_a_seat_in_a_live_session_as_live(opened, loaded):
+    from drills.reports import aggregates
+    from drills.reports.grading_key import DrillKey
+    from drills.reports.source import Filters
+    from ui.instructor import leaderboard_frame
+
+    store = opened()
+    session, seats = _room(store, loaded, n=1)
+    solo = store.start_attempt_for(store.ensure_candidate("solo", "c1"), DRILL, 600)
+    summary = aggregates.attempt_summary(store, DrillKey.from_loaded(loaded, {}), Filters(DRILL, "c1"))
+    assert dict(zip(summary["attempt_id"], summary["live"])) == {seats[0].attempt_id: True, solo.id: False}
+    shown = leaderboard_frame(aggregates.leaderboard_from(summary), "Strong")
+    assert dict(zip(shown["Candidate"], shown["Live"])) == {"s0": "live", "solo": ""}

@@ -41,6 +41,15 @@ def klass(db_path, monkeypatch):
     return info.cohort
 
 
+def _started(app_test):
+    """The instructor's console, with a live session of DRILL just started."""
+    prof = _as(app_test, "prof@school.edu")
+    prof.selectbox(key="live::drill").select(DRILL)
+    _button(prof, "Start the live session").click().run()
+    assert not prof.exception, prof.exception
+    return prof
+
+
 def _button(at, label):
     return next(b for b in at.button if b.label == label)
 
@@ -59,10 +68,7 @@ def _lock(at, value, low="", high=""):
 
 
 def test_an_instructor_runs_a_break_for_the_room_and_it_is_recorded_as_live_attempts(app_test, db_path, klass):
-    prof = _as(app_test, "prof@school.edu")
-    prof.selectbox(key="live::drill").select(DRILL)
-    _button(prof, "Start the live session").click().run()
-    assert not prof.exception, prof.exception
+    prof = _started(app_test)
 
     ana, bo = _as(app_test, "ana@school.edu"), _as(app_test, "bo@school.edu")
     assert "waiting room" in _texts(ana)
@@ -76,7 +82,7 @@ def test_an_instructor_runs_a_break_for_the_room_and_it_is_recorded_as_live_atte
     _lock(ana, "150", "140", "170")
     assert "guesses of" not in _texts(ana), "nothing of the room while the question is open"
     prof.run()
-    assert "1 of 2 locked in" in _texts(prof)
+    assert "1 of 2 present locked in" in _texts(prof)
 
     _lock(bo, "200")   # the last seat: the question closes itself
     assert not bo.get("plotly_chart") == [], "the room's strip"
@@ -114,9 +120,7 @@ def test_an_instructor_runs_a_break_for_the_room_and_it_is_recorded_as_live_atte
 
 
 def test_a_candidate_outside_the_class_sees_no_room_and_a_stale_press_is_refused(app_test, db_path, klass):
-    prof = _as(app_test, "prof@school.edu")
-    prof.selectbox(key="live::drill").select(DRILL)
-    _button(prof, "Start the live session").click().run()
+    prof = _started(app_test)
     other_tab = _as(app_test, "prof@school.edu")
     _button(prof, "Open the first question").click().run()
     _button(other_tab, "Open the first question").click().run()   # drawn before the first tab's press
@@ -172,3 +176,57 @@ def test_on_postgresql_a_candidate_joins_and_the_page_draws_the_question_another
         assert at.text_input(key="lock::jobs_in_flight::value") is not None
     finally:
         store.close()
+
+
+def test_a_seat_gone_quiet_is_away_and_a_late_lock_in_on_a_closed_form_is_refused(app_test, db_path, klass):
+    import time
+
+    from drills.live_store import PRESENT_S
+
+    prof = _started(app_test)
+    ana, bo = _as(app_test, "ana@school.edu"), _as(app_test, "bo@school.edu")
+    prof.run()
+    _button(prof, "Open the first question").click().run()
+    ana.run()
+    bo.run()
+    store = AttemptStore(db_path, clock=lambda: time.time() - PRESENT_S - 30)   # bo's last beat, long ago
+    try:
+        session = store.live_sessions(klass)[0]
+        bo_seat = next(s for s in store.live_seats(session.id) if s.handle == "Bo")
+        store.live_heartbeat(session.id, bo_seat.candidate_id)
+    finally:
+        store.close()
+    prof.run()
+    assert [m.value for m in prof.metric][0] == "1", "only Ana is present"
+    who = next(d.value for d in prof.dataframe if "present" in d.value)
+    assert list(who["present"]) == ["here", "away"]
+    _lock(ana, "150", "140", "170")   # everyone present has locked in: the question closes itself
+    assert "1 guess of 2 in the room" in _texts(ana)
+    _lock(bo, "160")   # bo's form was drawn while the question was open
+    assert "came after the question closed, so it was not counted" in _texts(bo)
+    store = AttemptStore(db_path)
+    try:
+        assert "jobs_in_flight" not in store.answers(bo_seat.attempt_id)
+    finally:
+        store.close()
+
+
+def test_a_candidates_open_platform_sim_page_switches_to_the_break_the_instructor_injects(app_test, db_path, klass):
+    prof = _started(app_test)
+    ana = _as(app_test, "ana@school.edu")
+    ana.switch_page("pages/sim_platform.py").run()   # the sim page, open before any injection
+    assert not ana.exception, ana.exception
+    assert ana.selectbox(key="platform_scenario").value == "baseline"
+    prof.run()
+    prof.selectbox(key="live::scenario").select("break2")
+    _button(prof, "Inject for the room").click().run()
+    ana.run()   # stands in for the page's fragment hearing the move
+    assert ana.selectbox(key="platform_scenario").value == "break2"
+    assert "Following your live room" in _texts(ana)
+    ana.selectbox(key="platform_scenario").select("baseline").run()   # the candidate may look elsewhere...
+    assert ana.selectbox(key="platform_scenario").value == "baseline"
+    prof.run()
+    prof.selectbox(key="live::scenario").select("break1_fifo")
+    _button(prof, "Inject for the room").click().run()
+    ana.run()   # ...until the next injection
+    assert ana.selectbox(key="platform_scenario").value == "break1_fifo"

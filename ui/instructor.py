@@ -203,7 +203,7 @@ def render_counts(board: Board) -> aggregates.Counts:
 # at a 1300-pixel window; the rest scroll in from the right.
 LEADERBOARD_WIDTHS = {"Candidate": 105, "Cohort": 105, "Score %": 110, "Calibration %": 95, "Ranges held": 85,
                       "Attempts": 72, "Finished": 68, "Time used (min)": 108, "Time box (min)": 105, "Numbers": 90,
-                      "Overrides": 80}
+                      "Overrides": 80, "Live": 50}
 
 
 def leaderboard_frame(table: pd.DataFrame, top_level: str) -> pd.DataFrame:
@@ -216,6 +216,7 @@ def leaderboard_frame(table: pd.DataFrame, top_level: str) -> pd.DataFrame:
         top_level: table["strong"], "Attempts": table["attempts"], "Finished": table["finished"],
         "Time used (min)": table["used_min"].round(1), "Time box (min)": table["limit_min"].round(1),
         "Numbers": [variant_label(int(v)) for v in table["variant"]], "Overrides": table["overridden"],
+        "Live": ["live" if bool(v) else "" for v in table["live"]],
     })
 
 
@@ -234,6 +235,7 @@ def render_leaderboard(board: Board, table: pd.DataFrame) -> None:
         "Numbers": "Which numbers the best attempt drew: as written, or its own draw from the attempt's seed "
                    "(the Attempt tab lists them)",
         "Overrides": f"Skills an instructor rescored on the {LEADERBOARD_ATTEMPT}",
+        "Live": f"“live” when the {LEADERBOARD_ATTEMPT} was a seat in a live session of the class",
         "Time used (min)": "To the finish, or to the last activity of an unfinished attempt",
     }
     config = {name: st.column_config.Column(width=width, help=help_text.get(name))
@@ -346,9 +348,10 @@ def render_attempt(board: Board, table: pd.DataFrame) -> None:
     attempts = board.report("attempt_summary")
     mine = attempts[attempts["candidate_id"] == candidate_id].sort_values("started_at")
     options = list(mine["attempt_id"])
-    described = {a: f"#{a} · started {_utc(s)} UTC · {variant_label(int(v))} · {'finished' if pd.notna(f) else 'open'} "
-                    f"· {p:.0f}%" for a, s, v, f, p in zip(mine["attempt_id"], mine["started_at"], mine["variant"],
-                                                           mine["finished_at"], mine["score_pct"])}
+    described = {a: f"#{a} · {'live · ' if bool(lv) else ''}started {_utc(s)} UTC · {variant_label(int(v))} · "
+                    f"{'finished' if pd.notna(f) else 'open'} · {p:.0f}%"
+                 for a, s, v, f, p, lv in zip(mine["attempt_id"], mine["started_at"], mine["variant"],
+                                              mine["finished_at"], mine["score_pct"], mine["live"])}
     picker = keys.instructor_attempt(candidate_id) if candidate_id is not None else keys.INSTRUCTOR_ATTEMPT
     if st.session_state.get(picker) not in described:
         st.session_state.pop(picker, None)

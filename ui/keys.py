@@ -185,6 +185,9 @@ LIVE_CONSOLE_CLASS = "live::console_class"  # the instructor's class picker
 LIVE_DRILL = "live::drill"               # the drill or single break a new live session runs
 LIVE_SCENARIO = "live::scenario"         # the platform-sim break the instructor may inject
 LIVE_NOTE = "live::note"                 # why the instructor's last press was refused (shown once)
+LIVE_BEAT = "live::beat"                 # when this page last told the store its seat is still here (store clock)
+LIVE_ROOM = "live::room"                 # the live session this browser session sits in, for its sim pages to follow
+LIVE_SIM_FOLLOWED = "live::sim_followed"  # (session, scenario) the platform sim page last switched to
 
 
 def live_move(action: str) -> str:

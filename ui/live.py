@@ -12,8 +12,8 @@ import streamlit as st
 from drills import live
 from drills.accounts import AccessRefused, Throttled
 from drills.answers import InputError
-from drills.live_store import (CLOSE, CLOSED, END, ENDED, INJECT, NEXT, OPEN, REVEAL, REVEALED, WAITING,
-                               LiveRefused, LiveSession)
+from drills.live_store import (CLOSE, CLOSED, END, ENDED, HEARTBEAT_S, INJECT, NEXT, OPEN, PRESENT_S,
+                               REVEAL, REVEALED, WAITING, LiveRefused, LiveSession)
 from drills.records import Candidate
 from drills.schema import ChoiceQuestion, NumericQuestion
 from drills.variants import in_variant
@@ -25,7 +25,7 @@ from ui.context import get_catalogue, get_store
 from ui.identity import account_or_sign_in, sign_in_configured, signed_in_instructor
 from ui.instructor_access import sign_in
 from ui.live_figures import choice_figure, numeric_figure
-from ui.lockin import render_question
+from ui.lockin import FINISHED, render_question
 from ui.reveal import render_reveals
 from ui.safe import escape_markdown
 from ui.sim_embed import platform_query
@@ -34,6 +34,7 @@ from ui.start import Visitor, _anonymous_candidate
 POLL_S = 0.5            # how often a page looks for a move: well inside the 1 s a closed question must take
 WAITING_POLL_S = 2.0    # a candidate waiting for a session to start
 TAKE_PART, RUN_ROOM = "Take part", "Run the room (instructors)"
+ROOM_PARAM = "live"     # the room's link to its sim run carries the session, so a new tab follows the room too
 
 
 @st.cache_resource
@@ -48,22 +49,31 @@ def _heard(session_id: int) -> tuple:
     return _watch(get_store().path).version(session_id)
 
 
-def _follow(session_id: int, drawn: tuple, heard: tuple, *, everything: bool) -> None:
-    """Rerun the page when the room moves past what this run drew (`everything`: counts and joins too)."""
+def _follow(session_id: int, drawn: tuple, heard: tuple, *, everything: bool, seat=None) -> None:
+    """Rerun the page when the room moves past what this run drew (`everything`: counts and presence too).
+
+    A candidate's page (`seat`) also beats every HEARTBEAT_S from this fragment: present means seen lately.
+    The console looks at presence every HEARTBEAT_S even when nothing was notified, since beats (and seats
+    going quiet) are not notified."""
     store = get_store()
     watch = _watch(store.path)
-    st.session_state[keys.LIVE_SEEN] = (session_id, drawn, heard)
+    st.session_state[keys.LIVE_SEEN] = (session_id, drawn, heard, store.clock())
 
     @st.fragment(run_every=POLL_S)
     def tick() -> None:
         seen = st.session_state.get(keys.LIVE_SEEN)
         if seen is None or seen[0] != session_id:
             return
+        now_s = store.clock()
+        if seat is not None and now_s - st.session_state.get(keys.LIVE_BEAT, float("-inf")) >= HEARTBEAT_S:
+            st.session_state[keys.LIVE_BEAT] = now_s
+            store.live_heartbeat(session_id, seat.candidate_id)
         heard = watch.version(session_id)
-        if heard == seen[2]:
+        due = everything and now_s - seen[3] >= HEARTBEAT_S
+        if heard == seen[2] and not due:
             return   # PostgreSQL: nothing was notified, so no query at all
         now = store.live_version(session_id)
-        st.session_state[keys.LIVE_SEEN] = (session_id, seen[1], heard)
+        st.session_state[keys.LIVE_SEEN] = (session_id, seen[1], heard, now_s if due else seen[3])
         if (now if everything else now[:1]) != (seen[1] if everything else seen[1][:1]):
             st.rerun(scope="app")
 
@@ -167,10 +177,12 @@ def _room(store, session: LiveSession, seat) -> None:
     loaded = _loaded(session)
     attempt = store.attempt_by_id(seat.attempt_id)
     view = AttemptView.load(store, attempt, loaded)
+    st.session_state[keys.LIVE_ROOM] = session.id
     st.caption(f"Live: {escape_markdown(_drill_title(session.drill_id))} · you are "
                f"{escape_markdown(seat.handle)} · {drawn[1]} in the room")
     _scenario_link(session)
-    _follow(session.id, drawn, heard, everything=False)
+    _follow(session.id, drawn, heard, everything=False, seat=seat)
+    _late_locks(loaded, session)
     if session.state == ENDED:
         st.success("The session has ended. Your answers are an attempt of your class, with its results.", icon="🏁")
         st.page_link("pages/results.py", label="See your results", icon="📊",
@@ -198,11 +210,24 @@ def _room(store, session: LiveSession, seat) -> None:
         render_question(shown, question, part.id)
     else:
         st.caption("This question closed before you locked in.")
-    _room_distribution(store, session, loaded, question, own_attempt=seat.attempt_id)
+    _room_distribution(store, session, loaded, question, own_attempt=seat.attempt_id, present=drawn[1])
     if revealed:
         _worked_answer(shown, loaded, question)
     else:
         st.caption("The worked answer opens for everyone when your instructor reveals it.")
+
+
+def _late_locks(loaded, session: LiveSession) -> None:
+    """A Lock in pressed on a form left from before the close: the store refused it (LiveClosed); say so here,
+    since the page no longer draws that form. The open question's own outcome is render_question's to show."""
+    for question_id, _ in live.questions_in_order(loaded):
+        if session.state == OPEN and question_id == session.question_id:
+            continue
+        outcome = st.session_state.pop(keys.lock_outcome(question_id), None)
+        if outcome is not None and outcome[0] == FINISHED:
+            prompt = loaded.text(loaded.drill.question(question_id).prompt)
+            st.error(f"Your Lock in for “{prompt}” came after the question closed, so it was not counted.",
+                     icon="🔒")
 
 
 def _report_lock(store, session: LiveSession, view: AttemptView, question_id: str) -> None:
@@ -231,7 +256,43 @@ def _scenario_link(session: LiveSession) -> None:
         st.info(f"Your instructor injected a break into the platform simulation: "
                 f"{SCENARIO_TITLES[session.scenario]}.", icon="💥")
         st.page_link("pages/sim_platform.py", label="Open the simulation run", icon="🏭",
-                     query_params=platform_query(session.scenario, {}))
+                     query_params={**platform_query(session.scenario, {}), ROOM_PARAM: str(session.id)})
+
+
+def follow_the_room() -> None:
+    """On the platform sim page: if this browser sits in a live room (or came by the room's link), switch the
+    page to the break its instructor injects, by itself. Call before the scenario picker is drawn.
+
+    Each injection is followed once, so a candidate may still pick another scenario until the next one."""
+    room = st.session_state.get(keys.LIVE_ROOM)
+    if room is None and str(st.query_params.get(ROOM_PARAM, "")).isdigit():
+        room = st.session_state[keys.LIVE_ROOM] = int(st.query_params[ROOM_PARAM])
+    if room is None:
+        return
+    store = get_store()
+    session = store.live_session(room)
+    if session is None or session.state == ENDED:
+        return
+    if session.scenario in SCENARIO_TITLES and st.session_state.get(keys.LIVE_SIM_FOLLOWED) != (room, session.scenario):
+        st.session_state[keys.LIVE_SIM_FOLLOWED] = (room, session.scenario)
+        st.session_state[keys.PLATFORM_SCENARIO] = session.scenario
+    if session.scenario in SCENARIO_TITLES:
+        st.info(f"Following your live room: your instructor injected {SCENARIO_TITLES[session.scenario]}.", icon="💥")
+    watch = _watch(store.path)
+    heard = watch.version(room)
+
+    @st.fragment(run_every=POLL_S)
+    def tick() -> None:
+        nonlocal heard
+        now = watch.version(room)
+        if now == heard:
+            return
+        heard = now
+        latest = store.live_session(room)
+        if latest is not None and latest.scenario != session.scenario:
+            st.rerun(scope="app")
+
+    tick()
 
 
 def _graders(store, session: LiveSession, seats, loaded) -> dict[int, live.Grader]:
@@ -244,17 +305,36 @@ def _graders(store, session: LiveSession, seats, loaded) -> dict[int, live.Grade
     return {s.attempt_id: by_variant[variants.get(s.attempt_id, session.variant)] for s in seats}
 
 
-def _room_distribution(store, session: LiveSession, loaded, question, *, own_attempt: int | None) -> None:
-    """The room's locked answers to `question`: as they stand now while it is open, as of its close after."""
+def _read_room(store, session: LiveSession, loaded) -> tuple:
+    """(seats, answers, steps, graders): what the room's reports are made of, read from the store."""
     seats = store.live_seats(session.id)
-    answers = store.live_answers(session.id)
-    until = live.closed_at(store.live_steps(session.id)).get(question.id) if session.state != OPEN else None
+    return seats, store.live_answers(session.id), store.live_steps(session.id), _graders(store, session, seats, loaded)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _closed_room(target: str, session_id: int, version: int, present: int, _store, _session: LiveSession,
+                 _loaded) -> tuple:
+    """_read_room, once per process for each closed step: after a Close every page of the room draws the same
+    answers at once, and a closed question takes no more lock-ins (LiveClosed), so one read serves them all.
+    Read-only for its callers. `present` keys a late join (the room's count changes); `target` the store."""
+    return _read_room(_store, _session, _loaded)
+
+
+def _room_distribution(store, session: LiveSession, loaded, question, *, own_attempt: int | None,
+                       present: int) -> None:
+    """The room's locked answers to `question`: as they stand now while it is open, as of its close after."""
+    if session.state == OPEN:
+        seats, answers, steps, graders = _read_room(store, session, loaded)
+    else:
+        seats, answers, steps, graders = _closed_room(store.path, session.id, session.version, present, store,
+                                                        session, loaded)
+    until = live.closed_at(steps).get(question.id) if session.state != OPEN else None
     st.markdown("**The room's answers**")
     if isinstance(question, NumericQuestion):
-        room = live.numeric_room(question, session.part_id, seats, _graders(store, session, seats, loaded), answers,
+        room = live.numeric_room(question, session.part_id, seats, graders, answers,
                                  own_attempt=own_attempt, until=until)
         hits, ranges = room.ranges_held
-        st.caption(f"{len(room.guesses)} guesses of {room.seats} in the room"
+        st.caption(f"{len(room.guesses)} {'guess' if len(room.guesses) == 1 else 'guesses'} of {room.seats} in the room"
                    + (f", {room.skipped} skipped" if room.skipped else "")
                    + (f" · {hits} of {ranges} ranges held the truth" if ranges and session.state != OPEN else ""))
         if room.guesses:
@@ -310,7 +390,10 @@ def render_console(store) -> None:
     _console(store, running[0], instructor.name)
 
 
-def _press(store, session: LiveSession, action: str, actor: str, scenario: str | None = None) -> None:
+def _press(store, session: LiveSession, action: str, actor: str) -> None:
+    # The picked scenario as of the press (read here, not bound at drawing time: a pick and a press can
+    # reach the server in one run).
+    scenario = st.session_state.get(keys.LIVE_SCENARIO) if action == INJECT else None
     try:
         store.live_move(session.id, action, seen_version=session.version,
                         questions=live.questions_in_order(_loaded(session)), actor=actor, scenario=scenario)
@@ -325,20 +408,26 @@ def _console(store, session: LiveSession, actor: str) -> None:
     loaded = _loaded(session)
     order = live.questions_in_order(loaded)
     seats = store.live_seats(session.id)
+    now = store.clock()
+    here = [s for s in seats if s.present(now)]
     st.subheader(f"Live: {_drill_title(session.drill_id)}")
     _follow(session.id, drawn, heard, everything=True)
+    if session.state == OPEN and drawn[1] and drawn[1] == drawn[2] and store.live_locked(session.id, notify=False):
+        st.rerun()   # the last seat still missing left the room: everyone present has locked in
     note = st.session_state.pop(keys.LIVE_NOTE, None)
     if note:
         st.warning(escape_markdown(note), icon="⚠️")
     cols = st.columns(3)
-    cols[0].metric("In the room", len(seats))
+    cols[0].metric("In the room", len(here), help=f"{len(seats)} joined; present means their page was seen in "
+                                                    f"the last {PRESENT_S:.0f} s")
     where = "waiting room" if session.state == WAITING else f"question {session.step_no + 1} of {len(order)}"
     cols[1].metric("Where", where)
     state_words = {WAITING: "waiting", OPEN: "open", CLOSED: "closed" + (" (all locked in)" if session.reason else ""),
                    REVEALED: "answer revealed", ENDED: "ended"}
     cols[2].metric("Question is", state_words[session.state])
-    with st.expander(f"Who is here ({len(seats)})"):
-        st.dataframe({"name": [s.handle for s in seats]}, hide_index=True)   # user text: a table, never HTML
+    with st.expander(f"Who is here ({len(here)})"):
+        st.dataframe({"name": [s.handle for s in seats],   # user text: a table, never HTML
+                      "present": ["here" if s.present(now) else "away" for s in seats]}, hide_index=True)
     with st.container(horizontal=True):
         last = session.step_no + 1 >= len(order)
         st.button("Open the first question" if session.state == WAITING else "Next question", key=keys.live_move(NEXT),
@@ -351,17 +440,17 @@ def _console(store, session: LiveSession, actor: str) -> None:
         st.button("End the session", key=keys.live_move(END), disabled=session.state == ENDED,
                   on_click=_press, args=(store, session, END, actor))
     with st.container(horizontal=True, vertical_alignment="bottom"):
-        scenario = st.selectbox("Inject a break into the platform simulation", list(SCENARIO_TITLES),
+        st.selectbox("Inject a break into the platform simulation", list(SCENARIO_TITLES),
                                 format_func=SCENARIO_TITLES.get, key=keys.LIVE_SCENARIO)
         st.button("Inject for the room", key=keys.live_move(INJECT), disabled=session.state == ENDED,
-                  on_click=_press, args=(store, session, INJECT, actor, scenario))
+                  on_click=_press, args=(store, session, INJECT, actor))
     _scenario_link(session)
     question = _question_of(loaded, session)
     if question is not None and session.state != ENDED:
         st.markdown(f"**{loaded.text(question.prompt)}**")
         if session.state == OPEN:
-            st.caption(f"{drawn[2]} of {len(seats)} locked in")
-        _room_distribution(store, session, loaded, question, own_attempt=None)
+            st.caption(f"{drawn[2]} of {drawn[1]} present locked in")
+        _room_distribution(store, session, loaded, question, own_attempt=None, present=drawn[1])
     board = live.scoreboard(loaded, store.live_steps(session.id), seats, _graders(store, session, seats, loaded),
                             store.live_answers(session.id))
     if board and board[0].questions:

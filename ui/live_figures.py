@@ -17,33 +17,39 @@ OWN, OTHERS, TRUTH = "#d84315", "#546e7a", "#2e7d32"
 
 
 def numeric_figure(room: NumericRoom, *, show_truth: bool) -> go.Figure:
-    """One row per guess, sorted: the guess as a dot, its 80% range as a bar; the truth as a line."""
-    fig = go.Figure()
+    """One row per guess, sorted: the guess as a dot, its 80% range as a bar; the truth as a line.
+
+    Built as one plain spec without Plotly's per-property validation: after a Close every page in the room
+    draws this strip at once, and validating a few hundred points made it most of a page's run."""
+    traces = []
     for own in (False, True):
         rows = [(i, g) for i, g in enumerate(room.guesses) if g.own == own]
         if not rows:
             continue
-        fig.add_trace(go.Scatter(
-            x=[g.value for _, g in rows], y=[i + 1 for i, _ in rows], mode="markers",
-            name="your guess" if own else "the room's guesses",
-            marker={"size": 13 if own else 9, "color": OWN if own else OTHERS,
-                    "symbol": "diamond" if own else "circle"},
-            error_x={"type": "data", "symmetric": False, "color": OWN if own else OTHERS, "thickness": 2, "width": 0,
-                     "array": [(g.high - g.value) if g.high is not None else 0 for _, g in rows],
-                     "arrayminus": [(g.value - g.low) if g.low is not None else 0 for _, g in rows]},
-            hovertext=[format_quantity(g.value, room.unit) + (
+        traces.append({
+            "type": "scatter", "x": [g.value for _, g in rows], "y": [i + 1 for i, _ in rows], "mode": "markers",
+            "name": "your guess" if own else "the room's guesses",
+            "marker": {"size": 13 if own else 9, "color": OWN if own else OTHERS,
+                       "symbol": "diamond" if own else "circle"},
+            "error_x": {"type": "data", "symmetric": False, "color": OWN if own else OTHERS, "thickness": 2,
+                        "width": 0, "array": [(g.high - g.value) if g.high is not None else 0 for _, g in rows],
+                        "arrayminus": [(g.value - g.low) if g.low is not None else 0 for _, g in rows]},
+            "hovertext": [format_quantity(g.value, room.unit) + (
                 f" (80% range {format_quantity(g.low, room.unit)} – {format_quantity(g.high, room.unit)})"
                 if g.low is not None else "") for _, g in rows],
-            hoverinfo="text"))
-    if show_truth:
-        for truth in room.truths:
-            fig.add_vline(x=truth, line={"color": TRUTH, "width": 3, "dash": "dash"},
-                          annotation_text=f"truth {format_quantity(truth, room.unit)}",
-                          annotation_position="top")
-    fig.update_layout(height=max(220, 26 * len(room.guesses) + 120), margin={"l": 20, "r": 20, "t": 40, "b": 40},
-                      xaxis_title=html.escape(room.unit), yaxis={"visible": False}, showlegend=True,
-                      legend={"orientation": "h", "y": -0.25})
-    return fig
+            "hoverinfo": "text"})
+    truths = room.truths if show_truth else ()
+    layout = {
+        "height": max(220, 26 * len(room.guesses) + 120), "margin": {"l": 20, "r": 20, "t": 40, "b": 40},
+        "xaxis": {"title": {"text": html.escape(room.unit)}}, "yaxis": {"visible": False}, "showlegend": True,
+        "legend": {"orientation": "h", "y": -0.25},
+        # what fig.add_vline draws: a dashed line across the plot, its label above it
+        "shapes": [{"type": "line", "x0": t, "x1": t, "xref": "x", "y0": 0, "y1": 1, "yref": "y domain",
+                    "line": {"color": TRUTH, "width": 3, "dash": "dash"}} for t in truths],
+        "annotations": [{"x": t, "xref": "x", "y": 1, "yref": "y domain", "xanchor": "center", "yanchor": "bottom",
+                         "showarrow": False, "text": f"truth {format_quantity(t, room.unit)}"} for t in truths],
+    }
+    return go.Figure({"data": traces, "layout": layout}, _validate=False)
 
 
 def choice_figure(room: ChoiceRoom, *, show_right: bool) -> go.Figure:

@@ -95,7 +95,8 @@ def counts(store: AttemptStore, filters: Filters) -> Counts:
 
 # -- attempts and the leaderboard ------------------------------------------------------------
 def attempt_summary(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.DataFrame:
-    """One row per attempt: score, Strong count, time used against the box, ranges held.
+    """One row per attempt: score, Strong count, time used against the box, ranges held, and whether it was
+    a seat in a live session (its 'live' event).
 
     Time used runs to the finish, or for an unfinished attempt to its last lock-in.
     """
@@ -108,7 +109,8 @@ def attempt_summary(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.
                COALESCE(t.overridden, 0) AS overridden,
                GREATEST(0, COALESCE(f.finished_at, t.last_at, att.started_at) - att.started_at) AS used_s,
                att.time_box_s + COALESCE(g.extra_s, 0) AS limit_s, COALESCE(g.extra_s, 0) AS extra_s,
-               COALESCE(t.ranges, 0) AS ranges, COALESCE(t.hits, 0) AS hits
+               COALESCE(t.ranges, 0) AS ranges, COALESCE(t.hits, 0) AS hits,
+               EXISTS (SELECT 1 FROM attempt_events e WHERE e.attempt_id = att.attempt_id AND e.kind = 'live') AS live
         FROM att LEFT JOIN finished f USING (attempt_id) LEFT JOIN grants g USING (attempt_id)
         LEFT JOIN (SELECT * FROM attempt_tallies WHERE key_id = ?) t USING (attempt_id)
         ORDER BY att.started_at, att.attempt_id"""
@@ -118,7 +120,7 @@ def attempt_summary(store: AttemptStore, key: DrillKey, filters: Filters) -> pd.
 def leaderboard_from(summary: pd.DataFrame) -> pd.DataFrame:
     """One row per candidate from attempt_summary: their best attempt (ties: the latest), calibration over all."""
     columns = ["candidate_id", "handle", "cohort", "attempts", "finished", "attempt_id", "variant", "score_pct", "strong",
-               "overridden", "used_min", "limit_min", "ranges", "hits", "hit_rate"]
+               "overridden", "used_min", "limit_min", "ranges", "hits", "hit_rate", "live"]
     if summary.empty:
         return pd.DataFrame(columns=columns)
     ordered = summary.sort_values(["candidate_id", "score_pct", "started_at", "attempt_id"])
@@ -126,7 +128,7 @@ def leaderboard_from(summary: pd.DataFrame) -> pd.DataFrame:
     per = summary.groupby("candidate_id").agg(attempts=("attempt_id", "size"),
                                               finished=("finished_at", "count"),
                                               ranges=("ranges", "sum"), hits=("hits", "sum"))
-    out = best[["handle", "cohort", "attempt_id", "variant", "score_pct", "strong", "overridden"]].join(per)
+    out = best[["handle", "cohort", "attempt_id", "variant", "score_pct", "strong", "overridden", "live"]].join(per)
     out["used_min"] = best["used_s"] / 60
     out["limit_min"] = best["limit_s"] / 60
     out["hit_rate"] = (out["hits"] / out["ranges"]).where(out["ranges"] > 0)

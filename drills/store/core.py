@@ -205,6 +205,7 @@ class StoreCore(AccountsStore, LiveStore, ReviewStore):
         now = self.clock()
         with self._transaction() as cur:
             self._guard(cur, attempt_id)
+            self._refuse_if_live_closed(cur, attempt_id, question_id)   # drills.live_store
             opened = self._hints_opened(cur, attempt_id).get(question_id, set()) if hint_costs else set()
             cost = min(1.0, sum(c for i, c in enumerate(hint_costs) if i in opened))
             fields = [attempt_id, question_id, part_id, kind, value, low, high, choice, notes, skipped, now, cost]
