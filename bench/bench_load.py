@@ -274,6 +274,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reference", default=None, metavar="REV",
                         help="load: also measure, in the same run, the app as of REV behind nginx without its "
                              "static-file cache (the before of a before/after)")
+    parser.add_argument("--reference-cache", action="store_true",
+                        help="load: give the --reference app nginx's static-file cache too, so the comparison "
+                             "measures only what changed in the app")
     parser.add_argument("--seconds", type=float, default=20, help="idle: how long the sessions sit idle")
     parser.add_argument("--compare-with", default=None,
                         help="idle: also measure the app as of this git revision (e.g. the commit before the browser clock)")
@@ -305,7 +308,8 @@ def main(argv: list[str] | None = None) -> int:
         root = tree_at(args.at, Path(snapshot)) if args.at else ROOT
         apps = [("this tree", root, True)]
         if args.reference:
-            apps.insert(0, (revision_name(args.reference), tree_at(args.reference, Path(reference)), False))
+            apps.insert(0, (revision_name(args.reference), tree_at(args.reference, Path(reference)),
+                            args.reference_cache))
         for sessions in args.sessions:
             for processes in args.processes:
                 for app, app_root, static_cache in apps:

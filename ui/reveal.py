@@ -42,14 +42,52 @@ def _lab_links(experiments) -> None:
             lab_link(experiment)
 
 
+def _fragment_rerun() -> bool:
+    """Whether this script run is a fragment's own run (a Lock in pressed inside it), not the whole page's."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
+
+
+def _fresh_view(view: AttemptView) -> AttemptView | None:
+    """The attempt as the store holds it now, for a fragment's own run (its arguments are the last page run's);
+    None when the whole page must run instead: the gate, the finish or the store's state changed what lies
+    outside the fragment (reveal buttons, the part's tick, the outage page)."""
+    from ui.context import current_attempt
+
+    if keys.STORE_OUTAGE in st.session_state:
+        return None
+    found = current_attempt()
+    if found is None:
+        return None
+    fresh = AttemptView.load(view.store, *found)
+    if fresh.finished != view.finished or fresh.loaded.drill is not view.loaded.drill:
+        return None
+    return fresh
+
+
+@st.fragment
+def _lock_ins(view: AttemptView, part: Part, questions, skip_label: str, skip_key: str) -> None:
+    """A group of lock-ins and their skip button, in a fragment: a Lock in reruns this group only.
+
+    Once the group's last question is locked the whole page runs, so the reveal buttons below it open."""
+    if _fragment_rerun():
+        fresh = _fresh_view(view)
+        if fresh is None or fresh.all_answered(questions) != view.all_answered(questions):
+            st.rerun(scope="app")
+        view = fresh
+    for question in questions:
+        render_question(view, question, part.id)
+    _skip_button(view, part, questions, skip_label, skip_key)
+
+
 def render_questions(view: AttemptView, part: Part) -> bool:
     """The 'before you read on' lock-ins; returns whether the gate to the answer is open."""
     if not part.questions:
         return True
     st.header("Before you read on")
-    for question in part.questions:
-        render_question(view, question, part.id)
-    _skip_button(view, part, part.questions, "Skip to the answer", keys.skip_button(part.id))
+    _lock_ins(view, part, part.questions, "Skip to the answer", keys.skip_button(part.id))
     return view.all_answered(part.questions)
 
 
@@ -83,10 +121,9 @@ def render_followup(view: AttemptView, part: Part) -> None:
     st.header("The follow-up")
     st.markdown(view.text(followup.prompt))
     revealed = view.revealed(part.id, FOLLOWUP) or view.finished
-    for question in followup.questions:
-        render_question(view, question, part.id)
-    _skip_button(view, part, followup.questions, "Skip to the follow-up answer",
-                 keys.skip_button(part.id, followup=True))
+    if followup.questions:
+        _lock_ins(view, part, followup.questions, "Skip to the follow-up answer",
+                  keys.skip_button(part.id, followup=True))
     if revealed:
         st.markdown("### The follow-up answer")
         st.markdown(view.text(followup.answer))
