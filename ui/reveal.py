@@ -67,19 +67,35 @@ def _fresh_view(view: AttemptView) -> AttemptView | None:
     return fresh
 
 
-@st.fragment
+def _fresh_or_rerun(view: AttemptView, questions) -> AttemptView:
+    """In a fragment's own run, the attempt as the store holds it now (a fragment's arguments are the last page
+    run's); the whole page runs instead once the group's gate opens or anything outside it must change."""
+    if not _fragment_rerun():
+        return view
+    fresh = _fresh_view(view)
+    if fresh is None or fresh.all_answered(questions) != view.all_answered(questions):
+        st.rerun(scope="app")
+    return fresh
+
+
+def _one_question(view: AttemptView, part: Part, questions, question, rerun: tuple[str, ...]) -> None:
+    render_question(_fresh_or_rerun(view, questions), question, part.id, rerun)
+
+
+def _skip_panel(view: AttemptView, part: Part, questions, skip_label: str, skip_key: str) -> None:
+    _skip_button(_fresh_or_rerun(view, questions), part, questions, skip_label, skip_key)
+
+
 def _lock_ins(view: AttemptView, part: Part, questions, skip_label: str, skip_key: str) -> None:
-    """A group of lock-ins and their skip button, in a fragment: a Lock in reruns this group only.
+    """A group of lock-ins and their skip button, each question in its own fragment: a Lock in reruns that
+    question and the skip button (its count of open questions) only, not the page.
 
     Once the group's last question is locked the whole page runs, so the reveal buttons below it open."""
-    if _fragment_rerun():
-        fresh = _fresh_view(view)
-        if fresh is None or fresh.all_answered(questions) != view.all_answered(questions):
-            st.rerun(scope="app")
-        view = fresh
+    skip_fragment = f"lock-skip::{skip_key}"
     for question in questions:
-        render_question(view, question, part.id)
-    _skip_button(view, part, questions, skip_label, skip_key)
+        own = f"lock-question::{question.id}"
+        st.fragment(_one_question, key=own)(view, part, questions, question, (own, skip_fragment))
+    st.fragment(_skip_panel, key=skip_fragment)(view, part, questions, skip_label, skip_key)
 
 
 def render_questions(view: AttemptView, part: Part) -> bool:
