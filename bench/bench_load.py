@@ -155,12 +155,13 @@ def load_row(processes: int, sessions: int, budget_s: float, stagger_s: float, d
             asyncio.run(drive(app_url, 1, 120, 0))
         with StoreAnswers(stack.database) as stored:
             before, generator_before = cpu_of(stack.app_pids), generator_cpu_s()
-            proxy_before = tree_cpu_s(stack.nginx.pid)
+            nginx = stack.pid_of("nginx")   # supervisord's nginx service: its master, whose children are the workers
+            proxy_before = tree_cpu_s(nginx)
             began = time.monotonic()
             results = asyncio.run(drive(stack.url, sessions, budget_s, stagger_s, stored, think_s=think_s))
             wall = time.monotonic() - began
             cpu = cpu_of(stack.app_pids) - before
-            proxy_cpu = tree_cpu_s(stack.nginx.pid) - proxy_before
+            proxy_cpu = tree_cpu_s(nginx) - proxy_before
             generator = generator_cpu_s() - generator_before   # a browser's CPU counts once it is reaped, at close
         load = os.getloadavg()
         tokens = [r.token for r in results if r.token]

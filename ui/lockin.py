@@ -14,7 +14,7 @@ from drills.scoring import NOTE_SCORES, AnswerGrade, grade_answer
 from drills.store import AttemptFinished, LockedAnswer
 from ui import keys
 from ui.attempt_view import AttemptView
-from ui.context import note_store_outage
+from ui.context import fragment_run, note_store_outage
 from ui.faults import is_store_fault
 from ui.safe import escape_markdown
 from ui.sim_embed import render_sim_embed
@@ -170,8 +170,8 @@ def _on_lock(view: AttemptView, question, part_id: str, rerun: tuple[str, ...] =
                                          "if not, what you typed is still in the box: press Lock in again.")
         return   # the fragment's own run sees the outage and reruns the page as the outage page
     st.session_state[outcome] = (STORED if created else LOST, "")
-    if rerun:
-        st.rerun(list(rerun))   # the named fragments only, not the page
+    if rerun and fragment_run():   # pressed in its fragment: rerun the named fragments only, not the page
+        st.rerun(list(rerun))
 
 
 def _open_form(view: AttemptView, question, part_id: str, rerun: tuple[str, ...] = ()) -> bool:

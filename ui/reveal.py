@@ -11,6 +11,7 @@ from drills.schema import Part, section_title
 from drills.store import AnswerEntry, AttemptFinished
 from ui import keys
 from ui.attempt_view import AttemptView
+from ui.context import fragment_run
 from ui.lockin import FINISHED_ELSEWHERE, render_question
 
 
@@ -42,14 +43,6 @@ def _lab_links(experiments) -> None:
             lab_link(experiment)
 
 
-def _fragment_rerun() -> bool:
-    """Whether this script run is a fragment's own run (a Lock in pressed inside it), not the whole page's."""
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-    ctx = get_script_run_ctx()
-    return bool(ctx is not None and ctx.fragment_ids_this_run)
-
-
 def _fresh_view(view: AttemptView) -> AttemptView | None:
     """The attempt as the store holds it now, for a fragment's own run (its arguments are the last page run's);
     None when the whole page must run instead: the gate, the finish or the store's state changed what lies
@@ -70,7 +63,7 @@ def _fresh_view(view: AttemptView) -> AttemptView | None:
 def _fresh_or_rerun(view: AttemptView, questions) -> AttemptView:
     """In a fragment's own run, the attempt as the store holds it now (a fragment's arguments are the last page
     run's); the whole page runs instead once the group's gate opens or anything outside it must change."""
-    if not _fragment_rerun():
+    if not fragment_run():
         return view
     fresh = _fresh_view(view)
     if fresh is None or fresh.all_answered(questions) != view.all_answered(questions):
