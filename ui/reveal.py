@@ -43,18 +43,29 @@ def _lab_links(experiments) -> None:
             lab_link(experiment)
 
 
+_FRESH_VIEW = "lock_fresh_view"   # (the fragment run, the attempt as read in it)
+
+
 def _fresh_view(view: AttemptView) -> AttemptView | None:
     """The attempt as the store holds it now, for a fragment's own run (its arguments are the last page run's);
     None when the whole page must run instead: the gate, the finish or the store's state changed what lies
     outside the fragment (reveal buttons, the part's tick, the outage page)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
     from ui.context import current_attempt
 
     if keys.STORE_OUTAGE in st.session_state:
         return None
-    found = current_attempt()
-    if found is None:
-        return None
-    fresh = AttemptView.load(view.store, *found)
+    # A Lock in reruns its question and the skip button: one read of the store serves both in that run
+    # (told apart by the run's list of fragment ids, one object per run).
+    run = get_script_run_ctx().fragment_ids_this_run
+    kept_run, fresh = st.session_state.get(_FRESH_VIEW, (None, None))
+    if kept_run is not run:
+        found = current_attempt()
+        if found is None:
+            return None
+        fresh = AttemptView.load(view.store, *found)
+        st.session_state[_FRESH_VIEW] = (run, fresh)
     if fresh.finished != view.finished or fresh.loaded.drill is not view.loaded.drill:
         return None
     return fresh
