@@ -225,6 +225,7 @@ class StreamlitSession:
         self.query_string = ""
         self.page = Page()
         self.runs = 0
+        self.run_fragments: tuple[str, ...] = ()   # the fragments the last run ran alone (empty: the whole page)
         self.auto_reruns: dict[str, float] = {}   # fragment id -> seconds between the reruns it asked for
 
     @classmethod
@@ -280,7 +281,8 @@ class StreamlitSession:
                         and element.WhichOneof("type") == "markdown" and until(self.page)):
                     seen_at = time.monotonic()
             elif kind == "new_session":   # every script run starts with one: a whole run draws the page afresh
-                fragment_run = bool(forward.metadata.run.fragment_ids) if forward.metadata.HasField("run") else False
+                self.run_fragments = tuple(forward.metadata.run.fragment_ids)
+                fragment_run = bool(self.run_fragments)
                 if not fragment_run:
                     self.page = Page()
                 self.runs += 1
