@@ -146,21 +146,26 @@ GENERATOR = {"ws": "ws: Streamlit's websocket protocol plus a fresh browser's HT
              "ws-bare": "ws-bare: the websocket protocol alone", "browser": "browser: Chromium contexts"}
 
 
+WARM_UP_HANDLE = 100_000   # warm-up sessions are load-100000 and on, apart from the measured load-0 and on
+
+
 def load_row(processes: int, sessions: int, budget_s: float, stagger_s: float, driver: str = "ws",
              think_s: float = 0.0, root: Path = ROOT, *, static_cache: bool = True,
              app: str = "this tree") -> dict[str, object]:
     drive = DRIVERS[driver]
     with Stack(processes, root=root, static_cache=static_cache) as stack:
-        for app_url in stack.app_urls:   # a first visit imports every page: not what a class waits for
-            asyncio.run(drive(app_url, 1, 120, 0))
+        for n, app_url in enumerate(stack.app_urls):   # a first visit imports every page: not what a class waits for
+            # Its own handle: a handle used again needs its resume code, so the measured load-0 would be refused.
+            asyncio.run(load_ws.run_session(app_url, WARM_UP_HANDLE + n, time.monotonic() + 120))
         with StoreAnswers(stack.database) as stored:
             before, generator_before = cpu_of(stack.app_pids), generator_cpu_s()
-            proxy_before = tree_cpu_s(stack.nginx.pid)
+            nginx = stack.pid_of("nginx")   # supervisord's nginx service: its master, whose children are the workers
+            proxy_before = tree_cpu_s(nginx)
             began = time.monotonic()
             results = asyncio.run(drive(stack.url, sessions, budget_s, stagger_s, stored, think_s=think_s))
             wall = time.monotonic() - began
             cpu = cpu_of(stack.app_pids) - before
-            proxy_cpu = tree_cpu_s(stack.nginx.pid) - proxy_before
+            proxy_cpu = tree_cpu_s(nginx) - proxy_before
             generator = generator_cpu_s() - generator_before   # a browser's CPU counts once it is reaped, at close
         load = os.getloadavg()
         tokens = [r.token for r in results if r.token]
@@ -274,6 +279,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reference", default=None, metavar="REV",
                         help="load: also measure, in the same run, the app as of REV behind nginx without its "
                              "static-file cache (the before of a before/after)")
+    parser.add_argument("--reference-cache", action="store_true",
+                        help="load: give the --reference app nginx's static-file cache too, so the comparison "
+                             "measures only what changed in the app")
     parser.add_argument("--seconds", type=float, default=20, help="idle: how long the sessions sit idle")
     parser.add_argument("--compare-with", default=None,
                         help="idle: also measure the app as of this git revision (e.g. the commit before the browser clock)")
@@ -305,7 +313,8 @@ def main(argv: list[str] | None = None) -> int:
         root = tree_at(args.at, Path(snapshot)) if args.at else ROOT
         apps = [("this tree", root, True)]
         if args.reference:
-            apps.insert(0, (revision_name(args.reference), tree_at(args.reference, Path(reference)), False))
+            apps.insert(0, (revision_name(args.reference), tree_at(args.reference, Path(reference)),
+                            args.reference_cache))
         for sessions in args.sessions:
             for processes in args.processes:
                 for app, app_root, static_cache in apps:

@@ -141,6 +141,7 @@ class Page:
 
     def __init__(self) -> None:
         self.elements: dict[tuple[int, ...], Element] = {}
+        self.fragments: dict[tuple[int, ...], str] = {}   # path -> the fragment that drew it, as the frontend keeps
 
     def apply(self, msg: ForwardMsg) -> Element | None:
         path = tuple(msg.metadata.delta_path)
@@ -148,11 +149,22 @@ class Page:
         if kind == "add_block":   # a block drawn again at a path starts empty
             for old in [p for p in self.elements if p[:len(path)] == path]:
                 del self.elements[old]
+                self.fragments.pop(old, None)
             return None
         if kind == "new_element":
             self.elements[path] = msg.delta.new_element
+            if msg.delta.fragment_id:
+                self.fragments[path] = msg.delta.fragment_id
+            else:
+                self.fragments.pop(path, None)
             return msg.delta.new_element
         return None
+
+    def fragment_of(self, widget) -> str:
+        """The fragment a widget was drawn in ("" for none): the frontend reruns only that fragment when it fires."""
+        path = next((p for p, e in self.elements.items()
+                     if getattr(getattr(e, e.WhichOneof("type")), "id", None) == widget.id), None)
+        return self.fragments.get(path, "") if path is not None else ""
 
     def of_kind(self, kind: str, *, area: int = MAIN) -> list:
         """The `kind` protos (e.g. "button", "text_input", "markdown") in one area, in page order."""
@@ -213,6 +225,7 @@ class StreamlitSession:
         self.query_string = ""
         self.page = Page()
         self.runs = 0
+        self.run_fragments: tuple[str, ...] = ()   # the fragments the last run ran alone (empty: the whole page)
         self.auto_reruns: dict[str, float] = {}   # fragment id -> seconds between the reruns it asked for
 
     @classmethod
@@ -230,18 +243,22 @@ class StreamlitSession:
         await self.websocket.close()
 
     async def rerun(self, widgets: Iterable[WidgetState] = (), *, timeout: float = 60,
-                    until: Callable[[Page], bool] | None = None, page_name: str = "") -> float | None:
+                    until: Callable[[Page], bool] | None = None, page_name: str = "",
+                    fragment_id: str = "") -> float | None:
         """Ask for a rerun with `widgets` and read until the script run (and any reruns it asked for) finishes.
 
         Returns the time.monotonic() at which `until(page)` first held, checked as markdown arrives (None if it
         never did); self.page is then what the final run drew. `page_name` is a URL path (e.g. "drill") for a
-        session's first run, as a browser opening that address sends it.
+        session's first run, as a browser opening that address sends it. `fragment_id` names the fragment of the
+        widget that fired, as the frontend sends it: the server then reruns that fragment only (unless it asks for
+        the whole page), and the page keeps what the fragment did not draw.
         """
         msg = BackMsg()
         state = msg.rerun_script
         state.query_string = self.query_string
         state.page_script_hash = self.page_script_hash
         state.page_name = page_name
+        state.fragment_id = fragment_id
         state.widget_states.widgets.extend(widgets)
         state.context_info.url = (f"{self.url.rstrip('/')}/{page_name}"
                                   f"{'?' + self.query_string if self.query_string else ''}")
@@ -249,6 +266,7 @@ class StreamlitSession:
         state.context_info.locale = "en-GB"
         await self.websocket.send(msg.SerializeToString())
         seen_at = None
+        fragment_run = False
         deadline = time.monotonic() + timeout
         while True:
             remaining = deadline - time.monotonic()
@@ -262,8 +280,11 @@ class StreamlitSession:
                 if (until is not None and seen_at is None and element is not None
                         and element.WhichOneof("type") == "markdown" and until(self.page)):
                     seen_at = time.monotonic()
-            elif kind == "new_session":   # every script run starts with one: the page is drawn afresh
-                self.page = Page()
+            elif kind == "new_session":   # every script run starts with one: a whole run draws the page afresh
+                self.run_fragments = tuple(forward.metadata.run.fragment_ids)
+                fragment_run = bool(self.run_fragments)
+                if not fragment_run:
+                    self.page = Page()
                 self.runs += 1
                 if forward.new_session.page_script_hash:
                     self.page_script_hash = forward.new_session.page_script_hash
@@ -275,7 +296,8 @@ class StreamlitSession:
                 raise ProtocolError(f"page not found: {forward.page_not_found.page_name!r}")
             elif kind == "auto_rerun":
                 self.auto_reruns[forward.auto_rerun.fragment_id] = forward.auto_rerun.interval
-            elif kind == "script_finished" and forward.script_finished not in (EARLY_FOR_RERUN, FRAGMENT_RUN):
+            elif kind == "script_finished" and forward.script_finished != EARLY_FOR_RERUN and (
+                    fragment_run or forward.script_finished != FRAGMENT_RUN):
                 return seen_at
 
     async def rerun_fragment(self, fragment_id: str, *, timeout: float = 60) -> bool:
@@ -354,7 +376,8 @@ async def lock_in(session: StreamlitSession, value: str, *, timeout: float) -> t
     question_id = box.form_id.removeprefix("lock::")
     sent = time.monotonic()
     seen_at = await session.rerun(submit_form(session.page, box.form_id, {box.id: value}), timeout=timeout,
-                                  until=lambda page: page.count_markdown(CONFIRMATION) > before)
+                                  until=lambda page: page.count_markdown(CONFIRMATION) > before,
+                                  fragment_id=session.page.fragment_of(box))
     if seen_at is None or session.page.count_markdown(CONFIRMATION) <= before:
         raise ProtocolError(f"lock-in of {question_id} was not confirmed on the page{session.page.problems()}")
     return question_id, seen_at - sent

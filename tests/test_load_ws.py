@@ -5,6 +5,7 @@ the page says it is locked and the store holds the row. The page model is checke
 """
 from __future__ import annotations
 
+import re
 
 import pytest
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -12,6 +13,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from bench.load_ws import Page, ProtocolError, StoreAnswers, drive, run_blocking, submit_form
 from bench.stack import Stack
 from drills.backends import open_store
+from drills.loader import load_catalogue
 
 
 def _element(page: Page, path: list[int], kind: str, **fields) -> None:
@@ -60,3 +62,45 @@ def test_two_websocket_sessions_start_and_lock_in_confirmed_on_the_page_and_stor
             assert [a.value for a in store.answers(attempt.id).values()] == [10.0]
     finally:
         store.close()
+
+
+@pytest.mark.timeout(240)
+def test_a_lock_in_reruns_its_question_and_the_skip_count_and_the_last_one_opens_the_reveal(pg_url):
+    """Pressed in its fragment (as a browser sends it), a Lock in reruns that question and the skip button only:
+    the rest of the page stays as drawn, the count of open questions follows, and the part's last lock-in runs
+    the whole page so its reveal button opens."""
+    from bench.load_ws import StreamlitSession, click, lock_in, start_attempt
+
+    def skip_count(page) -> list[str]:
+        return [b.label for b in page.of_kind("button") if b.label.startswith("Skip ")]
+
+    async def walk(url: str) -> list[tuple]:
+        session = await StreamlitSession.open(url)
+        try:
+            await start_attempt(session, "fragments-1", timeout=60)
+            await session.rerun([click(session.page.widget("button", "Next →"))], timeout=60)
+            seen = [(session.run_fragments, skip_count(session.page),
+                     session.page.widget("button", re.compile("^Reveal:")).disabled)]
+            while session.page.of_kind("text_input"):
+                if not any(w.label.startswith("Best guess") for w in session.page.of_kind("text_input")):
+                    break
+                await lock_in(session, "12", timeout=60)
+                session.page.widget("selectbox", "Part")   # drawn by the page's run, kept by the fragment's
+                seen.append((session.run_fragments, skip_count(session.page),
+                             session.page.widget("button", re.compile("^Reveal:")).disabled))
+            return seen
+        finally:
+            await session.close()
+
+    with Stack(1, database=pg_url, proxy=False) as stack:
+        seen = run_blocking(walk(stack.url))
+
+    board = load_catalogue().drills["one_tenant"].drill.part("board")
+    count = len(board.questions)
+    assert len(seen) == count + 1
+    assert seen[0] == ((), [f"Skip {count} questions"], True)
+    for locked, (fragments, skip, shut) in enumerate(seen[1:-1], start=1):
+        left = count - locked
+        assert len(fragments) == 2, f"lock-in {locked} ran {fragments or 'the whole page'}, not its two fragments"
+        assert skip == [f"Skip {left} question{'s' if left > 1 else ''}"] and shut
+    assert seen[-1] == ((), [], False), "the last lock-in runs the whole page: the reveal opens, no skip is left"

@@ -43,6 +43,41 @@ def sim_truths_of(loaded: LoadedDrill) -> dict[str, float]:
     return truths
 
 
+class SimTruths(Mapping[str, float]):
+    """The graded simulation runs of an attempt's numbers (sim_truths_of), run the first time one is read.
+
+    Most page runs never read them: a part's lock-ins need no truth until it is revealed, and a text needs them
+    only where it names a simulation question. So a class arriving at once does not run every draw's models
+    before anyone has locked in a number; the results and the reveals run them when they first need them.
+    """
+
+    def __init__(self, loaded: LoadedDrill) -> None:
+        self._loaded = loaded
+        self._values: dict[str, float] | None = None
+        self.ids = frozenset(q.id for q in loaded.drill.all_questions() if isinstance(q, NumericQuestion) and q.sim)
+
+    def _run(self) -> dict[str, float]:
+        if self._values is None:
+            self._values = sim_truths_of(self._loaded)
+        return self._values
+
+    def __getitem__(self, question_id: str) -> float:
+        return self._run()[question_id]
+
+    def __iter__(self):
+        return iter(self._run())
+
+    def __len__(self) -> int:
+        return len(self._run())
+
+    def __contains__(self, question_id: object) -> bool:
+        return question_id in self.ids
+
+    def read_by(self, template: str) -> bool:
+        """Whether `template` may name a simulation question ({id} or {id:spec}); True when unsure."""
+        return any("{" + question_id in template for question_id in self.ids)
+
+
 @dataclass(frozen=True)
 class AttemptView:
     store: AttemptStore
@@ -58,7 +93,7 @@ class AttemptView:
     @classmethod
     def load(cls, store: AttemptStore, attempt: Attempt, loaded: LoadedDrill) -> AttemptView:
         loaded = in_variant(loaded, attempt.variant)   # the numbers this attempt drew
-        sim_values = sim_truths_of(loaded)
+        sim_values = SimTruths(loaded)
         answers, reveals = store.answers(attempt.id), store.reveals(attempt.id)
         hinted = any(getattr(q, "hints", ()) for q in loaded.drill.all_questions())   # spare the event scan
         hints = {q: frozenset(opened) for q, opened in store.hints_opened(attempt.id).items()} if hinted else {}
@@ -70,7 +105,10 @@ class AttemptView:
         return self.attempt.finished_at is not None
 
     def text(self, template: str) -> str:
-        return self.loaded.text(template, self.sim_values)
+        sims = self.sim_values
+        if isinstance(sims, SimTruths) and not sims.read_by(template):   # no model run for a text without one
+            return self.loaded.text(template)
+        return self.loaded.text(template, sims)
 
     @property
     def drawn_numbers(self) -> str:

@@ -151,6 +151,14 @@ def current_token() -> str | None:
     return st.session_state.get(keys.ATTEMPT_TOKEN)
 
 
+def fragment_run() -> bool:
+    """Whether this script run is a fragment's own (a widget inside it fired), not the whole page's."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
+
+
 def attempt_this_run(token: str) -> Attempt | None:
     """The attempt behind `token`, read once per script run: the clocks, their fragment and the page share it.
 

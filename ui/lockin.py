@@ -14,7 +14,7 @@ from drills.scoring import NOTE_SCORES, AnswerGrade, grade_answer
 from drills.store import AttemptFinished, LockedAnswer
 from ui import keys
 from ui.attempt_view import AttemptView
-from ui.context import note_store_outage
+from ui.context import fragment_run, note_store_outage
 from ui.faults import is_store_fault
 from ui.safe import escape_markdown
 from ui.sim_embed import render_sim_embed
@@ -35,8 +35,11 @@ FINISHED_ELSEWHERE = ("This attempt has been finished (perhaps in another tab), 
                       "locked in or scored. Reload to see it read-only.")
 
 
-def render_question(view: AttemptView, question, part_id: str) -> None:
-    """One question: the form while open, the locked answer (and the truth once disclosed) after."""
+def render_question(view: AttemptView, question, part_id: str, rerun: tuple[str, ...] = ()) -> None:
+    """One question: the form while open, the locked answer (and the truth once disclosed) after.
+
+    `rerun` names the fragments a Lock in reruns (the question's own and what counts its open questions);
+    empty, the press reruns whatever it would by default."""
     with st.container(border=True):
         st.markdown(f"**{view.text(question.prompt)}**")
         answer = view.answers.get(question.id)
@@ -54,7 +57,7 @@ def render_question(view: AttemptView, question, part_id: str) -> None:
         elif answer is None:
             if isinstance(question, NumericQuestion) and question.hints:
                 _hints(view, question, part_id)
-            if _open_form(view, question, part_id) and outcome is None:
+            if _open_form(view, question, part_id, rerun) and outcome is None:
                 # Pressed, but no callback ran: a session the server has just made (after a restart) has no
                 # callbacks registered yet. Lock in now, so no press is silently dropped.
                 _on_lock(view, question, part_id)
@@ -141,7 +144,7 @@ def _entry_fields(question) -> dict:
     return {"notes": checks.notes_entry(typed("notes"))}
 
 
-def _on_lock(view: AttemptView, question, part_id: str) -> None:
+def _on_lock(view: AttemptView, question, part_id: str, rerun: tuple[str, ...] = ()) -> None:
     """The Lock in button's callback: check and commit before the page's run, so that one run already
     draws the locked answer (no second run), and leave the outcome for render_question to show."""
     outcome = keys.lock_outcome(question.id)
@@ -165,11 +168,13 @@ def _on_lock(view: AttemptView, question, part_id: str) -> None:
         note_store_outage(error, refused=f"Your last Lock in was not confirmed: {view.text(question.prompt)} "
                                          "Once the drill is back it shows the answer locked if it reached the store; "
                                          "if not, what you typed is still in the box: press Lock in again.")
-        return
+        return   # the fragment's own run sees the outage and reruns the page as the outage page
     st.session_state[outcome] = (STORED if created else LOST, "")
+    if rerun and fragment_run():   # pressed in its fragment: rerun the named fragments only, not the page
+        st.rerun(list(rerun))
 
 
-def _open_form(view: AttemptView, question, part_id: str) -> bool:
+def _open_form(view: AttemptView, question, part_id: str, rerun: tuple[str, ...] = ()) -> bool:
     """The answer form; True when its Lock in was pressed in this run."""
     for field, typed in st.session_state.pop(_DRAFT + question.id, {}).items():
         st.session_state[keys.lock_field(question.id, field)] = typed
@@ -190,7 +195,7 @@ def _open_form(view: AttemptView, question, part_id: str) -> bool:
             st.text_area("Your notes", key=keys.lock_field(question.id, "notes"), max_chars=checks.MAX_NOTES,
                          height=140, placeholder="A few lines in your own words")
         return st.form_submit_button("🔒 Lock in", type="primary", key=_submit_key(question), on_click=_on_lock,
-                                     args=(view, question, part_id))
+                                     args=(view, question, part_id, rerun))
 
 
 def _locked(view: AttemptView, question, answer: LockedAnswer, *, show_truth: bool) -> None:

@@ -11,6 +11,7 @@ from drills.schema import Part, section_title
 from drills.store import AnswerEntry, AttemptFinished
 from ui import keys
 from ui.attempt_view import AttemptView
+from ui.context import fragment_run
 from ui.lockin import FINISHED_ELSEWHERE, render_question
 
 
@@ -42,14 +43,71 @@ def _lab_links(experiments) -> None:
             lab_link(experiment)
 
 
+_FRESH_VIEW = "lock_fresh_view"   # (the fragment run, the attempt as read in it)
+
+
+def _fresh_view(view: AttemptView) -> AttemptView | None:
+    """The attempt as the store holds it now, for a fragment's own run (its arguments are the last page run's);
+    None when the whole page must run instead: the gate, the finish or the store's state changed what lies
+    outside the fragment (reveal buttons, the part's tick, the outage page)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    from ui.context import current_attempt
+
+    if keys.STORE_OUTAGE in st.session_state:
+        return None
+    # A Lock in reruns its question and the skip button: one read of the store serves both in that run
+    # (told apart by the run's list of fragment ids, one object per run).
+    run = get_script_run_ctx().fragment_ids_this_run
+    kept_run, fresh = st.session_state.get(_FRESH_VIEW, (None, None))
+    if kept_run is not run:
+        found = current_attempt()
+        if found is None:
+            return None
+        fresh = AttemptView.load(view.store, *found)
+        st.session_state[_FRESH_VIEW] = (run, fresh)
+    if fresh.finished != view.finished or fresh.loaded.drill is not view.loaded.drill:
+        return None
+    return fresh
+
+
+def _fresh_or_rerun(view: AttemptView, questions) -> AttemptView:
+    """In a fragment's own run, the attempt as the store holds it now (a fragment's arguments are the last page
+    run's); the whole page runs instead once the group's gate opens or anything outside it must change."""
+    if not fragment_run():
+        return view
+    fresh = _fresh_view(view)
+    if fresh is None or fresh.all_answered(questions) != view.all_answered(questions):
+        st.rerun(scope="app")
+    return fresh
+
+
+def _one_question(view: AttemptView, part: Part, questions, question, rerun: tuple[str, ...]) -> None:
+    render_question(_fresh_or_rerun(view, questions), question, part.id, rerun)
+
+
+def _skip_panel(view: AttemptView, part: Part, questions, skip_label: str, skip_key: str) -> None:
+    _skip_button(_fresh_or_rerun(view, questions), part, questions, skip_label, skip_key)
+
+
+def _lock_ins(view: AttemptView, part: Part, questions, skip_label: str, skip_key: str) -> None:
+    """A group of lock-ins and their skip button, each question in its own fragment: a Lock in reruns that
+    question and the skip button (its count of open questions) only, not the page.
+
+    Once the group's last question is locked the whole page runs, so the reveal buttons below it open."""
+    skip_fragment = f"lock-skip::{skip_key}"
+    for question in questions:
+        own = f"lock-question::{question.id}"
+        st.fragment(_one_question, key=own)(view, part, questions, question, (own, skip_fragment))
+    st.fragment(_skip_panel, key=skip_fragment)(view, part, questions, skip_label, skip_key)
+
+
 def render_questions(view: AttemptView, part: Part) -> bool:
     """The 'before you read on' lock-ins; returns whether the gate to the answer is open."""
     if not part.questions:
         return True
     st.header("Before you read on")
-    for question in part.questions:
-        render_question(view, question, part.id)
-    _skip_button(view, part, part.questions, "Skip to the answer", keys.skip_button(part.id))
+    _lock_ins(view, part, part.questions, "Skip to the answer", keys.skip_button(part.id))
     return view.all_answered(part.questions)
 
 
@@ -83,10 +141,9 @@ def render_followup(view: AttemptView, part: Part) -> None:
     st.header("The follow-up")
     st.markdown(view.text(followup.prompt))
     revealed = view.revealed(part.id, FOLLOWUP) or view.finished
-    for question in followup.questions:
-        render_question(view, question, part.id)
-    _skip_button(view, part, followup.questions, "Skip to the follow-up answer",
-                 keys.skip_button(part.id, followup=True))
+    if followup.questions:
+        _lock_ins(view, part, followup.questions, "Skip to the follow-up answer",
+                  keys.skip_button(part.id, followup=True))
     if revealed:
         st.markdown("### The follow-up answer")
         st.markdown(view.text(followup.answer))
