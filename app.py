@@ -7,7 +7,15 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.a11y import page_aids
-from ui.context import current_token, get_store, store_answers, store_fault, store_guard, store_opens, store_outage
+from ui.context import (
+    current_token,
+    get_store,
+    store_answers,
+    store_fault,
+    store_guard,
+    store_opens,
+    store_outage,
+)
 from ui.faults import show_store_fault, show_store_outage
 from ui.frame import run_in_frame
 from ui.identity import account_box
@@ -48,9 +56,11 @@ PAGES = {
 # Open (and migrate) the store once per process, before any page runs; if it cannot open, the pages
 # that read or write attempts show why, and the simulations and labs carry on without it.
 STORE_SECTIONS = ("Drills", "Instructors")
-fault = store_fault()
 # A store that fails after start-up: this session's pages that need it show one plain page that retries.
-outage = store_outage() if fault is None else None
+# It stays that page while the store is away, even once the store fails to open afresh (a DuckDB file
+# that refuses commits is closed, and reopening it fails too): the outage page says what is safe.
+outage = store_outage()
+fault = store_fault() if outage is None else None
 navigation = st.navigation(PAGES, position="top")
 needs_store = any(navigation is page for section in STORE_SECTIONS for page in PAGES[section])
 with store_guard():

@@ -66,8 +66,10 @@ def app_server(tmp_path):
 def chromium():
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # Waits bound a hang, never time a step: on two busy cores a cold page can take tens of seconds.
+    expect.set_options(timeout=30_000)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield browser
@@ -78,7 +80,7 @@ def chromium():
 def page(chromium):
     context = chromium.new_context(viewport={"width": 1300, "height": 1000})
     page = context.new_page()
-    page.set_default_timeout(30000)
+    page.set_default_timeout(60_000)
     yield page
     context.close()
 

@@ -9,9 +9,19 @@ import pytest
 
 from labs.hot_tenant.pg_race import OwnerRaceParams, race_on_postgres, run_owner_race
 from labs.hot_tenant.pg_resize import ResizeParams, run_resize_retry
-from labs.postgres.experiments import (EXPERIMENTS, BudgetParams, CapRaceParams, FairClaimParams, RefundParams,
-                                       SnapshotParams, run_budget, run_cap_race, run_fair_claim,
-                                       run_held_snapshot, run_refunds)
+from labs.postgres.experiments import (
+    EXPERIMENTS,
+    BudgetParams,
+    CapRaceParams,
+    FairClaimParams,
+    RefundParams,
+    SnapshotParams,
+    run_budget,
+    run_cap_race,
+    run_fair_claim,
+    run_held_snapshot,
+    run_refunds,
+)
 
 
 def test_fifo_hands_the_flood_most_slots_and_one_worker_round_robin_gives_exactly_four_each(pg_url):
@@ -123,7 +133,9 @@ def test_the_drill_quotes_what_the_lab_shows_at_its_sizes(pg_url):
     assert held.held.dead_kept == values["dead_kept"]
     assert (held.held.buffers, held.released.buffers) == (values["claim_buffers_bloated"],
                                                           values["claim_buffers_clean"])
-    assert held.slowdown > 1_000, "the drill says thousands of times; its own figure is in that range"
+    # The drill says "thousands of times" slower; timed medians shrink on a loaded machine, so the test holds
+    # the claim to the pages each claim reads (a count, not a clock), which is what makes it slower.
+    assert held.held.buffers / held.released.buffers > 1_000, "the drill says thousands of times"
     assert values["claim_slowdown"] > 1_000
     race = run_cap_race(pg_url, CapRaceParams(cap=int(values["enterprise_cap"]), runs=6))
     assert all(values["enterprise_cap"] <= peak <= values["counted_cap_high"] for peak in race.counted), race.counted

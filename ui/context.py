@@ -11,11 +11,17 @@ from dataclasses import replace
 import streamlit as st
 
 from drills.accounts import may_open
+from drills.backends import open_store
 from drills.loader import Catalogue, LoadedDrill, content_dir, load_catalogue
 from drills.schema import Drill
 from drills.scope import ScopedDrills
-from drills.backends import open_store
-from drills.store import MIGRATIONS, Attempt, StoreCore, database_path, is_postgres_target
+from drills.store import (
+    MIGRATIONS,
+    Attempt,
+    StoreCore,
+    database_path,
+    is_postgres_target,
+)
 from drills.variants import in_variant
 from ui import keys
 from ui.faults import StoreFault, diagnose, is_store_fault, outage_fault
@@ -30,7 +36,7 @@ def _store_for(target: str, schema_version: int) -> StoreCore:
 def get_store() -> StoreCore:
     """The process's one store; the target is read from FAULTLINES_DB each time so tests can switch it.
 
-    The latest migration number is part of the key, so a dev server that reloads drills/store.py
+    The latest migration number is part of the key, so a dev server that reloads drills/store/
     with a new migration opens (and migrates) a fresh store instead of querying missing tables.
     """
     return _store_for(database_path(), MIGRATIONS[-1][0])

@@ -37,13 +37,14 @@ def _skip_button(view: AttemptView, part: Part, questions, label: str, key: str)
 def _lab_links(experiments) -> None:
     """After a worked answer: run its claim against a live PostgreSQL in the lab."""
     if experiments:
-        from ui.pg_lab import lab_link   # imported only where a section links the lab
+        from ui.pg_lab import lab_link  # imported only where a section links the lab
 
         for experiment in experiments:
             lab_link(experiment)
 
 
-_FRESH_VIEW = "lock_fresh_view"   # (the fragment run, the attempt as read in it)
+K = keys.register("reveal", __name__)   # this module's keys (ui.keys holds only shared ones)
+_FRESH_VIEW = K("fresh_view")   # (the fragment run, the attempt as read in it)
 
 
 def _fresh_view(view: AttemptView) -> AttemptView | None:
