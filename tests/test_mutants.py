@@ -66,7 +66,7 @@ def attempt(store):
 def _press_lock_in(store, attempt, question, **typed) -> tuple:
     """What the Lock in button's callback does with the form's fields (bare Streamlit session state)."""
     for field, value in typed.items():
-        st.session_state[keys.lock_field(question.id, field)] = value
+        st.session_state[lockin.lock_field(question.id, field)] = value
     view = SimpleNamespace(store=store, attempt=attempt)
     lockin._on_lock(view, question, _part_of(question.id))
     return st.session_state.pop(keys.lock_outcome(question.id))

@@ -27,6 +27,10 @@ from ui import keys
 from ui.faults import StoreFault, diagnose, is_store_fault, outage_fault
 from ui.identity import signed_in_account
 
+K = keys.register("context", __name__)   # this module's keys (ui.keys holds only shared ones)
+ATTEMPT_READS = K.kept("attempt_reads")          # this run's reads of attempts by token (attempt_this_run)
+STORE_OUTAGE_FRESH = K.kept("store_outage_fresh")  # the store failed in this very run or the one before: no second ask
+
 
 @st.cache_resource(show_spinner=False)
 def _store_for(target: str, schema_version: int) -> StoreCore:
@@ -96,7 +100,7 @@ def note_store_outage(error: BaseException, refused: str | None = None) -> None:
     `refused` says what the failed call did not store (a Lock in), for that page to say so.
     """
     st.session_state[keys.STORE_OUTAGE] = (outage_fault(database_path(), error), refused)
-    st.session_state[keys.STORE_OUTAGE_FRESH] = True   # the page drawn next need not ask again at once
+    st.session_state[STORE_OUTAGE_FRESH] = True   # the page drawn next need not ask again at once
 
 
 def store_outage() -> tuple[StoreFault, str | None] | None:
@@ -104,7 +108,7 @@ def store_outage() -> tuple[StoreFault, str | None] | None:
     outage = st.session_state.get(keys.STORE_OUTAGE)
     if outage is None:
         return None
-    if not st.session_state.pop(keys.STORE_OUTAGE_FRESH, False) and store_answers():
+    if not st.session_state.pop(STORE_OUTAGE_FRESH, False) and store_answers():
         del st.session_state[keys.STORE_OUTAGE]
         return None
     return outage
@@ -176,10 +180,10 @@ def attempt_this_run(token: str) -> Attempt | None:
     ctx = get_script_run_ctx()
     if ctx is None:
         return get_store().attempt_by_token(token)
-    run, read = st.session_state.get(keys.ATTEMPT_READS, (None, {}))
+    run, read = st.session_state.get(ATTEMPT_READS, (None, {}))
     if run is not ctx.cursors:
         run, read = ctx.cursors, {}
-        st.session_state[keys.ATTEMPT_READS] = (run, read)
+        st.session_state[ATTEMPT_READS] = (run, read)
     if token not in read:
         read[token] = get_store().attempt_by_token(token)
     return read[token]

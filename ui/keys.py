@@ -128,76 +128,15 @@ def start_scope(drill_id: str) -> str:
     return f"start_scope::{drill_id}"
 
 
-# ---- not moved yet: the keys of modules other work was rewriting at the time (ui/context.py, ui/lockin.py,
-# ui/reveal.py, ui/live.py). Each is one module's: move it under that module's registered prefix.
+# ---- read or written by two modules: the lock-in's outcome (ui.lockin writes it, ui.live reads it for the
+# room) and the store outage (ui.context sets it, ui.reveal's fragment leaves it to a whole run).
 
-ATTEMPT_READS = "attempt_reads"          # this run's reads of attempts by token (ui.context.attempt_this_run)
 STORE_OUTAGE = "store_outage"            # the store failed under this session: the outage page until it answers
-STORE_OUTAGE_FRESH = "store_outage_fresh"  # ... and it failed in this very run or the one before: no second ask
-FLASH = "flash"                          # a confirmation left for the next run to show once (in the page)
-
-
-def lock_form(question_id: str) -> str:
-    """A question's lock-in form; its fields are lock_field(question_id, 'value' | 'low' | 'high' | ...)."""
-    return f"lock::{question_id}"
-
-
-def lock_field(question_id: str, field: str) -> str:
-    """One input of a lock-in form: value, low, high, choice, notes, or submit (the Lock in button)."""
-    return f"lock::{question_id}::{field}"
 
 
 def lock_outcome(question_id: str) -> str:
     """What the Lock in button's callback made of the press (stored, lost to another tab, refused), for the run."""
     return f"lock::{question_id}::outcome"
-
-
-def note_rating(question_id: str) -> str:
-    """The self-rating radio under a revealed notes question."""
-    return f"rate::{question_id}"
-
-
-def hint_button(question_id: str, index: int) -> str:
-    """The button that opens a numeric question's hint number `index` (from 0)."""
-    return f"hint::{question_id}::{index}"
-
-
-def reveal_button(part_id: str, section: str) -> str:
-    """A part's button that opens one worked-answer section (or 'followup') (ui/reveal.py)."""
-    return f"reveal::{part_id}::{section}"
-
-
-def skip_button(part_id: str, followup: bool = False) -> str:
-    """The confirm button that skips a part's open questions (or its follow-up's) (ui/reveal.py)."""
-    return f"{'skipf' if followup else 'skip'}::{part_id}"
-
-
-LIVE_ROLE = "live::role"                 # the live page: taking part, or running the room (instructors)
-LIVE_CLASS = "live::class"               # a signed-in candidate's pick among their classes
-LIVE_HANDLE = "live::handle"             # without a provider: the handle, cohort and resume code typed to join
-LIVE_COHORT = "live::cohort"
-LIVE_CODE = "live::code"
-LIVE_CANDIDATE = "live::candidate"       # the anonymous candidate row this session proved (drills.records.Candidate)
-LIVE_NEW_CODE = "live::new_code"         # a resume code just issued to that handle, shown once
-LIVE_SEEN = "live::seen"                 # the room's version the last full run drew: a change reruns the page
-LIVE_REPORTED = "live::reported"         # (session, question) lock-ins this session has told the room of
-LIVE_CONSOLE_CLASS = "live::console_class"  # the instructor's class picker
-LIVE_DRILL = "live::drill"               # the drill or single break a new live session runs
-LIVE_SCENARIO = "live::scenario"         # the platform-sim break the instructor may inject
-LIVE_NOTE = "live::note"                 # why the instructor's last press was refused (shown once)
-LIVE_BEAT = "live::beat"                 # when this page last told the store its seat is still here (store clock)
-LIVE_ROOM = "live::room"                 # the live session this browser session sits in, for its sim pages to follow
-LIVE_SIM_FOLLOWED = "live::sim_followed"  # (session, scenario) the platform sim page last switched to
-
-
-def live_move(action: str) -> str:
-    """The instructor console's button for one move of the room (next, close, reveal, end, inject)."""
-    return f"live::move::{action}"
-
-
-def live_chart(question_id: str) -> str:
-    """The room's distribution chart of one question."""
-    return f"live::chart::{question_id}"
 
 
 # Every shared value above, once: a module's own key may not take one (KeyPrefix._record).

@@ -36,6 +36,34 @@ WAITING_POLL_S = 2.0    # a candidate waiting for a session to start
 TAKE_PART, RUN_ROOM = "Take part", "Run the room (instructors)"
 ROOM_PARAM = "live"     # the room's link to its sim run carries the session, so a new tab follows the room too
 
+K = keys.register("live", __name__)   # this module's keys (ui.keys holds only shared ones)
+LIVE_ROLE = K("role")   # the live page: taking part, or running the room (instructors)
+LIVE_CLASS = K("class")   # a signed-in candidate's pick among their classes
+LIVE_HANDLE = K("handle")   # without a provider: the handle, cohort and resume code typed to join
+LIVE_COHORT = K("cohort")
+LIVE_CODE = K("code")
+LIVE_CANDIDATE = K("candidate")   # the anonymous candidate row this session proved (drills.records.Candidate)
+LIVE_NEW_CODE = K("new_code")   # a resume code just issued to that handle, shown once
+LIVE_SEEN = K("seen")   # the room's version the last full run drew: a change reruns the page
+LIVE_REPORTED = K("reported")   # (session, question) lock-ins this session has told the room of
+LIVE_CONSOLE_CLASS = K("console_class")   # the instructor's class picker
+LIVE_DRILL = K("drill")   # the drill or single break a new live session runs
+LIVE_SCENARIO = K("scenario")   # the platform-sim break the instructor may inject
+LIVE_NOTE = K("note")   # why the instructor's last press was refused (shown once)
+LIVE_BEAT = K("beat")   # when this page last told the store its seat is still here (store clock)
+LIVE_ROOM = K("room")   # the live session this browser session sits in, for its sim pages to follow
+LIVE_SIM_FOLLOWED = K("sim_followed")   # (session, scenario) the platform sim page last switched to
+
+
+def _move_key(action: str) -> str:
+    """The instructor console's button for one move of the room (next, close, reveal, end, inject)."""
+    return K.item("move", action)
+
+
+def _chart_key(question_id: str) -> str:
+    """The room's distribution chart of one question."""
+    return K.item("chart", question_id)
+
 
 @st.cache_resource
 def _watch(target: str):
@@ -57,23 +85,23 @@ def _follow(session_id: int, drawn: tuple, heard: tuple, *, everything: bool, se
     going quiet) are not notified."""
     store = get_store()
     watch = _watch(store.path)
-    st.session_state[keys.LIVE_SEEN] = (session_id, drawn, heard, store.clock())
+    st.session_state[LIVE_SEEN] = (session_id, drawn, heard, store.clock())
 
     @st.fragment(run_every=POLL_S)
     def tick() -> None:
-        seen = st.session_state.get(keys.LIVE_SEEN)
+        seen = st.session_state.get(LIVE_SEEN)
         if seen is None or seen[0] != session_id:
             return
         now_s = store.clock()
-        if seat is not None and now_s - st.session_state.get(keys.LIVE_BEAT, float("-inf")) >= HEARTBEAT_S:
-            st.session_state[keys.LIVE_BEAT] = now_s
+        if seat is not None and now_s - st.session_state.get(LIVE_BEAT, float("-inf")) >= HEARTBEAT_S:
+            st.session_state[LIVE_BEAT] = now_s
             store.live_heartbeat(session_id, seat.candidate_id)
         heard = watch.version(session_id)
         due = everything and now_s - seen[3] >= HEARTBEAT_S
         if heard == seen[2] and not due:
             return   # PostgreSQL: nothing was notified, so no query at all
         now = store.live_version(session_id)
-        st.session_state[keys.LIVE_SEEN] = (session_id, seen[1], heard, now_s if due else seen[3])
+        st.session_state[LIVE_SEEN] = (session_id, seen[1], heard, now_s if due else seen[3])
         if (now if everything else now[:1]) != (seen[1] if everything else seen[1][:1]):
             st.rerun(scope="app")
 
@@ -92,16 +120,16 @@ def _loaded(session: LiveSession):
 # -- candidates ------------------------------------------------------------------------------------------------
 def _anonymous_seat_candidate(store) -> Candidate | None:
     """Without a provider: a handle in the class's cohort, proven with its resume code as on the catalogue."""
-    proven = st.session_state.get(keys.LIVE_CANDIDATE)
+    proven = st.session_state.get(LIVE_CANDIDATE)
     if isinstance(proven, Candidate):
         return proven
     st.markdown("Type your handle and your class's cohort code to join its live session.")
     with st.form("live_join", enter_to_submit=True):
         cols = st.columns([2, 1, 1])
-        handle = cols[0].text_input("Your handle", max_chars=40, key=keys.LIVE_HANDLE)
-        cohort = cols[1].text_input("Cohort code", max_chars=40, key=keys.LIVE_COHORT)
+        handle = cols[0].text_input("Your handle", max_chars=40, key=LIVE_HANDLE)
+        cohort = cols[1].text_input("Cohort code", max_chars=40, key=LIVE_COHORT)
         code = cols[2].text_input("Resume code (handle used before)", type="password", max_chars=20,
-                                  key=keys.LIVE_CODE)
+                                  key=LIVE_CODE)
         go = st.form_submit_button("Join the room", type="primary")
     if not go:
         return None
@@ -113,9 +141,9 @@ def _anonymous_seat_candidate(store) -> Candidate | None:
     except (InputError, AccessRefused, Throttled) as problem:
         st.error(str(problem), icon="⚠️")
         return None
-    st.session_state[keys.LIVE_CANDIDATE] = candidate
+    st.session_state[LIVE_CANDIDATE] = candidate
     if new_code:
-        st.session_state[keys.LIVE_NEW_CODE] = (candidate.handle, new_code)
+        st.session_state[LIVE_NEW_CODE] = (candidate.handle, new_code)
     return candidate
 
 
@@ -127,7 +155,7 @@ def _account_seat_candidate(store) -> Candidate | None:
     if not classes:
         st.info("You have not joined a class yet. Open your instructor's join link first.", icon="🏫")
         return None
-    cohort = st.selectbox("Class", list(classes), key=keys.LIVE_CLASS,
+    cohort = st.selectbox("Class", list(classes), key=LIVE_CLASS,
                           format_func=lambda c: f"{(store.class_info(c).title if store.class_info(c) else c)} "
                                                 f"— as {classes[c]}")
     return store.account_candidate(account, cohort)
@@ -137,7 +165,7 @@ def render_candidate(store) -> None:
     candidate = _account_seat_candidate(store) if sign_in_configured() else _anonymous_seat_candidate(store)
     if candidate is None:
         return
-    issued = st.session_state.get(keys.LIVE_NEW_CODE)
+    issued = st.session_state.get(LIVE_NEW_CODE)
     if issued and issued[0] == candidate.handle:
         st.success(f"Your resume code for “{escape_markdown(issued[0])}” is **{issued[1]}**. Note it: it is the only "
                    "way to use this handle again.", icon="🔑")
@@ -177,7 +205,7 @@ def _room(store, session: LiveSession, seat) -> None:
     loaded = _loaded(session)
     attempt = store.attempt_by_id(seat.attempt_id)
     view = AttemptView.load(store, attempt, loaded)
-    st.session_state[keys.LIVE_ROOM] = session.id
+    st.session_state[LIVE_ROOM] = session.id
     st.caption(f"Live: {escape_markdown(_drill_title(session.drill_id))} · you are "
                f"{escape_markdown(seat.handle)} · {drawn[1]} in the room")
     _scenario_link(session)
@@ -232,7 +260,7 @@ def _late_locks(loaded, session: LiveSession) -> None:
 
 def _report_lock(store, session: LiveSession, view: AttemptView, question_id: str) -> None:
     """Once per lock-in: tell the room, which closes the question if this was the last seat to lock in."""
-    reported = st.session_state.setdefault(keys.LIVE_REPORTED, set())
+    reported = st.session_state.setdefault(LIVE_REPORTED, set())
     mark = (session.id, question_id)
     if question_id in view.answers and mark not in reported:
         reported.add(mark)
@@ -264,17 +292,17 @@ def follow_the_room() -> None:
     page to the break its instructor injects, by itself. Call before the scenario picker is drawn.
 
     Each injection is followed once, so a candidate may still pick another scenario until the next one."""
-    room = st.session_state.get(keys.LIVE_ROOM)
+    room = st.session_state.get(LIVE_ROOM)
     if room is None and str(st.query_params.get(ROOM_PARAM, "")).isdigit():
-        room = st.session_state[keys.LIVE_ROOM] = int(st.query_params[ROOM_PARAM])
+        room = st.session_state[LIVE_ROOM] = int(st.query_params[ROOM_PARAM])
     if room is None:
         return
     store = get_store()
     session = store.live_session(room)
     if session is None or session.state == ENDED:
         return
-    if session.scenario in SCENARIO_TITLES and st.session_state.get(keys.LIVE_SIM_FOLLOWED) != (room, session.scenario):
-        st.session_state[keys.LIVE_SIM_FOLLOWED] = (room, session.scenario)
+    if session.scenario in SCENARIO_TITLES and st.session_state.get(LIVE_SIM_FOLLOWED) != (room, session.scenario):
+        st.session_state[LIVE_SIM_FOLLOWED] = (room, session.scenario)
         st.session_state[keys.PLATFORM_SCENARIO] = session.scenario
     if session.scenario in SCENARIO_TITLES:
         st.info(f"Following your live room: your instructor injected {SCENARIO_TITLES[session.scenario]}.", icon="💥")
@@ -338,13 +366,13 @@ def _room_distribution(store, session: LiveSession, loaded, question, *, own_att
                    + (f", {room.skipped} skipped" if room.skipped else "")
                    + (f" · {hits} of {ranges} ranges held the truth" if ranges and session.state != OPEN else ""))
         if room.guesses:
-            st.plotly_chart(numeric_figure(room, show_truth=session.state != OPEN), key=keys.live_chart(question.id),
+            st.plotly_chart(numeric_figure(room, show_truth=session.state != OPEN), key=_chart_key(question.id),
                             width="stretch")
     elif isinstance(question, ChoiceQuestion):
         room = live.choice_room(question, seats, answers, own_attempt=own_attempt, until=until)
         st.caption(f"{room.answered} answers of {room.seats} in the room")
         if room.answered:
-            st.plotly_chart(choice_figure(room, show_right=session.state != OPEN), key=keys.live_chart(question.id),
+            st.plotly_chart(choice_figure(room, show_right=session.state != OPEN), key=_chart_key(question.id),
                             width="stretch")
     else:
         count = sum(1 for s in seats if question.id in answers.get(s.attempt_id, {}))
@@ -376,12 +404,12 @@ def render_console(store) -> None:
         return
     titles = {c.cohort: c.title for c in classes}
     cohort = st.selectbox("Class", list(titles), format_func=lambda c: f"{titles[c]} ({c})",
-                          key=keys.LIVE_CONSOLE_CLASS)
+                          key=LIVE_CONSOLE_CLASS)
     running = store.live_sessions(cohort)
     if not running:
         choices = _drill_choices()
         with st.form("live_start"):
-            drill_id = st.selectbox("Run live", list(choices), format_func=choices.get, key=keys.LIVE_DRILL)
+            drill_id = st.selectbox("Run live", list(choices), format_func=choices.get, key=LIVE_DRILL)
             go = st.form_submit_button("Start the live session", type="primary")
         if go:
             store.start_live_session(cohort, drill_id, instructor.name)
@@ -393,12 +421,12 @@ def render_console(store) -> None:
 def _press(store, session: LiveSession, action: str, actor: str) -> None:
     # The picked scenario as of the press (read here, not bound at drawing time: a pick and a press can
     # reach the server in one run).
-    scenario = st.session_state.get(keys.LIVE_SCENARIO) if action == INJECT else None
+    scenario = st.session_state.get(LIVE_SCENARIO) if action == INJECT else None
     try:
         store.live_move(session.id, action, seen_version=session.version,
                         questions=live.questions_in_order(_loaded(session)), actor=actor, scenario=scenario)
     except LiveRefused as problem:
-        st.session_state[keys.LIVE_NOTE] = str(problem)
+        st.session_state[LIVE_NOTE] = str(problem)
 
 
 def _console(store, session: LiveSession, actor: str) -> None:
@@ -414,7 +442,7 @@ def _console(store, session: LiveSession, actor: str) -> None:
     _follow(session.id, drawn, heard, everything=True)
     if session.state == OPEN and drawn[1] and drawn[1] == drawn[2] and store.live_locked(session.id, notify=False):
         st.rerun()   # the last seat still missing left the room: everyone present has locked in
-    note = st.session_state.pop(keys.LIVE_NOTE, None)
+    note = st.session_state.pop(LIVE_NOTE, None)
     if note:
         st.warning(escape_markdown(note), icon="⚠️")
     cols = st.columns(3)
@@ -430,19 +458,19 @@ def _console(store, session: LiveSession, actor: str) -> None:
                       "present": ["here" if s.present(now) else "away" for s in seats]}, hide_index=True)
     with st.container(horizontal=True):
         last = session.step_no + 1 >= len(order)
-        st.button("Open the first question" if session.state == WAITING else "Next question", key=keys.live_move(NEXT),
+        st.button("Open the first question" if session.state == WAITING else "Next question", key=_move_key(NEXT),
                   type="primary", disabled=session.state in (OPEN, ENDED) or last,
                   on_click=_press, args=(store, session, NEXT, actor))
-        st.button("Close the question", key=keys.live_move(CLOSE), disabled=session.state != OPEN,
+        st.button("Close the question", key=_move_key(CLOSE), disabled=session.state != OPEN,
                   on_click=_press, args=(store, session, CLOSE, actor))
-        st.button("Reveal the answer", key=keys.live_move(REVEAL), disabled=session.state != CLOSED,
+        st.button("Reveal the answer", key=_move_key(REVEAL), disabled=session.state != CLOSED,
                   on_click=_press, args=(store, session, REVEAL, actor))
-        st.button("End the session", key=keys.live_move(END), disabled=session.state == ENDED,
+        st.button("End the session", key=_move_key(END), disabled=session.state == ENDED,
                   on_click=_press, args=(store, session, END, actor))
     with st.container(horizontal=True, vertical_alignment="bottom"):
         st.selectbox("Inject a break into the platform simulation", list(SCENARIO_TITLES),
-                                format_func=SCENARIO_TITLES.get, key=keys.LIVE_SCENARIO)
-        st.button("Inject for the room", key=keys.live_move(INJECT), disabled=session.state == ENDED,
+                                format_func=SCENARIO_TITLES.get, key=LIVE_SCENARIO)
+        st.button("Inject for the room", key=_move_key(INJECT), disabled=session.state == ENDED,
                   on_click=_press, args=(store, session, INJECT, actor))
     _scenario_link(session)
     question = _question_of(loaded, session)
@@ -464,7 +492,7 @@ def _console(store, session: LiveSession, actor: str) -> None:
 def render_live_page() -> None:
     store = get_store()
     instructor = sign_in_configured() and signed_in_instructor(store) is not None
-    role = st.segmented_control("You are here to", [TAKE_PART, RUN_ROOM], key=keys.LIVE_ROLE,
+    role = st.segmented_control("You are here to", [TAKE_PART, RUN_ROOM], key=LIVE_ROLE,
                                 default=RUN_ROOM if instructor else TAKE_PART)
     if role == RUN_ROOM:
         render_console(store)

@@ -22,6 +22,31 @@ from ui.sim_embed import render_sim_embed
 NOTE_LABELS = {"full": "Covered it", "partial": "Partly", "missed": "Missed it"}
 SCORE_BADGE = {1.0: "✅ full marks", 0.5: "🟡 half marks", 0.0: "❌ no marks"}
 
+K = keys.register("lock", __name__)     # this module's keys (ui.keys holds only shared ones)
+_RATE = keys.register("rate", __name__)
+_HINT = keys.register("hint", __name__)
+FLASH = K.kept("flash")                 # a confirmation left for the next run to show once (in the page)
+
+
+def lock_form(question_id: str) -> str:
+    """A question's lock-in form; its fields are lock_field(question_id, 'value' | 'low' | 'high' | ...)."""
+    return K.item(question_id)
+
+
+def lock_field(question_id: str, field: str) -> str:
+    """One input of a lock-in form: value, low, high, choice, notes, or submit (the Lock in button)."""
+    return K.item(question_id, field)
+
+
+def note_rating(question_id: str) -> str:
+    """The self-rating radio under a revealed notes question."""
+    return _RATE.item(question_id)
+
+
+def hint_button(question_id: str, index: int) -> str:
+    """The button that opens a numeric question's hint number `index` (from 0)."""
+    return _HINT.item(question_id, index)
+
 
 def score_badge(grade: AnswerGrade, hint_cost: float = 0.0) -> str:
     """The badge for a numeric grade (drills.scoring's), with what hints took off it."""
@@ -92,7 +117,7 @@ def answer_summary(question, answer: LockedAnswer, text=str, *, compact: bool = 
 
 
 def _submit_key(question) -> str:
-    return keys.lock_field(question.id, "submit")
+    return lock_field(question.id, "submit")
 
 
 def _tell_lost_race(view: AttemptView, question, stored: LockedAnswer) -> None:
@@ -112,7 +137,7 @@ def _hints(view: AttemptView, question: NumericQuestion, part_id: str) -> None:
         spent = sum(question.hints[i].cost for i in opened)
         if st.button(f"Show hint {index + 1} of {len(question.hints)} — costs {hint.cost:.0%} of this question's "
                      f"mark" + (f" (on top of {spent:.0%})" if spent else ""),
-                     key=keys.hint_button(question.id, index), icon="💡"):
+                     key=hint_button(question.id, index), icon="💡"):
             try:
                 view.store.open_hint(view.attempt.id, question.id, part_id, index)
             except AttemptFinished:
@@ -133,7 +158,7 @@ _FIELDS = ("value", "low", "high", "choice", "notes")
 def _entry_fields(question) -> dict:
     """The pressed form's answer, checked as the store wants it (raises InputError with the reason)."""
     def typed(field: str):
-        return st.session_state.get(keys.lock_field(question.id, field))
+        return st.session_state.get(lock_field(question.id, field))
 
     if isinstance(question, NumericQuestion):
         entry = checks.numeric_entry(typed("value"), typed("low"), typed("high"), unit=question.unit)
@@ -162,8 +187,8 @@ def _on_lock(view: AttemptView, question, part_id: str, rerun: tuple[str, ...] =
             raise
         st.session_state[outcome] = (UNAVAILABLE, NOT_STORED)
         st.session_state[_DRAFT + question.id] = {
-            field: st.session_state[keys.lock_field(question.id, field)] for field in _FIELDS
-            if st.session_state.get(keys.lock_field(question.id, field)) is not None}
+            field: st.session_state[lock_field(question.id, field)] for field in _FIELDS
+            if st.session_state.get(lock_field(question.id, field)) is not None}
         # "not confirmed", not "not stored": a commit can land just as the connection to it drops.
         note_store_outage(error, refused=f"Your last Lock in was not confirmed: {view.text(question.prompt)} "
                                          "Once the drill is back it shows the answer locked if it reached the store; "
@@ -177,22 +202,22 @@ def _on_lock(view: AttemptView, question, part_id: str, rerun: tuple[str, ...] =
 def _open_form(view: AttemptView, question, part_id: str, rerun: tuple[str, ...] = ()) -> bool:
     """The answer form; True when its Lock in was pressed in this run."""
     for field, typed in st.session_state.pop(_DRAFT + question.id, {}).items():
-        st.session_state[keys.lock_field(question.id, field)] = typed
-    with st.form(keys.lock_form(question.id), border=False, enter_to_submit=True):
+        st.session_state[lock_field(question.id, field)] = typed
+    with st.form(lock_form(question.id), border=False, enter_to_submit=True):
         if isinstance(question, NumericQuestion):
             cols = st.columns([2, 1, 1])
-            cols[0].text_input(f"Best guess ({question.unit})", key=keys.lock_field(question.id, "value"),
+            cols[0].text_input(f"Best guess ({question.unit})", key=lock_field(question.id, "value"),
                                placeholder="a number", max_chars=40)
-            cols[1].text_input("80% sure it is above…", key=keys.lock_field(question.id, "low"),
+            cols[1].text_input("80% sure it is above…", key=lock_field(question.id, "low"),
                                placeholder="optional", max_chars=40)
-            cols[2].text_input("…and below", key=keys.lock_field(question.id, "high"), placeholder="optional",
+            cols[2].text_input("…and below", key=lock_field(question.id, "high"), placeholder="optional",
                                max_chars=40)
         elif isinstance(question, ChoiceQuestion):
             labels = {o.id: view.text(o.text) for o in option_order(question, view.attempt.seed)}
             st.radio("Your answer", list(labels), format_func=labels.get, index=None,
-                     key=keys.lock_field(question.id, "choice"), label_visibility="collapsed")
+                     key=lock_field(question.id, "choice"), label_visibility="collapsed")
         else:
-            st.text_area("Your notes", key=keys.lock_field(question.id, "notes"), max_chars=checks.MAX_NOTES,
+            st.text_area("Your notes", key=lock_field(question.id, "notes"), max_chars=checks.MAX_NOTES,
                          height=140, placeholder="A few lines in your own words")
         return st.form_submit_button("🔒 Lock in", type="primary", key=_submit_key(question), on_click=_on_lock,
                                      args=(view, question, part_id, rerun))
@@ -257,7 +282,7 @@ def _save_rating(view: AttemptView, question_id: str, widget_key: str) -> None:
 def _rate_notes(view: AttemptView, question: NotesQuestion) -> None:
     """A self-rating that is saved the moment it is picked (a new row each time it changes)."""
     current = view.note_ratings.get(question.id)
-    widget_key = keys.note_rating(question.id)
+    widget_key = note_rating(question.id)
     st.radio("How did your notes compare?", list(NOTE_SCORES), format_func=NOTE_LABELS.get,
              index=list(NOTE_SCORES).index(current) if current else None, horizontal=True, key=widget_key,
              on_change=_save_rating, args=(view, question.id, widget_key), disabled=view.finished)
@@ -267,7 +292,7 @@ def _rate_notes(view: AttemptView, question: NotesQuestion) -> None:
 
 def flash() -> None:
     """Show (once) what a lock-in left behind before its rerun: a confirmation, or why it did not count."""
-    message = st.session_state.pop(keys.FLASH, None)
+    message = st.session_state.pop(FLASH, None)
     if message:
         st.success(escape_markdown(message), icon="🔒")   # in the page, never a toast over its controls
     conflict = st.session_state.pop(keys.CONFLICT, None)

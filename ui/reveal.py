@@ -45,6 +45,18 @@ def _lab_links(experiments) -> None:
 
 K = keys.register("reveal", __name__)   # this module's keys (ui.keys holds only shared ones)
 _FRESH_VIEW = K("fresh_view")   # (the fragment run, the attempt as read in it)
+_SKIP = keys.register("skip", __name__)
+_SKIP_FOLLOWUP = keys.register("skipf", __name__)
+
+
+def reveal_button(part_id: str, section: str) -> str:
+    """A part's button that opens one worked-answer section (or 'followup')."""
+    return K.item(part_id, section)
+
+
+def skip_button(part_id: str, followup: bool = False) -> str:
+    """The confirm button that skips a part's open questions (or its follow-up's)."""
+    return (_SKIP_FOLLOWUP if followup else _SKIP).item(part_id)
 
 
 def _fresh_view(view: AttemptView) -> AttemptView | None:
@@ -108,7 +120,7 @@ def render_questions(view: AttemptView, part: Part) -> bool:
     if not part.questions:
         return True
     st.header("Before you read on")
-    _lock_ins(view, part, part.questions, "Skip to the answer", keys.skip_button(part.id))
+    _lock_ins(view, part, part.questions, "Skip to the answer", skip_button(part.id))
     return view.all_answered(part.questions)
 
 
@@ -124,7 +136,7 @@ def render_reveals(view: AttemptView, part: Part, gate_open: bool) -> bool:
             st.markdown(view.text(section.text))
             _lab_links(section.labs)
             continue
-        if st.button(f"Reveal: {title}", key=keys.reveal_button(part.id, section.stage), disabled=not gate_open,
+        if st.button(f"Reveal: {title}", key=reveal_button(part.id, section.stage), disabled=not gate_open,
                      type="primary"):
             view.store.record_reveal(view.attempt.id, part.id, section.stage)
             st.rerun()
@@ -144,14 +156,14 @@ def render_followup(view: AttemptView, part: Part) -> None:
     revealed = view.revealed(part.id, FOLLOWUP) or view.finished
     if followup.questions:
         _lock_ins(view, part, followup.questions, "Skip to the follow-up answer",
-                  keys.skip_button(part.id, followup=True))
+                  skip_button(part.id, followup=True))
     if revealed:
         st.markdown("### The follow-up answer")
         st.markdown(view.text(followup.answer))
         _lab_links(followup.labs)
         return
     gate_open = view.all_answered(followup.questions)
-    if st.button("Reveal: The follow-up answer", key=keys.reveal_button(part.id, FOLLOWUP), disabled=not gate_open,
+    if st.button("Reveal: The follow-up answer", key=reveal_button(part.id, FOLLOWUP), disabled=not gate_open,
                  type="primary"):
         view.store.record_reveal(view.attempt.id, part.id, FOLLOWUP)
         st.rerun()
