@@ -303,6 +303,8 @@ def test_the_store_is_a_package_of_one_job_per_module():
     from drills.store.postgres import PostgresAttemptStore
 
     assert StoreCore.lock_answer is AttemptStore.lock_answer is PostgresAttemptStore.lock_answer   # written once
+    long = {p.name: n for p in package.glob("*.py") if (n := len(p.read_text().splitlines())) > 400}
+    assert long == {}, "a store module over 400 lines: give part of its job a module of its own"
 
 
 def test_the_duckdb_store_never_loads_the_postgresql_driver():

@@ -2,7 +2,8 @@
 
 StoreCore holds every public method in DuckDB-flavoured SQL (`?` placeholders); drills.store.duckdb
 (the embedded file) and drills.store.postgres (the server) supply the plumbing. Accounts, live sessions
-and spaced review are mixins of it (drills.accounts, drills.live_store, drills.store.reviews).
+spaced review and the timeline of events and hints are mixins of it (drills.accounts, drills.live_store,
+drills.store.reviews, drills.store.timeline).
 
 Rows are never updated in place: a change of mind is a new row, and the latest one wins.
 Times are UNIX seconds (DOUBLE) so that clocks are easy to inject and compare.
@@ -12,15 +13,17 @@ from __future__ import annotations
 import json
 import os
 import secrets
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from drills.accounts import AccountsStore
 from drills.live_store import LiveStore
-from drills.records import (ANSWER_COLUMNS, AnswerEntry, Attempt, AttemptFinished, Candidate, Event, EventKind,
-                            LockedAnswer, RevealEntry, RubricScore)
+from drills.records import (ANSWER_COLUMNS, AnswerEntry, Attempt, AttemptFinished, Candidate, LockedAnswer,
+                            RevealEntry, RubricScore)
 from drills.store.reviews import ReviewStore
+from drills.store.timeline import FINISHED_SQL as _FINISHED_SQL
+from drills.store.timeline import TimelineStore
 
 if TYPE_CHECKING:
     import duckdb
@@ -52,9 +55,6 @@ _ATTEMPT_SELECT = """
 """
 
 
-_FINISHED_SQL = "SELECT 1 FROM attempt_events WHERE attempt_id = ? AND kind = 'finished' LIMIT 1"
-
-
 def _refuse_if_finished(cur, attempt_id: int) -> None:
     """Checked inside the writing transaction, so a lock-in racing a Finish click cannot slip past it."""
     if cur.execute(_FINISHED_SQL, [attempt_id]).fetchone() is not None:
@@ -73,7 +73,7 @@ def _chunks(items: list, size: int):
         yield items[start:start + size]
 
 
-class StoreCore(AccountsStore, LiveStore, ReviewStore):
+class StoreCore(AccountsStore, LiveStore, ReviewStore, TimelineStore):
     """Every public method of the attempt store, written once in DuckDB-flavoured SQL (`?` placeholders).
 
     A backend supplies the plumbing: `_transaction()` (a cursor whose writes commit together),
@@ -376,64 +376,6 @@ class StoreCore(AccountsStore, LiveStore, ReviewStore):
                 "INSERT INTO attempt_events (attempt_id, happened_at, kind, detail) VALUES (?, ?, 'extra_time', ?)",
                 [attempt_id, now, json.dumps({"seconds": seconds, "by": granted_by})],
             )
-
-    # -- graded hints ------------------------------------------------------------------
-    def open_hint(self, attempt_id: int, question_id: str, part_id: str, index: int) -> bool:
-        """Record that hint `index` of a question was opened; True the first time, before its lock-in.
-
-        Opening it again, or after the question is locked, records nothing (and so costs nothing).
-        A finished attempt raises AttemptFinished.
-        """
-        with self._transaction() as cur:
-            self._guard(cur, attempt_id)
-            if index in self._hints_opened(cur, attempt_id).get(question_id, set()):
-                return False
-            if cur.execute("SELECT 1 FROM answers WHERE attempt_id = ? AND question_id = ?",
-                           [attempt_id, question_id]).fetchone() is not None:
-                return False
-            cur.execute("INSERT INTO attempt_events (attempt_id, happened_at, kind, part_id, detail) "
-                        "VALUES (?, ?, ?, ?, ?)", [attempt_id, self.clock(), EventKind.HINT_OPENED.value, part_id,
-                                                   json.dumps({"question": question_id, "hint": index})])
-        return True
-
-    def hints_opened(self, attempt_id: int) -> dict[str, set[int]]:
-        """question id -> the indexes of its hints opened so far."""
-        with self._reading() as cur:
-            return self._hints_opened(cur, attempt_id)
-
-    @staticmethod
-    def _hints_opened(cur, attempt_id: int) -> dict[str, set[int]]:
-        opened: dict[str, set[int]] = {}
-        for (detail,) in cur.execute("SELECT detail FROM attempt_events WHERE attempt_id = ? AND kind = ?",
-                                     [attempt_id, EventKind.HINT_OPENED.value]).fetchall():
-            data = json.loads(detail)
-            opened.setdefault(data["question"], set()).add(int(data["hint"]))
-        return opened
-
-    def log_event(self, attempt_id: int, kind: str, part_id: str | None = None,
-                  detail: Mapping[str, object] | None = None) -> bool:
-        """Append a candidate's event; a finished attempt gains none (False), only instructor actions."""
-        with self._transaction() as cur:
-            if cur.execute(_FINISHED_SQL, [attempt_id]).fetchone() is not None:
-                return False
-            cur.execute(
-                "INSERT INTO attempt_events (attempt_id, happened_at, kind, part_id, detail) VALUES (?, ?, ?, ?, ?)",
-                [attempt_id, self.clock(), kind, part_id, json.dumps(dict(detail or {}))],
-            )
-        return True
-
-    def events(self, attempt_id: int) -> list[Event]:
-        rows = self._all(
-            "SELECT happened_at, kind, part_id, detail FROM attempt_events WHERE attempt_id = ? "
-            "ORDER BY happened_at, id", [attempt_id])
-        return [Event(at, kind, part, json.loads(detail)) for at, kind, part, detail in rows]
-
-    def last_opened_part(self, attempt_id: int) -> str | None:
-        """The part the candidate opened last, where a resumed attempt picks up."""
-        row = self._one(
-            "SELECT part_id FROM attempt_events WHERE attempt_id = ? AND kind = 'opened' "
-            "ORDER BY happened_at DESC, id DESC LIMIT 1", [attempt_id])
-        return row[0] if row else None
 
     def finish(self, attempt_id: int) -> None:
         """Mark the attempt finished once; a second call changes nothing."""

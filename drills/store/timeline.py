@@ -1,0 +1,72 @@
+"""An attempt's timeline in the store: the events a candidate leaves (opened, hints, finished) and the graded
+hints, as a mixin of StoreCore (same SQL for both backends; the plumbing comes from StoreCore)."""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+from drills.records import Event, EventKind
+
+FINISHED_SQL = "SELECT 1 FROM attempt_events WHERE attempt_id = ? AND kind = 'finished' LIMIT 1"
+
+
+class TimelineStore:
+    """Hints opened and events logged; StoreCore supplies _transaction, _reading, _guard, _all, _one, clock."""
+
+    # -- graded hints ------------------------------------------------------------------
+    def open_hint(self, attempt_id: int, question_id: str, part_id: str, index: int) -> bool:
+        """Record that hint `index` of a question was opened; True the first time, before its lock-in.
+
+        Opening it again, or after the question is locked, records nothing (and so costs nothing).
+        A finished attempt raises AttemptFinished.
+        """
+        with self._transaction() as cur:
+            self._guard(cur, attempt_id)
+            if index in self._hints_opened(cur, attempt_id).get(question_id, set()):
+                return False
+            if cur.execute("SELECT 1 FROM answers WHERE attempt_id = ? AND question_id = ?",
+                           [attempt_id, question_id]).fetchone() is not None:
+                return False
+            cur.execute("INSERT INTO attempt_events (attempt_id, happened_at, kind, part_id, detail) "
+                        "VALUES (?, ?, ?, ?, ?)", [attempt_id, self.clock(), EventKind.HINT_OPENED.value, part_id,
+                                                   json.dumps({"question": question_id, "hint": index})])
+        return True
+
+    def hints_opened(self, attempt_id: int) -> dict[str, set[int]]:
+        """question id -> the indexes of its hints opened so far."""
+        with self._reading() as cur:
+            return self._hints_opened(cur, attempt_id)
+
+    @staticmethod
+    def _hints_opened(cur, attempt_id: int) -> dict[str, set[int]]:
+        opened: dict[str, set[int]] = {}
+        for (detail,) in cur.execute("SELECT detail FROM attempt_events WHERE attempt_id = ? AND kind = ?",
+                                     [attempt_id, EventKind.HINT_OPENED.value]).fetchall():
+            data = json.loads(detail)
+            opened.setdefault(data["question"], set()).add(int(data["hint"]))
+        return opened
+
+    def log_event(self, attempt_id: int, kind: str, part_id: str | None = None,
+                  detail: Mapping[str, object] | None = None) -> bool:
+        """Append a candidate's event; a finished attempt gains none (False), only instructor actions."""
+        with self._transaction() as cur:
+            if cur.execute(FINISHED_SQL, [attempt_id]).fetchone() is not None:
+                return False
+            cur.execute(
+                "INSERT INTO attempt_events (attempt_id, happened_at, kind, part_id, detail) VALUES (?, ?, ?, ?, ?)",
+                [attempt_id, self.clock(), kind, part_id, json.dumps(dict(detail or {}))],
+            )
+        return True
+
+    def events(self, attempt_id: int) -> list[Event]:
+        rows = self._all(
+            "SELECT happened_at, kind, part_id, detail FROM attempt_events WHERE attempt_id = ? "
+            "ORDER BY happened_at, id", [attempt_id])
+        return [Event(at, kind, part, json.loads(detail)) for at, kind, part, detail in rows]
+
+    def last_opened_part(self, attempt_id: int) -> str | None:
+        """The part the candidate opened last, where a resumed attempt picks up."""
+        row = self._one(
+            "SELECT part_id FROM attempt_events WHERE attempt_id = ? AND kind = 'opened' "
+            "ORDER BY happened_at DESC, id DESC LIMIT 1", [attempt_id])
+        return row[0] if row else None
