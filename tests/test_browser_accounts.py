@@ -62,9 +62,25 @@ def _signed_in(chromium, server, login: str):
     return context, page
 
 
+def _start_from_catalogue(page, server, drill: str) -> None:
+    """Press the catalogue's Start for `drill`. In the parallel suite the page back from the provider once
+    never drew it in 60 s (alone it always does): say so with what the page showed, reload once, press it."""
+    start = page.get_by_role("button", name=f"Start the clock: {drill}")
+    try:
+        start.wait_for()
+    except PlaywrightTimeout:
+        body = page.locator("body").inner_text()[:800]
+        log = server.log_path.read_text(errors="replace")[-1500:] if server.log_path.exists() else ""
+        warnings.warn(pytest.PytestWarning(f"no Start for {drill} on the catalogue; reloading it once."
+                                           f"\npage: {body}\nserver log: {log}"))
+        _open(page, server.url)
+        start.wait_for()
+    start.click()
+
+
 def test_an_attempt_is_its_accounts_alone_and_visits_from_any_tab_are_attributed(signed_server, chromium):
     ana, page = _signed_in(chromium, signed_server, "ana@school.test")
-    page.get_by_role("button", name="Start the clock: One Tenant Takes Everyone Down").click()
+    _start_from_catalogue(page, signed_server, "One Tenant Takes Everyone Down")
     page.wait_for_url(re.compile(r".*attempt=.*"))
     wait_for_app(page)
     token = re.search(r"attempt=([^&]+)", page.url).group(1)
