@@ -257,8 +257,9 @@ class LiveStore:
         present = [locked is not None for seen, locked in rows if is_present(seen, now)]
         return len(present), sum(present)
 
-    def _refuse_if_live_closed(self, cur, attempt_id: int, question_id: str) -> None:
-        """In lock_answer's transaction: a live seat locks only the question its room has open."""
+    def _refuse_if_live_closed(self, cur, attempt_id: int, *question_ids: str) -> None:
+        """In a lock-in's transaction (one answer or a batch): a live seat locks only the question its room
+        has open, so a batch that holds any other question stores none of it."""
         row = cur.execute("SELECT session_id FROM live_presence WHERE attempt_id = ?", [attempt_id]).fetchone()
         if row is None:
             return   # not a live attempt
@@ -266,7 +267,7 @@ class LiveStore:
         state, open_question = cur.execute(
             "SELECT state, question_id FROM live_steps WHERE session_id = ? ORDER BY id DESC LIMIT 1",
             [row[0]]).fetchone()
-        if state != OPEN or open_question != question_id:
+        if state != OPEN or any(q != open_question for q in question_ids):
             raise LiveClosed("This question closed before your Lock in arrived, so it was not counted.")
 
     def live_seats(self, session_id: int) -> list[Seat]:

@@ -259,6 +259,30 @@ def test_a_late_lock_in_on_a_closed_questions_form_is_refused_and_not_counted(op
     store.lock_answer(solo.id, "jobs_in_flight", "board", "numeric", value=1)   # attempts outside a room: as before
 
 
+def test_a_batch_lock_in_of_a_live_seat_holds_only_the_open_question(opened, loaded):
+    """The skip-a-part path locks many answers at once: for a live seat, a batch reaching past the room's open
+    question is refused whole, so no answer to a question the room has not opened is stored."""
+    from drills.live_store import LiveClosed
+    from drills.records import AnswerEntry
+
+    store = opened()
+    questions = live.questions_in_order(loaded)
+    session, seats = _room(store, loaded)
+    opened_q = store.live_move(session.id, NEXT, seen_version=session.version, questions=questions, actor="prof")
+    attempt = seats[0].attempt_id
+    ahead = [AnswerEntry(opened_q.question_id, opened_q.part_id, "numeric", skipped=True),
+             AnswerEntry("b2_breaker_at_30s", "break2", "choice", skipped=True)]
+    with pytest.raises(LiveClosed):
+        store.lock_answers(attempt, ahead)
+    assert store.answers(attempt) == {}, "a refused batch stores nothing, not even its open question"
+    [(answer, created)] = store.lock_answers(attempt, ahead[:1])
+    assert created and answer.skipped
+    store.live_move(session.id, CLOSE, seen_version=opened_q.version, questions=questions, actor="prof")
+    with pytest.raises(LiveClosed):
+        store.lock_answers(seats[1].attempt_id, ahead[:1])
+    assert store.answers(seats[1].attempt_id) == {}
+
+
 def test_the_board_marks_a_seat_in_a_live_session_as_live(opened, loaded):
     from drills.reports import aggregates
     from drills.reports.grading_key import DrillKey

@@ -240,6 +240,7 @@ class StoreCore(AccountsStore, LiveStore, ReviewStore, TimelineStore):
         fresh = list(first.values())
         with self._transaction() as cur:
             self._guard(cur, attempt_id)
+            self._refuse_if_live_closed(cur, attempt_id, *first)   # drills.live_store
             created: set[str] = set()
             for chunk in _chunks(fresh, _BATCH_ROWS):
                 rows = [[attempt_id, e.question_id, e.part_id, e.kind, e.value, e.low, e.high, e.choice, e.notes,
