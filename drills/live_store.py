@@ -6,6 +6,7 @@ session, so every process reads the same state; a candidate's answers are an ord
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from drills.records import ANSWER_COLUMNS, AttemptFinished, Candidate, EventKind, LockedAnswer
@@ -269,6 +270,15 @@ class LiveStore:
             [row[0]]).fetchone()
         if state != OPEN or any(q != open_question for q in question_ids):
             raise LiveClosed("This question closed before your Lock in arrived, so it was not counted.")
+
+    def live_attempt_ids(self, attempt_ids: Iterable[int]) -> set[int]:
+        """Which of these attempts were seats in a live room (for a history to mark them)."""
+        ids = list(attempt_ids)
+        if not ids:
+            return set()
+        rows = self._all(f"SELECT attempt_id FROM live_presence WHERE attempt_id IN ({', '.join(['?'] * len(ids))})",
+                         ids)
+        return {r[0] for r in rows}
 
     def live_seats(self, session_id: int) -> list[Seat]:
         rows = self._all("SELECT p.candidate_id, c.handle, p.attempt_id, p.joined_at, p.seen_at FROM live_presence p "

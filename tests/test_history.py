@@ -185,3 +185,16 @@ def test_wrong_resume_codes_are_throttled_per_handle_across_sessions(app_test, d
     assert not late.table
     other = _start(app_test, handle="bea")                      # another handle is not held up
     assert _code_from(other)
+
+
+def test_a_seat_in_a_live_room_is_marked_live_in_the_history(app_test, db_path):
+    code = _code_from(_start(app_test, handle="ada", cohort="north"))
+    store = AttemptStore(db_path)
+    session = store.start_live_session("north", "one_tenant~break2", "prof")
+    store.live_join(session.id, store.ensure_candidate("ada", "north"), 600)
+    store.close()
+    at = _sign_in(_history(app_test), "ada", code, "north")
+    table = _history_table(at)
+    assert list(table["State"]) == ["in progress", "in progress · live room"], "only the live seat is marked"
+    labels = [str(p.label) for p in at.get("page_link") if str(p.label).startswith("#")]
+    assert labels[0].startswith("#2 Resume") and labels[0].endswith("· live room") and "live" not in labels[1]

@@ -296,3 +296,24 @@ def test_the_board_marks_a_seat_in_a_live_session_as_live(opened, loaded):
     assert dict(zip(summary["attempt_id"], summary["live"])) == {seats[0].attempt_id: True, solo.id: False}
     shown = leaderboard_frame(aggregates.leaderboard_from(summary), "Strong")
     assert dict(zip(shown["Candidate"], shown["Live"])) == {"s0": "live", "solo": ""}
+
+
+def test_item_analysis_counts_which_of_its_attempts_were_live_seats(opened, loaded):
+    """Live answers are ordinary attempts of the class: item analysis counts them, and says how many were live."""
+    from drills.reports import items
+    from drills.reports.grading_key import DrillKey
+    from drills.reports.source import Filters
+
+    store = opened()
+    questions = live.questions_in_order(loaded)
+    session, seats = _room(store, loaded, n=2)
+    step = store.live_move(session.id, NEXT, seen_version=session.version, questions=questions, actor="prof")
+    solo = store.start_attempt_for(store.ensure_candidate("solo", "c1"), DRILL, 600)
+    for attempt, value in ((seats[0].attempt_id, 160), (seats[1].attempt_id, 400), (solo.id, 150)):
+        store.lock_answer(attempt, step.question_id, step.part_id, "numeric", value=value)
+        store.finish(attempt)
+    store.start_attempt_for(store.ensure_candidate("open", "c1"), DRILL, 600)   # unfinished: not counted
+    table = items.item_stats(store, DrillKey.from_loaded(loaded, {}), Filters(DRILL, "c1"), loaded=loaded)
+    row = table[(table["question_id"] == step.question_id) & (table["variant"] == items.ALL)].iloc[0]
+    assert (row["n"], row["live_n"]) == (3, 2)
+    assert set(table["live_n"]) == {2}, "every question counts the same two live attempts"

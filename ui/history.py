@@ -80,9 +80,10 @@ class AttemptLine:
     levels: dict[str, str]           # skill name -> level (the one that counts, instructor's if overridden)
     level_names: dict[str, str]      # level -> the drill's word for it
     drill_title: str = ""            # the whole drill's title (a shorter practice's `title` names its cut)
+    live: bool = False               # a seat in a live room: the instructor paced it
 
 
-def attempt_line(store, attempt: Attempt) -> AttemptLine | None:
+def attempt_line(store, attempt: Attempt, *, live: bool = False) -> AttemptLine | None:
     loaded = get_catalogue().drills.get(attempt.drill_id)
     if loaded is None:
         return None
@@ -97,7 +98,7 @@ def attempt_line(store, attempt: Attempt) -> AttemptLine | None:
                        totals.possible,
                        calib.ranges, calib.hits, levels,
                        drill.level_names.model_dump(),
-                       (loaded.whole or drill).title)
+                       (loaded.whole or drill).title, live)
 
 
 HISTORY_INTRO = ("Open every attempt you made under one handle, from any browser. You need the handle, its cohort "
@@ -161,6 +162,7 @@ def signed_in_bar(store, *, intro: str = HISTORY_INTRO, button: str = "Open my h
 
 
 IN_PROGRESS = "in progress"
+LIVE_MARK = " · live room"   # the attempt was a seat in an instructor's live session
 
 
 def history_table(lines: list[AttemptLine]) -> pd.DataFrame:
@@ -170,7 +172,7 @@ def history_table(lines: list[AttemptLine]) -> pd.DataFrame:
         "Attempt": f"#{n}",   # a bare "#" header would read as a markdown heading in st.table
         "Started (UTC)": format_utc(line.attempt.started_at, seconds=False),
         "Drill": line.title,
-        "State": "finished" if line.finished else IN_PROGRESS,
+        "State": ("finished" if line.finished else IN_PROGRESS) + (LIVE_MARK if line.live else ""),
         "Score %": str(round(line.score_pct)) if line.finished else "",
         "Locked in": f"{line.locked} / {line.possible}" + (f" · {line.skipped} skipped" if line.skipped else ""),
         "Ranges held": f"{line.hits} of {line.ranges}" if line.ranges else "",
@@ -273,7 +275,9 @@ def render_history() -> None:
     learner = signed_in_bar(store)
     if learner is None:
         return
-    lines = [line for line in (attempt_line(store, a) for a in store.learner_attempts(learner)) if line]
+    attempts = store.learner_attempts(learner)
+    live = store.live_attempt_ids(a.id for a in attempts)
+    lines = [line for line in (attempt_line(store, a, live=a.id in live) for a in attempts) if line]
     if not lines:
         st.info("No attempts under this handle yet. Start one from the catalogue.")
         st.page_link("pages/home.py", label="Go to the catalogue", icon="🏠")
@@ -287,7 +291,8 @@ def render_history() -> None:
         target = "pages/results.py" if line.finished else "pages/drill.py"
         verb = "Review" if line.finished else "Resume"
         st.page_link(target, label=f"#{number} {verb}: {line.title} — started "
-                                   f"{format_utc(line.attempt.started_at, seconds=False)} UTC",
+                                   f"{format_utc(line.attempt.started_at, seconds=False)} UTC"
+                                   + (LIVE_MARK if line.live else ""),
                      icon="📊" if line.finished else "▶️", query_params={keys.ATTEMPT_TOKEN: line.attempt.token})
     st.markdown("##### Score over time")
     if any(line.finished for line in lines):

@@ -37,6 +37,7 @@ def items_frame(table: pd.DataFrame, prompts: dict[str, str]) -> pd.DataFrame:
         "Question": [prompts.get(q, q) for q in table["question_id"]],
         "Numbers": [variant_text(v) for v in table["variant"]],
         "Attempts": table["n"],
+        "Live": table["live_n"],
         "Facility %": table["facility_pct"].round(0),
         "SD %": table["sd_pct"].round(0),
         "Discrimination": table["discrimination_index"].round(0),
@@ -61,6 +62,8 @@ HELP = {
     "Median error %": "Numeric questions: the median guess's signed miss, as a share of the truth (negative: low)",
     "Ranges held %": "Numeric questions: how often the stated 80% ranges held (80 is honest)",
     "Numbers": "All numbers together, or one variant's attempts",
+    "Live": "How many of these attempts were seats in a live room (the instructor paced them, the room saw the "
+            "answers before the worked answer, and every seat had the same numbers)",
 }
 
 
@@ -86,7 +89,9 @@ def render_items(board) -> None:
     metrics[0].metric("Cronbach's alpha", MISSING if alpha_value is None or pd.isna(alpha_value)
                       else f"{alpha_value:.0f}%", help="Internal consistency of the whole drill (Moodle's "
                       "coefficient of internal consistency); above 75% the questions measure one thing well")
-    metrics[1].metric("Attempts counted", f"{int(whole['n'].max()):,}")
+    live_n = int(whole["live_n"].max())
+    metrics[1].metric("Attempts counted", f"{int(whole['n'].max()):,}",
+                      help=f"{live_n:,} of them taken in a live room" if live_n else None)
     metrics[2].metric("Questions flagged", f"{int((whole['flags'] != '').sum())} of {len(whole)}")
 
     prompts = {q.id: short_prompt(loaded.text(q.prompt)) for q in loaded.drill.all_questions()}
@@ -99,7 +104,9 @@ def render_items(board) -> None:
     st.caption(("Each candidate's first attempt, as Moodle counts by default (a retake builds on the first)"
                 if first_only else "Every finished attempt, each as if by a different candidate (retakes are not "
                 "independent, so read the figures with care)")
-               + ". Unanswered questions score 0; open attempts are left out. Every figure is in the export below.")
+               + ". Unanswered questions score 0; open attempts are left out. Every figure is in the export below."
+               + (f" {live_n:,} of the attempts were live seats (the Live column): paced by the instructor, so "
+                  "read their facility beside the others with that in mind." if live_n else ""))
 
     choices = whole[whole["kind"] == "choice"]
     if not choices.empty:

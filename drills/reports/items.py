@@ -53,7 +53,10 @@ _SELECTION = """
             WHERE drill_id = ? GROUP BY candidate_id
         ),
         sel AS (
-            SELECT att.attempt_id, att.variant FROM att
+            SELECT att.attempt_id, att.variant,
+                   EXISTS (SELECT 1 FROM attempt_events e WHERE e.attempt_id = att.attempt_id AND e.kind = 'live')
+                       AS live
+            FROM att
             WHERE EXISTS (SELECT 1 FROM attempt_events e WHERE e.attempt_id = att.attempt_id AND e.kind = 'finished')
               AND (NOT ? OR att.attempt_id IN (SELECT attempt_id FROM firsts))
         )"""
@@ -62,7 +65,7 @@ _SELECTION = """
 # mark once in its variant's group and once in the whole (group -1), beside the rest of its attempt.
 _MARKS = f"""
         marks AS (
-            SELECT s.attempt_id, s.variant, k.question_id, k.position, k.kind, k.truth, an.value, an.low, an.high,
+            SELECT s.attempt_id, s.variant, s.live, k.question_id, k.position, k.kind, k.truth, an.value, an.low, an.high,
                    an.choice, COALESCE(an.skipped, FALSE) AS skipped,
                    COALESCE(CASE WHEN k.kind = 'notes' THEN r.note_score ELSE {SCORE} END, 0.0) AS mark
             FROM sel s JOIN qkey k ON k.key_variant = s.variant
@@ -80,6 +83,7 @@ _MARKS = f"""
 _STATS = f"""
         moments AS (
             SELECT grp, question_id, ANY_VALUE(position) AS position, ANY_VALUE(kind) AS kind, COUNT(*) AS n,
+                   COUNT(*) FILTER (WHERE live) AS live_n,
                    AVG(mark) AS facility, stddev_samp(mark) AS sd, var_samp(mark) AS mark_var,
                    var_samp(rest) AS rest_var, covar_samp(mark, rest) AS cov,
                    quantile_cont((value - truth) / abs(truth), 0.5)
@@ -98,7 +102,7 @@ _STATS = f"""
         most AS (   -- the covariance if the marks and the rests were in the same order: Moodle's covariancemax
             SELECT grp, question_id, covar_samp(mark, rest) AS cov_max FROM paired GROUP BY grp, question_id
         )
-        SELECT m.grp, m.question_id, m.position, m.kind, m.n, 100 * m.facility AS facility_pct,
+        SELECT m.grp, m.question_id, m.position, m.kind, m.n, m.live_n, 100 * m.facility AS facility_pct,
                100 * m.sd AS sd_pct,
                CASE WHEN m.mark_var * m.rest_var > {_ZERO} THEN 100 * m.cov / sqrt(m.mark_var * m.rest_var) END
                    AS discrimination_index,
@@ -143,7 +147,7 @@ def item_stats(store: AttemptStore, key: DrillKey, filters: Filters, first_only:
     """
     head, params = _head(store, key, filters, first_only)
     stats = source.frame(store, head + "," + _STATS, params)
-    columns = ["drill_id", "question_id", "position", "kind", "variant", "n", "facility_pct", "sd_pct",
+    columns = ["drill_id", "question_id", "position", "kind", "variant", "n", "live_n", "facility_pct", "sd_pct",
                "discrimination_index", "discriminative_efficiency_pct", "median_signed_error_pct", "ranges",
                "range_held_pct", "option_shares", "flags"]
     if stats.empty:
@@ -159,6 +163,7 @@ def item_stats(store: AttemptStore, key: DrillKey, filters: Filters, first_only:
     stats["variant"] = _variant_column(stats["grp"])
     stats["ranges"] = stats["ranges"].astype(int)
     stats["n"] = stats["n"].astype(int)
+    stats["live_n"] = stats["live_n"].astype(int)
     order = stats.assign(_g=stats["grp"]).sort_values(["position", "_g"], kind="stable")
     return order[columns].reset_index(drop=True)
 
