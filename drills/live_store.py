@@ -280,6 +280,11 @@ class LiveStore:
                          ids)
         return {r[0] for r in rows}
 
+    def live_account_seated(self, session_id: int, account_id: int) -> bool:
+        """Whether one of this account's candidates holds a seat in the room."""
+        return self._one("SELECT 1 FROM live_presence p JOIN candidates c ON c.id = p.candidate_id "
+                         "WHERE p.session_id = ? AND c.account_id = ?", [session_id, account_id]) is not None
+
     def live_seats(self, session_id: int) -> list[Seat]:
         rows = self._all("SELECT p.candidate_id, c.handle, p.attempt_id, p.joined_at, p.seen_at FROM live_presence p "
                          "JOIN candidates c ON c.id = p.candidate_id WHERE p.session_id = ? "

@@ -230,3 +230,34 @@ def test_a_candidates_open_platform_sim_page_switches_to_the_break_the_instructo
     _button(prof, "Inject for the room").click().run()
     ana.run()   # ...until the next injection
     assert ana.selectbox(key="platform_scenario").value == "break1_fifo"
+
+
+def _new_tab_on_the_rooms_sim_link(app_test, email: str, room: int):
+    """A new tab (a fresh browser session) opened on the room's sim link: ?live=<session>."""
+    at = app_test("app.py")
+    at.secrets = dict(AUTH)
+    at.user = {"is_logged_in": True, "iss": ISSUER, "sub": f"sub-{email}", "email": email, "name": email}
+    at.run()
+    at.query_params["live"] = str(room)
+    at.switch_page("pages/sim_platform.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_the_rooms_sim_link_is_followed_only_by_a_seat_of_that_room(app_test, db_path, klass):
+    prof = _started(app_test)
+    _as(app_test, "ana@school.edu")   # ana takes her seat
+    prof.selectbox(key="live::scenario").select("break2")
+    _button(prof, "Inject for the room").click().run()
+    store = AttemptStore(db_path)
+    try:
+        [room] = store.live_sessions(klass)
+        store.account_for(ISSUER, "sub-eve@else.where", "eve@else.where")
+    finally:
+        store.close()
+    ana = _new_tab_on_the_rooms_sim_link(app_test, "ana@school.edu", room.id)
+    assert ana.selectbox(key="platform_scenario").value == "break2", "a seat's new tab follows the room"
+    eve = _new_tab_on_the_rooms_sim_link(app_test, "eve@else.where", room.id)
+    assert eve.selectbox(key="platform_scenario").value == "baseline", "a typed id shows nothing of another room"
+    assert "Following your live room" not in _texts(eve)
+    assert "This link follows a live room" in _texts(eve)

@@ -22,7 +22,7 @@ from sims.platform import SCENARIO_TITLES
 from ui import keys
 from ui.attempt_view import AttemptView, sim_truths_of
 from ui.context import get_catalogue, get_store
-from ui.identity import account_or_sign_in, sign_in_configured, signed_in_instructor
+from ui.identity import account_or_sign_in, sign_in_configured, signed_in_account, signed_in_instructor
 from ui.instructor_access import sign_in
 from ui.live_figures import choice_figure, numeric_figure
 from ui.lockin import FINISHED, render_question
@@ -287,17 +287,34 @@ def _scenario_link(session: LiveSession) -> None:
                      query_params={**platform_query(session.scenario, {}), ROOM_PARAM: str(session.id)})
 
 
+def _may_follow(store, session: LiveSession) -> bool:
+    """A room's link (a new tab) is followed only for a signed-in seat of it, or an instructor of its class: an
+    id typed into the URL shows nothing of another class's room."""
+    account = signed_in_account(store)
+    if account is None:
+        return False
+    if store.live_account_seated(session.id, account.id):
+        return True
+    instructor = signed_in_instructor(store)
+    return instructor is not None and session.cohort in {c.cohort for c in store.classes_for(instructor.email)}
+
+
 def follow_the_room() -> None:
     """On the platform sim page: if this browser sits in a live room (or came by the room's link), switch the
     page to the break its instructor injects, by itself. Call before the scenario picker is drawn.
 
     Each injection is followed once, so a candidate may still pick another scenario until the next one."""
+    store = get_store()
     room = st.session_state.get(LIVE_ROOM)
     if room is None and str(st.query_params.get(ROOM_PARAM, "")).isdigit():
-        room = st.session_state[LIVE_ROOM] = int(st.query_params[ROOM_PARAM])
+        linked = store.live_session(int(st.query_params[ROOM_PARAM]))
+        if linked is None or not _may_follow(store, linked):
+            st.caption("This link follows a live room. Open it from the room's page, or sign in with the account "
+                       "that holds a seat there, and the simulation will follow the room.")
+            return
+        room = st.session_state[LIVE_ROOM] = linked.id
     if room is None:
         return
-    store = get_store()
     session = store.live_session(room)
     if session is None or session.state == ENDED:
         return
