@@ -34,9 +34,15 @@ def reviewable(question) -> bool:
     return isinstance(question, NumericQuestion) and question.answer is not None and question.sim is None
 
 
+def graded(guess: float, truth: float, question: NumericQuestion) -> tuple[float, Rating]:
+    """The guess's accuracy by the one grading rule (1, 0.5 or 0) and the review rating it earns: in tolerance
+    Good; within twice the tolerance Hard; further off Again."""
+    accuracy = grade_numeric(guess, truth, question.tolerance)
+    return accuracy, ACCURACY_RATING[accuracy]
+
+
 def rating(guess: float, truth: float, question: NumericQuestion) -> Rating:
-    """In tolerance: Good; within twice the tolerance: Hard; further off: Again."""
-    return ACCURACY_RATING[grade_numeric(guess, truth, question.tolerance)]
+    return graded(guess, truth, question)[1]
 
 
 def _attempt_rating(result: QuestionResult | None, question: NumericQuestion) -> Rating:

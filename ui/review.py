@@ -152,12 +152,12 @@ def _review_one(store, handle: str, item: ReviewState, base: LoadedDrill, questi
         st.error(str(problem), icon="⚠️")
         return
     truth = loaded.truth(question.id)
-    rated = review.rating(entry.value, truth, question)
+    accuracy, rated = review.graded(entry.value, truth, question)
     state = store.record_review(handle, item.drill_id, question.id, based_on=item.id, variant=variant,
                                 guess=entry.value, rating=int(rated), advance=review.next_card)
     st.session_state[OUTCOME] = Outcome(
         prompt, format_quantity(entry.value, question.unit), format_quantity(truth, question.unit, question.decimals),
-        scoring.grade_numeric(entry.value, truth, question.tolerance), rated,
+        accuracy, rated,
         None if state is None else state.due_at)
     st.rerun()
 
