@@ -35,7 +35,7 @@ label[data-baseweb="checkbox"] input:focus-visible {{ outline: none !important; 
 }}
 #{SKIP_LINK_ID} {{ position: fixed; left: 0.5rem; top: -4rem; z-index: 1000100; padding: 0.6rem 1rem;
   background: #ffffff; color: {FOCUS_RING}; border-radius: 0.5rem; font-weight: 600; text-decoration: underline; }}
-#{SKIP_LINK_ID}:focus {{ top: 0.5rem; }}
+#{SKIP_LINK_ID}:focus-visible {{ top: 0.5rem; }}   /* keyboard focus: a click that moves focus here shows nothing */
 [data-testid="stElementContainer"]:has([data-fl-aids]) {{ display: none; }}
 /* A collapsed sidebar is slid off screen but stays in the page: hidden, its links leave the Tab order
    and the accessibility tree until it is opened. */
