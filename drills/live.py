@@ -9,10 +9,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from drills import scoring
-from drills.live_store import CLOSED, LiveStep, Seat
+from drills.live_store import CLOSED, ENDED, OPEN, LiveStep, Seat
 from drills.loader import LoadedDrill
 from drills.records import LockedAnswer
 from drills.schema import ChoiceQuestion, NumericQuestion
+from drills.timebox import Clock, planned_part
 
 
 @dataclass(frozen=True)
@@ -188,3 +189,48 @@ def scoreboard(loaded: LoadedDrill, steps: Sequence[LiveStep], seats: Sequence[S
         seat, earned, ranges, hits = row
         out.append(Standing(rank, seat.handle, seat.attempt_id, earned, len(graded), ranges, hits))
     return out
+
+
+@dataclass(frozen=True)
+class RoomClock:
+    """The instructor's clock, which the whole room keeps (seats have no clock of their own): it starts when the
+    first question opens and runs against the drill's time box, paced by the drill's suggested minutes."""
+
+    started_at: float | None    # when the first question opened (None: still the waiting room)
+    limit_s: float
+    elapsed_s: float
+    part_id: str | None         # the part of the question the room is on
+    planned_part_id: str | None  # where the suggested pacing puts the room by now
+    parts_ahead: int            # > 0 ahead of the pace, < 0 behind
+
+    @property
+    def clock(self) -> Clock:
+        return Clock(limit_s=self.limit_s, elapsed_s=self.elapsed_s, remaining_s=self.limit_s - self.elapsed_s,
+                     finished=False)
+
+
+def room_clock(loaded: LoadedDrill, steps: Sequence[LiveStep], now: float) -> RoomClock:
+    drill = loaded.drill
+    limit = drill.time_box_min * 60
+    first = next((s for s in steps if s.state == OPEN), None)
+    if first is None:
+        return RoomClock(None, limit, 0.0, None, None, 0)
+    ended = next((s.at for s in steps if s.state == ENDED), None)
+    elapsed = max(0.0, (ended if ended is not None else now) - first.at)
+    order = questions_in_order(loaded)
+    latest = next((s for s in reversed(steps) if s.question_id is not None), first)
+    part_id = order[latest.step_no][1] if 0 <= latest.step_no < len(order) else None
+    planned = planned_part(drill, elapsed)
+    parts = [p.id for p in drill.parts]
+    ahead = parts.index(part_id) - parts.index(planned) if part_id in parts else 0
+    return RoomClock(first.at, limit, elapsed, part_id, planned, ahead)
+
+
+def pace_words(room: RoomClock) -> str:
+    """The room's pacing in a few words, for the console and the seats."""
+    if room.started_at is None:
+        return "The room's clock starts when the first question opens."
+    if room.parts_ahead == 0:
+        return "On pace."
+    parts = "part" if abs(room.parts_ahead) == 1 else "parts"
+    return f"{abs(room.parts_ahead)} {parts} {'ahead of' if room.parts_ahead > 0 else 'behind'} the suggested pace."
