@@ -501,3 +501,20 @@ def test_early_warnings_count_in_words():
     two = board_ui.early_warnings(one * 2)
     assert two[0].startswith("2 reveals opened before every question they answer")
     assert two[1].startswith("2 simulation pages opened") and "(s)" not in " ".join(two)
+
+
+def test_a_single_break_practice_has_a_board_of_its_own(app_test, db_path, configured):
+    """A shorter attempt is a drill of its own id (one_tenant~break2): the board lists it and reports it."""
+    store = AttemptStore(db_path)
+    try:
+        attempt = store.start_attempt_for(store.ensure_candidate("ana", "north"), "one_tenant~break2", 600)
+        store.lock_answer(attempt.id, "b2_breaker_at_30s", "break2", "choice", choice="closed_blind")
+        store.finish(attempt.id)
+    finally:
+        store.close()
+    at = _signed_in(app_test)
+    picker = at.selectbox(key=board_ui.DRILL)
+    assert picker.value == "one_tenant~break2", "the most recently attempted drill comes first"
+    assert "Break 2: the primary LLM provider goes down" in picker.options[0], "named by its title"
+    assert _metrics(at)["Candidates"] == "1"
+    assert set(_frame_with(at, "Calibration %")["Cohort"]) == {"north"}
