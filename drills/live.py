@@ -202,11 +202,12 @@ class RoomClock:
     part_id: str | None         # the part of the question the room is on
     planned_part_id: str | None  # where the suggested pacing puts the room by now
     parts_ahead: int            # > 0 ahead of the pace, < 0 behind
+    ended: bool = False         # the session has ended: the clock stopped there
 
     @property
     def clock(self) -> Clock:
         return Clock(limit_s=self.limit_s, elapsed_s=self.elapsed_s, remaining_s=self.limit_s - self.elapsed_s,
-                     finished=False)
+                     finished=self.ended)
 
 
 def room_clock(loaded: LoadedDrill, steps: Sequence[LiveStep], now: float) -> RoomClock:
@@ -223,7 +224,7 @@ def room_clock(loaded: LoadedDrill, steps: Sequence[LiveStep], now: float) -> Ro
     planned = planned_part(drill, elapsed)
     parts = [p.id for p in drill.parts]
     ahead = parts.index(part_id) - parts.index(planned) if part_id in parts else 0
-    return RoomClock(first.at, limit, elapsed, part_id, planned, ahead)
+    return RoomClock(first.at, limit, elapsed, part_id, planned, ahead, ended is not None)
 
 
 def pace_words(room: RoomClock) -> str:

@@ -337,4 +337,5 @@ def test_the_room_keeps_the_instructors_clock_from_the_first_open_question_paced
     on_break = opened + [LiveStep("open", 2, "b2_breaker_at_30s", "", 550.0)]
     assert live.pace_words(live.room_clock(loaded, on_break, now=600.0)) == "On pace."
     ended = on_break + [LiveStep("ended", 2, None, "", 700.0)]
-    assert live.room_clock(loaded, ended, now=9999.0).elapsed_s == 600.0, "an ended room's clock stops"
+    stopped = live.room_clock(loaded, ended, now=9999.0)
+    assert stopped.elapsed_s == 600.0 and stopped.clock.finished, "an ended room's clock stops"
