@@ -18,8 +18,12 @@ import asyncio
 import os
 import re
 import secrets
+import signal
 import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 from bench.load_ws import ProtocolError, StreamlitSession, submit_form
 from deploy.stack import Stack
@@ -44,6 +48,41 @@ def _cpu_s(pids: list[int]) -> float:
         except OSError:
             continue
     return total
+
+
+def _profilers(prefix: str | None, pids: list[int]) -> list[subprocess.Popen]:
+    """py-spy on each app process (samples holding the GIL, collapsed stacks), or nothing without a prefix."""
+    if not prefix:
+        return []
+    spy = Path(sys.executable).with_name("py-spy")
+    return [subprocess.Popen([str(spy), "record", "--pid", str(pid), "--gil", "--nonblocking", "--format", "raw",
+                              "--output", f"{prefix}-app-{n}.txt"], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL) for n, pid in enumerate(pids, 1)]
+
+
+def _stop(profilers: list[subprocess.Popen]) -> None:
+    for spy in profilers:
+        spy.send_signal(signal.SIGINT)   # py-spy writes its file on SIGINT
+    for spy in profilers:
+        spy.wait(timeout=30)
+
+
+def _family(pid: int | None) -> list[int]:
+    """`pid` and its descendants (PostgreSQL's backends are children of the postmaster)."""
+    if pid is None:
+        return []
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    found = [pid]
+    for child, parent in sorted(parents.items()):
+        if parent in found:
+            found.append(child)
+    return found
 
 
 def _shows(session: StreamlitSession, prefix: str) -> bool:
@@ -90,7 +129,8 @@ class Seat:
         self._note_fragment()
 
 
-async def _bench(url: str, database: str, seats: int, app_pids: list[int]) -> None:
+async def _bench(url: str, database: str, seats: int, app_pids: list[int], db_pid: int | None,
+                 profile: str | None) -> None:
     store = open_store(database)
     loaded = ScopedDrills(load_catalogue().drills)[DRILL]
     questions = live.questions_in_order(loaded)
@@ -124,6 +164,10 @@ async def _bench(url: str, database: str, seats: int, app_pids: list[int]) -> No
             print("  (the question closed itself before the instructor's Close: seat 0 counted as away)")
 
         expected = f"{len(lockers)} guesses of"
+        profilers = _profilers(profile, app_pids)
+        if profilers:
+            await asyncio.sleep(1.0)   # py-spy attached before the Close
+        db_before = _cpu_s(_family(db_pid))
         cpu_before, own_before = _cpu_s(app_pids), time.process_time()
         closed_at = time.monotonic()
         store.live_move(session.id, CLOSE, seen_version=opened.version, questions=questions, actor="prof")
@@ -133,13 +177,15 @@ async def _bench(url: str, database: str, seats: int, app_pids: list[int]) -> No
         window = time.monotonic() - closed_at
         cpu = _cpu_s(app_pids) - cpu_before
         own = time.process_time() - own_before
+        db = _cpu_s(_family(db_pid)) - db_before
+        _stop(profilers)
         delays = sorted(x - closed_at for x in shown if x is not None)
         q = statistics.quantiles(delays, n=20) if len(delays) > 1 else delays * 19
         print(f"  instructor's Close (store commit): {1000 * (after - closed_at):.1f} ms")
         print(f"  close -> page shows the room's answers, {len(delays)} of {len(room)} pages: "
               f"p50 {statistics.median(delays):.2f} s, p95 {q[18]:.2f} s, max {delays[-1]:.2f} s")
         print(f"  server CPU over those {window:.1f} s: {cpu:.1f} s across {len(app_pids)} app processes "
-              f"({100 * cpu / window:.0f}% of one core); the bench's own CPU: {own:.1f} s")
+              f"({100 * cpu / window:.0f}% of one core); PostgreSQL's: {db:.1f} s; the bench's own CPU: {own:.1f} s")
         stop.set()
         for s in room:
             await s.session.close()
@@ -151,11 +197,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seats", type=int, default=200)
     parser.add_argument("--processes", type=int, default=3)
+    parser.add_argument("--profile", metavar="PREFIX",
+                        help="py-spy each app process from Close to the last page (PREFIX-app-N.txt, collapsed)")
     args = parser.parse_args()
     with Stack(args.processes) as stack:
         print(f"live room over websockets: {args.seats} seats, {args.processes} app processes behind nginx "
               f"(PostgreSQL, LISTEN/NOTIFY), fragment poll {POLL_S} s")
-        asyncio.run(_bench(stack.url, stack.database, args.seats, stack.app_pids))
+        asyncio.run(_bench(stack.url, stack.database, args.seats, stack.app_pids, stack.pid_of("postgres"),
+                           args.profile))
 
 
 if __name__ == "__main__":
