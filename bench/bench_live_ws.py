@@ -104,8 +104,9 @@ def _missing(room: list, seen: list) -> str:
     if not stuck:
         return ""
     page = stuck[0].session.page
-    return (f"; {len(stuck)} pages never did, the first (seat {stuck[0].n}) shows: "
-            + " | ".join(e.body[:60] for kind in ("markdown", "alert") for e in page.of_kind(kind))[:400])
+    shown = [e.body[:60] for kind in ("markdown", "alert") for e in page.of_kind(kind)][-4:]
+    shown += [f"{x.type}: {x.message[:100]}" for x in page.of_kind("exception")]
+    return f"; {len(stuck)} pages never did, the first (seat {stuck[0].n}) ends: " + " | ".join(shown)
 
 
 def _shows(session: StreamlitSession, prefix: str) -> bool:
@@ -115,11 +116,14 @@ def _shows(session: StreamlitSession, prefix: str) -> bool:
 class Seat:
     """One candidate's browser tab on /live, doing what the frontend does between the candidate's own actions."""
 
-    def __init__(self, url: str, n: int):
+    def __init__(self, url: str, n: int, *, timers: bool = True):
         self.url, self.n = url, n
         self.cookie = f"fl_backend=live-{n}-{secrets.token_hex(6)}"
         self.session: StreamlitSession | None = None
+        self.timers = timers   # False: never asks for a run_every rerun (a test of what the server pushes)
         self.due: dict[str, float] = {}   # run_every fragment -> when the frontend asks for its next rerun
+        self.run_fragments: tuple[str, ...] = ()   # the fragments the last run read ran alone (empty: the page)
+        self.asked = 0   # run_every reruns asked for
         self.error = ""
 
     async def join(self, cohort: str) -> None:
@@ -137,7 +141,7 @@ class Seat:
         long, never come due in a bench)."""
         now = time.monotonic()
         self.due = {fid: self.due.get(fid, now + every) for fid, every in self.session.auto_reruns.items()
-                    if every <= MAX_TIMER_S}
+                    if every <= MAX_TIMER_S and self.timers}
 
     def _read(self, raw: bytes) -> bool:
         """One message of a run the server sends, asked for or not (a pushed fragment run): True at its end."""
@@ -146,9 +150,11 @@ class Seat:
         kind = forward.WhichOneof("type")
         if kind == "delta":
             self.session.page.apply(forward)
-        elif kind == "new_session" and not forward.metadata.run.fragment_ids:   # a whole-app run
-            self.session.page = Page()
-            self.session.auto_reruns, self.due = {}, {}
+        elif kind == "new_session":
+            self.run_fragments = tuple(forward.metadata.run.fragment_ids)
+            if not self.run_fragments:   # a whole-app run draws the page afresh
+                self.session.page = Page()
+                self.session.auto_reruns, self.due = {}, {}
         elif kind == "auto_rerun":
             self.session.auto_reruns[forward.auto_rerun.fragment_id] = forward.auto_rerun.interval
             self._time_fragments()
@@ -164,6 +170,7 @@ class Seat:
             for fid, due in list(self.due.items()):
                 if due <= now:
                     self.due[fid] = due + self.session.auto_reruns[fid]   # setInterval: from when it was due
+                    self.asked += 1
                     await self.session.ask_fragment_rerun(fid)
             wait = min([0.5, *(due - now for due in self.due.values())])
             try:

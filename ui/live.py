@@ -5,6 +5,8 @@ PostgreSQL, the store's version on DuckDB) and reruns the page. Reports are dril
 """
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 
 import streamlit as st
@@ -47,6 +49,7 @@ LIVE_CODE = K("code")
 LIVE_CANDIDATE = K("candidate")   # the anonymous candidate row this session proved (drills.records.Candidate)
 LIVE_NEW_CODE = K("new_code")   # a resume code just issued to that handle, shown once
 LIVE_SEEN = K("seen")   # the room's version the console's last full run drew: a change reruns the page
+LIVE_ASKED = K("asked")   # (session, step) this page's tick last asked its room part to redraw for
 LIVE_DREW = K("drew")   # (session, step) a candidate's room part last drew, and its fragment (ui.fragment_push)
 LIVE_REPORTED = K("reported")   # (session, question) lock-ins this session has told the room of
 LIVE_CONSOLE_CLASS = K("console_class")   # the instructor's class picker
@@ -68,19 +71,33 @@ def _chart_key(question_id: str) -> str:
     return K.item("chart", question_id)
 
 
-@st.cache_resource
+_PROCESS_LOCK = threading.Lock()
+_WATCHES: dict[str, tuple] = {}   # store target -> (its watcher, the room pages it reruns): one per process
+
+
+def _process_watch(target: str) -> tuple:
+    """One watcher per process and store: a LISTEN thread on PostgreSQL (which reruns the room's pages after a
+    move it heard), the store's own version on DuckDB. A plain dict, not st.cache_resource: every page run
+    asks for it, and a cached function's call inspects its signature each time."""
+    found = _WATCHES.get(target)
+    if found is None:
+        with _PROCESS_LOCK:
+            found = _WATCHES.get(target)
+            if found is None:
+                pages = RoomPages()
+                watch = watch_for(get_store())
+                watch.on_move(pages.moved)
+                found = _WATCHES[target] = (watch, pages)
+    return found
+
+
 def _watch(target: str):
-    """One watcher per process: a LISTEN thread on PostgreSQL (which reruns the room's pages after a move it
-    heard), the store's own version on DuckDB."""
-    watch = watch_for(get_store())
-    watch.on_move(_pages(target).moved)
-    return watch
+    return _process_watch(target)[0]
 
 
-@st.cache_resource
 def _pages(target: str) -> RoomPages:
     """The candidate pages of each room in this process, and the step each drew (ui.live_push)."""
-    return RoomPages()
+    return _process_watch(target)[1]
 
 
 def _heard(session_id: int) -> tuple:
@@ -139,9 +156,12 @@ def _seat_tick(session_id: int, seat) -> None:
         if now_s - st.session_state.get(LIVE_BEAT, float("-inf")) >= HEARTBEAT_S - every / 2:
             st.session_state[LIVE_BEAT] = now_s   # the tick nearest HEARTBEAT_S after the last beat
             store.live_heartbeat(session_id, seat.candidate_id)
-        if _room_version(store, session_id)[0] != drew[1]:
-            if drew[2] is None or not fragment_push.rerun(drew[2]):
-                st.rerun(scope="app")
+        step = _room_version(store, session_id)[0]
+        if step != drew[1]:   # the room moved and this page's part did not redraw (yet)
+            asked = st.session_state.get(LIVE_ASKED)
+            st.session_state[LIVE_ASKED] = (session_id, step)
+            if drew[2] is None or asked == (session_id, step) or not fragment_push.rerun(drew[2]):
+                st.rerun(scope="app")   # no part to rerun, or asking for it once already did not redraw it
 
     tick()
 
@@ -257,7 +277,7 @@ def _seat_part(session_id: int, seat) -> None:
     loaded = _loaded(session)
     attempt = store.attempt_by_id(seat.attempt_id)
     view = AttemptView.load(store, attempt, loaded)
-    st.caption(f"Live: {escape_markdown(_drill_title(session.drill_id))} · you are "
+    st.caption(f"Live: {escape_markdown(loaded.drill.title)} · you are "
                f"{escape_markdown(seat.handle)} · {drawn[1]} in the room")
     _scenario_link(session)
     _late_locks(loaded, session)
@@ -413,14 +433,31 @@ def _report(question, session: LiveSession, read: tuple, *, closed: bool) -> Roo
     return RoomReport(None, answers, until, None, (wrote, len(seats)))
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
-def _closed_report(target: str, session_id: int, version: int, present: int, question_id: str, _store,
-                   _session: LiveSession, _loaded) -> RoomReport:
+_CLOSED: OrderedDict = OrderedDict()   # (store, session, step, present, question) -> RoomReport, newest last
+_CLOSED_KEPT = 16
+_CLOSED_LOCKS: dict[tuple, threading.Lock] = {}
+
+
+def _closed_report(store, session: LiveSession, present: int, question, loaded) -> RoomReport:
     """_report of a closed step, once per process: after a Close every page of the room draws the same answers
     at once, and a closed question takes no more lock-ins (LiveClosed), so one read, one grading and one strip
     serve them all; each page marks its own guess. Read-only for its callers. `present` keys a late join (the
-    room's count changes); `target` the store."""
-    return _report(_loaded.drill.question(question_id), _session, _read_room(_store, _session, _loaded), closed=True)
+    room's count changes). The first page builds it while the others wait for it, not build it again."""
+    key = (store.path, session.id, session.version, present, question.id)
+    found = _CLOSED.get(key)
+    if found is not None:
+        return found
+    with _PROCESS_LOCK:
+        lock = _CLOSED_LOCKS.setdefault(key, threading.Lock())
+    with lock:
+        found = _CLOSED.get(key)
+        if found is None:
+            found = _report(question, session, _read_room(store, session, loaded), closed=True)
+            with _PROCESS_LOCK:
+                _CLOSED[key] = found
+                while len(_CLOSED) > _CLOSED_KEPT:
+                    _CLOSED_LOCKS.pop(_CLOSED.popitem(last=False)[0], None)
+    return found
 
 
 def _room_distribution(store, session: LiveSession, loaded, question, *, own_attempt: int | None,
@@ -428,7 +465,7 @@ def _room_distribution(store, session: LiveSession, loaded, question, *, own_att
     """The room's locked answers to `question`: as they stand now while it is open, as of its close after."""
     closed = session.state != OPEN
     if closed:
-        report = _closed_report(store.path, session.id, session.version, present, question.id, store, session, loaded)
+        report = _closed_report(store, session, present, question, loaded)
     else:
         report = _report(question, session, _read_room(store, session, loaded), closed=False)
     room = live.for_viewer(report.room, report.answers, own_attempt, until=report.until) if report.room else None
