@@ -29,7 +29,13 @@ from pathlib import Path
 
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from bench.load_ws import EARLY_FOR_RERUN, Page, ProtocolError, StreamlitSession, submit_form
+from bench.load_ws import (
+    EARLY_FOR_RERUN,
+    Page,
+    ProtocolError,
+    StreamlitSession,
+    submit_form,
+)
 from deploy.stack import Stack
 from drills import live
 from drills.backends import open_store
@@ -49,7 +55,7 @@ def _cpu_s(pids: list[int]) -> float:
     total = 0.0
     for pid in pids:
         try:
-            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
             total += (int(fields[11]) + int(fields[12])) / ticks   # utime, stime
         except OSError:
             continue

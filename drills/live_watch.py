@@ -7,6 +7,7 @@ callbacks given to `on_move` (the pages of that room are rerun from there, so th
 """
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 
@@ -15,6 +16,7 @@ import psycopg
 from drills.store import is_postgres_target
 from drills.store.postgres import LIVE_CHANNEL
 
+_LOG = logging.getLogger(__name__)
 RECONNECT_S = 1.0     # wait before listening again after the connection dropped
 WAIT_S = 1.0          # how long one wait for notifications blocks, so close() is noticed
 
@@ -99,6 +101,7 @@ class NotifyWatch:
             try:
                 version = self._read(session_id)
             except Exception:   # noqa: BLE001 - the store is away: pages read it themselves (and say so)
+                _LOG.info("could not read live session %s after a notification", session_id, exc_info=True)
                 continue
             with self._lock:
                 self._rooms[session_id] = version
@@ -107,7 +110,7 @@ class NotifyWatch:
                 try:
                     callback(session_id, version)
                 except Exception:   # noqa: BLE001 - one page's failure must not stop the listener
-                    continue
+                    _LOG.warning("a live room callback failed for session %s", session_id, exc_info=True)
 
     def _run(self) -> None:
         while not self._stop.is_set():

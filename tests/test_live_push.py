@@ -98,7 +98,6 @@ async def _close_seen(url: str, database: str, *, timers: bool) -> tuple[tuple[s
     """A seat joins, the question opens, it locks in, the instructor closes: (the fragments the run that drew
     the room's answers ran alone, the run_every reruns the seat asked for after the Close, what it showed)."""
     from bench.bench_live_ws import Seat, _shows
-
     from drills.backends import open_store
 
     store = open_store(database)

@@ -14,12 +14,26 @@ import streamlit as st
 from drills import live
 from drills.accounts import AccessRefused, Throttled
 from drills.answers import InputError
-from drills.live_store import (CLOSE, CLOSED, END, ENDED, HEARTBEAT_S, INJECT, NEXT, OPEN, PRESENT_S,
-                               REVEAL, REVEALED, WAITING, LiveRefused, LiveSession)
+from drills.live_store import (
+    CLOSE,
+    CLOSED,
+    END,
+    ENDED,
+    HEARTBEAT_S,
+    INJECT,
+    NEXT,
+    OPEN,
+    PRESENT_S,
+    REVEAL,
+    REVEALED,
+    WAITING,
+    LiveRefused,
+    LiveSession,
+)
+from drills.live_watch import watch_for
 from drills.records import Candidate
 from drills.schema import ChoiceQuestion, NumericQuestion
 from drills.variants import in_variant
-from drills.live_watch import watch_for
 from sims.platform import SCENARIO_TITLES
 from ui import fragment_push, keys
 from ui.attempt_view import AttemptView, SimTruths
