@@ -4,12 +4,14 @@ showing the room's answers. Prints figures; asserts nothing about time.
     python -m bench.bench_live_ws --seats 200 --processes 3
 
 Each seat is a bench.load_ws session: it opens /live, joins with a handle and the class's cohort, then does what
-the browser's frontend does for the page's `run_every` fragment (a fragment rerun every POLL_S after the last
-one finished). The instructor's moves go through the store, as the console's buttons do. All seats but one lock
-in a number (so the question does not close itself), then Close; the figure per seat runs from the commit of
-Close to the script run whose page draws "N guesses of M in the room". Server CPU is the app processes'
-user+system time (from /proc) over that window; the bench's own CPU is printed beside it, since on one box the
-generator competes with the servers.
+the browser's frontend does: it draws every run the server sends, including the fragment runs the server starts
+by itself (ui.fragment_push: the process's listener reruns a room's part after a move), and asks for each
+`run_every` fragment's rerun at its interval. The instructor's moves go through the store, as the console's
+buttons do. All seats but one lock in a number (so the question does not close itself; the Lock in reruns its
+fragment, as the browser asks), every page then sits idle for --idle s, then Close; the figure per seat runs
+from the commit of Close to the end of the script run whose page draws "N guesses of M in the room". Server
+CPU is the app processes' user+system time (from /proc) over each window, PostgreSQL's beside it; the bench's
+own CPU is printed too, since on one box the generator competes with the servers.
 """
 from __future__ import annotations
 
@@ -18,20 +20,34 @@ import asyncio
 import os
 import re
 import secrets
+import signal
 import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
 
-from bench.load_ws import ProtocolError, StreamlitSession, submit_form
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+from bench.load_ws import (
+    EARLY_FOR_RERUN,
+    Page,
+    ProtocolError,
+    StreamlitSession,
+    submit_form,
+)
 from deploy.stack import Stack
 from drills import live
 from drills.backends import open_store
 from drills.live_store import CLOSE, NEXT
 from drills.loader import load_catalogue
 from drills.scope import ScopedDrills
-from ui.live import POLL_S
+from ui.live import PUSHED_POLL_S
 
 DRILL = "one_tenant~break2"
 QUESTION = "jobs_in_flight"
+PHASE_S = 120.0   # a page that has not shown a move by then is reported as never showing it
+MAX_TIMER_S = 60.0   # a run_every longer than this (the sidebar clock's) never comes due in a bench
 
 
 def _cpu_s(pids: list[int]) -> float:
@@ -39,11 +55,64 @@ def _cpu_s(pids: list[int]) -> float:
     total = 0.0
     for pid in pids:
         try:
-            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
             total += (int(fields[11]) + int(fields[12])) / ticks   # utime, stime
         except OSError:
             continue
     return total
+
+
+def _profilers(prefix: str | None, pids: list[int]) -> list[subprocess.Popen]:
+    """py-spy on each app process (samples holding the GIL, collapsed stacks), or nothing without a prefix."""
+    if not prefix:
+        return []
+    spy = Path(sys.executable).with_name("py-spy")
+    return [subprocess.Popen([str(spy), "record", "--pid", str(pid), "--gil", "--nonblocking", "--format", "raw",
+                              "--output", f"{prefix}-app-{n}.txt"], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL) for n, pid in enumerate(pids, 1)]
+
+
+def _stop(profilers: list[subprocess.Popen]) -> None:
+    for spy in profilers:
+        spy.send_signal(signal.SIGINT)   # py-spy writes its file on SIGINT
+    for spy in profilers:
+        spy.wait(timeout=30)
+
+
+def _family(pid: int | None) -> list[int]:
+    """`pid` and its descendants (PostgreSQL's backends are children of the postmaster)."""
+    if pid is None:
+        return []
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    found = [pid]
+    for child, parent in sorted(parents.items()):
+        if parent in found:
+            found.append(child)
+    return found
+
+
+async def _within(budget_s: float, stop: asyncio.Event, room: list, follow) -> list:
+    """Every seat's `follow(seat)`, given up after `budget_s` (stop set): a page that never shows is reported."""
+    tasks = [asyncio.create_task(follow(s)) for s in room]
+    await asyncio.wait(tasks, timeout=budget_s)
+    stop.set()
+    return await asyncio.gather(*tasks)
+
+
+def _missing(room: list, seen: list) -> str:
+    stuck = [s for s, x in zip(room, seen) if x is None]
+    if not stuck:
+        return ""
+    page = stuck[0].session.page
+    shown = [e.body[:60] for kind in ("markdown", "alert") for e in page.of_kind(kind)][-4:]
+    shown += [f"{x.type}: {x.message[:100]}" for x in page.of_kind("exception")]
+    return f"; {len(stuck)} pages never did, the first (seat {stuck[0].n}) ends: " + " | ".join(shown)
 
 
 def _shows(session: StreamlitSession, prefix: str) -> bool:
@@ -51,11 +120,16 @@ def _shows(session: StreamlitSession, prefix: str) -> bool:
 
 
 class Seat:
-    def __init__(self, url: str, n: int):
+    """One candidate's browser tab on /live, doing what the frontend does between the candidate's own actions."""
+
+    def __init__(self, url: str, n: int, *, timers: bool = True):
         self.url, self.n = url, n
         self.cookie = f"fl_backend=live-{n}-{secrets.token_hex(6)}"
         self.session: StreamlitSession | None = None
-        self.fragment = ""
+        self.timers = timers   # False: never asks for a run_every rerun (a test of what the server pushes)
+        self.due: dict[str, float] = {}   # run_every fragment -> when the frontend asks for its next rerun
+        self.run_fragments: tuple[str, ...] = ()   # the fragments the last run read ran alone (empty: the page)
+        self.asked = 0   # run_every reruns asked for
         self.error = ""
 
     async def join(self, cohort: str) -> None:
@@ -66,31 +140,63 @@ class Seat:
         await self.session.rerun(submit_form(page, handle.form_id, {handle.id: f"seat-{self.n}", code.id: cohort}))
         if not _shows(self.session, "You are in the waiting room"):
             raise ProtocolError(f"seat {self.n} did not reach the waiting room{self.session.page.problems()}")
-        self._note_fragment()
+        self._time_fragments()
 
-    def _note_fragment(self) -> None:
-        polls = [fid for fid, every in self.session.auto_reruns.items() if abs(every - POLL_S) < 1e-6]
-        if polls:
-            self.fragment = polls[-1]
+    def _time_fragments(self) -> None:
+        """The frontend's run_every timers, started afresh by a whole-app run (the sidebar clock's, minutes
+        long, never come due in a bench)."""
+        now = time.monotonic()
+        self.due = {fid: self.due.get(fid, now + every) for fid, every in self.session.auto_reruns.items()
+                    if every <= MAX_TIMER_S and self.timers}
+
+    def _read(self, raw: bytes) -> bool:
+        """One message of a run the server sends, asked for or not (a pushed fragment run): True at its end."""
+        forward = ForwardMsg()
+        forward.ParseFromString(raw)
+        kind = forward.WhichOneof("type")
+        if kind == "delta":
+            self.session.page.apply(forward)
+        elif kind == "new_session":
+            self.run_fragments = tuple(forward.metadata.run.fragment_ids)
+            if not self.run_fragments:   # a whole-app run draws the page afresh
+                self.session.page = Page()
+                self.session.auto_reruns, self.due = {}, {}
+        elif kind == "auto_rerun":
+            self.session.auto_reruns[forward.auto_rerun.fragment_id] = forward.auto_rerun.interval
+            self._time_fragments()
+        elif kind == "page_info_changed":
+            self.session.query_string = forward.page_info_changed.query_string
+        return kind == "script_finished" and forward.script_finished != EARLY_FOR_RERUN
 
     async def follow_until(self, shown, stop: asyncio.Event) -> float | None:
-        """Poll as the frontend does until a whole-app run draws what `shown(session)` looks for: its time."""
+        """Until a finished run draws what `shown(session)` looks for (its time): draw every run the server
+        sends, those it pushes by itself included, and ask for each run_every fragment's rerun when it is due."""
         while not stop.is_set():
-            await asyncio.sleep(POLL_S)
-            if not await self.session.rerun_fragment(self.fragment):
-                # the fragment heard a move and reran the page; rerun_fragment read it to its end
-                self._note_fragment()
-                if shown(self.session):
-                    return time.monotonic()
+            now = time.monotonic()
+            for fid, due in list(self.due.items()):
+                if due <= now:
+                    self.due[fid] = due + self.session.auto_reruns[fid]   # setInterval: from when it was due
+                    self.asked += 1
+                    await self.session.ask_fragment_rerun(fid)
+            wait = min([0.5, *(due - now for due in self.due.values())])
+            try:
+                raw = await asyncio.wait_for(self.session.websocket.recv(), max(0.0, wait))
+            except TimeoutError:
+                continue
+            if self._read(raw) and shown(self.session):
+                return time.monotonic()
         return None
 
     async def lock_in(self, value: str) -> None:
+        """Type the guess and press Enter: the form's own fragment reruns, as the frontend asks for it."""
         box = self.session.page.widget("text_input", re.compile("^Best guess"))
-        await self.session.rerun(submit_form(self.session.page, box.form_id, {box.id: value}))
-        self._note_fragment()
+        await self.session.rerun(submit_form(self.session.page, box.form_id, {box.id: value}),
+                                 fragment_id=self.session.page.fragment_of(box))
+        self._time_fragments()
 
 
-async def _bench(url: str, database: str, seats: int, app_pids: list[int]) -> None:
+async def _bench(url: str, database: str, seats: int, app_pids: list[int], db_pid: int | None,
+                 profile: str | None, idle_s: float) -> None:
     store = open_store(database)
     loaded = ScopedDrills(load_catalogue().drills)[DRILL]
     questions = live.questions_in_order(loaded)
@@ -109,9 +215,11 @@ async def _bench(url: str, database: str, seats: int, app_pids: list[int]) -> No
         opened = store.live_move(session.id, NEXT, seen_version=store.live_session(session.id).version,
                                  questions=questions, actor="prof")
         t = time.monotonic()
-        seen = await asyncio.gather(*(s.follow_until(lambda x: bool(x.page.of_kind("text_input")) and any(
-            w.label.startswith("Best guess") for w in x.page.of_kind("text_input")), stop) for s in room))
-        print(f"  open -> every page shows the question: max {max(x - t for x in seen if x):.2f} s")
+        shown = asyncio.Event()
+        seen = await _within(PHASE_S, shown, room, lambda s: s.follow_until(lambda x: any(
+            w.label.startswith("Best guess") for w in x.page.of_kind("text_input")), shown))
+        print(f"  open -> every page shows the question: max {max(x - t for x in seen if x):.2f} s"
+              + _missing(room, seen))
         lockers = room[1:]   # seat 0 stays present without locking in, so only Close ends the question
         keep = asyncio.Event()   # seat 0's page keeps polling (and beating) meanwhile: it stays present
         keeper = asyncio.create_task(room[0].follow_until(lambda x: False, keep))
@@ -122,24 +230,40 @@ async def _bench(url: str, database: str, seats: int, app_pids: list[int]) -> No
         await keeper
         if store.live_session(session.id).state != "open":
             print("  (the question closed itself before the instructor's Close: seat 0 counted as away)")
+        if idle_s > 0:
+            idle = asyncio.Event()
+            cpu_before, db_before = _cpu_s(app_pids), _cpu_s(_family(db_pid))
+            followers = [asyncio.create_task(s.follow_until(lambda x: False, idle)) for s in room]
+            await asyncio.sleep(idle_s)
+            idle.set()
+            await asyncio.gather(*followers)
+            print(f"  idle, every page open and nothing moving, {idle_s:.0f} s: server CPU "
+                  f"{_cpu_s(app_pids) - cpu_before:.1f} s ({100 * (_cpu_s(app_pids) - cpu_before) / idle_s:.0f}% "
+                  f"of one core), PostgreSQL's {_cpu_s(_family(db_pid)) - db_before:.1f} s")
 
         expected = f"{len(lockers)} guesses of"
+        profilers = _profilers(profile, app_pids)
+        if profilers:
+            await asyncio.sleep(1.0)   # py-spy attached before the Close
+        db_before = _cpu_s(_family(db_pid))
         cpu_before, own_before = _cpu_s(app_pids), time.process_time()
         closed_at = time.monotonic()
         store.live_move(session.id, CLOSE, seen_version=opened.version, questions=questions, actor="prof")
         after = time.monotonic()
-        shown = await asyncio.wait_for(asyncio.gather(
-            *(s.follow_until(lambda x: _shows(x, expected), stop) for s in room)), timeout=120)
-        window = time.monotonic() - closed_at
+        drawn = asyncio.Event()
+        shown = await _within(PHASE_S, drawn, room, lambda s: s.follow_until(lambda x: _shows(x, expected), drawn))
+        window = max([x for x in shown if x is not None], default=time.monotonic()) - closed_at
         cpu = _cpu_s(app_pids) - cpu_before
         own = time.process_time() - own_before
+        db = _cpu_s(_family(db_pid)) - db_before
+        _stop(profilers)
         delays = sorted(x - closed_at for x in shown if x is not None)
         q = statistics.quantiles(delays, n=20) if len(delays) > 1 else delays * 19
         print(f"  instructor's Close (store commit): {1000 * (after - closed_at):.1f} ms")
         print(f"  close -> page shows the room's answers, {len(delays)} of {len(room)} pages: "
-              f"p50 {statistics.median(delays):.2f} s, p95 {q[18]:.2f} s, max {delays[-1]:.2f} s")
+              f"p50 {statistics.median(delays):.2f} s, p95 {q[18]:.2f} s, max {delays[-1]:.2f} s" + _missing(room, shown))
         print(f"  server CPU over those {window:.1f} s: {cpu:.1f} s across {len(app_pids)} app processes "
-              f"({100 * cpu / window:.0f}% of one core); the bench's own CPU: {own:.1f} s")
+              f"({100 * cpu / window:.0f}% of one core); PostgreSQL's: {db:.1f} s; the bench's own CPU: {own:.1f} s")
         stop.set()
         for s in room:
             await s.session.close()
@@ -151,11 +275,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seats", type=int, default=200)
     parser.add_argument("--processes", type=int, default=3)
+    parser.add_argument("--idle", type=float, default=10.0, help="seconds every page sits open before the Close")
+    parser.add_argument("--profile", metavar="PREFIX",
+                        help="py-spy each app process from Close to the last page (PREFIX-app-N.txt, collapsed)")
     args = parser.parse_args()
     with Stack(args.processes) as stack:
         print(f"live room over websockets: {args.seats} seats, {args.processes} app processes behind nginx "
-              f"(PostgreSQL, LISTEN/NOTIFY), fragment poll {POLL_S} s")
-        asyncio.run(_bench(stack.url, stack.database, args.seats, stack.app_pids))
+              f"(PostgreSQL, LISTEN/NOTIFY, pages rerun by the server), fallback poll {PUSHED_POLL_S} s")
+        asyncio.run(_bench(stack.url, stack.database, args.seats, stack.app_pids, stack.pid_of("postgres"),
+                           args.profile, args.idle))
 
 
 if __name__ == "__main__":

@@ -306,15 +306,7 @@ class StreamlitSession:
         Reads until the fragment's run finishes (True) or a whole-app run it started does (False, the page
         drawn afresh: a fragment that calls st.rerun(scope="app")).
         """
-        msg = BackMsg()
-        state = msg.rerun_script
-        state.query_string = self.query_string
-        state.page_script_hash = self.page_script_hash
-        state.fragment_id = fragment_id
-        state.is_auto_rerun = True
-        state.context_info.url = f"{self.url.rstrip('/')}/{'?' + self.query_string if self.query_string else ''}"
-        state.context_info.timezone = "UTC"
-        await self.websocket.send(msg.SerializeToString())
+        await self.ask_fragment_rerun(fragment_id)
         deadline = time.monotonic() + timeout
         while True:
             remaining = deadline - time.monotonic()
@@ -335,6 +327,18 @@ class StreamlitSession:
                 self.auto_reruns[forward.auto_rerun.fragment_id] = forward.auto_rerun.interval
             elif kind == "script_finished" and forward.script_finished != EARLY_FOR_RERUN:
                 return forward.script_finished == FRAGMENT_RUN
+
+    async def ask_fragment_rerun(self, fragment_id: str) -> None:
+        """Send the rerun a `run_every` fragment asks for, without reading its run (the caller reads)."""
+        msg = BackMsg()
+        state = msg.rerun_script
+        state.query_string = self.query_string
+        state.page_script_hash = self.page_script_hash
+        state.fragment_id = fragment_id
+        state.is_auto_rerun = True
+        state.context_info.url = f"{self.url.rstrip('/')}/{'?' + self.query_string if self.query_string else ''}"
+        state.context_info.timezone = "UTC"
+        await self.websocket.send(msg.SerializeToString())
 
     def query(self, name: str) -> str | None:
         found = re.search(rf"(?:^|&){re.escape(name)}=([^&]+)", self.query_string)

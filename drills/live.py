@@ -6,7 +6,7 @@ attempt's variant as the results page grades it; the scoreboard ranks by accurac
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from drills import scoring
 from drills.live_store import CLOSED, ENDED, OPEN, LiveStep, Seat
@@ -135,6 +135,23 @@ def choice_room(question: ChoiceQuestion, seats: Sequence[Seat], answers: Mappin
     return ChoiceRoom(question.id, tuple(
         OptionShare(o.id, o.text, counts[o.id], counts[o.id] / answered if answered else 0.0, o.id == question.answer,
                     o.id == own) for o in question.options), answered, len(seats))
+
+
+def for_viewer(room: NumericRoom | ChoiceRoom, answers: Mapping[int, Mapping[str, LockedAnswer]],
+               viewer: int | None, *, until: float | None) -> NumericRoom | ChoiceRoom:
+    """A room drawn for nobody (own_attempt=None) as `viewer`'s attempt sees it: their guess, or the option they
+    picked, marked as their own. After a Close every page shows the same room, so it is made once and marked
+    per page. Of equal guesses (value and range) the first is marked: on the strip they look the same."""
+    answer = _counted(answers, viewer, room.question_id, until) if viewer is not None else None
+    if answer is None or answer.skipped:
+        return room
+    if isinstance(room, ChoiceRoom):
+        return replace(room, options=tuple(replace(o, own=o.option_id == answer.choice) for o in room.options))
+    mine = next((i for i, g in enumerate(room.guesses) if (g.value, g.low, g.high) == (answer.value, answer.low,
+                                                                                     answer.high)), None)
+    if mine is None:
+        return room
+    return replace(room, guesses=tuple(replace(g, own=True) if i == mine else g for i, g in enumerate(room.guesses)))
 
 
 @dataclass(frozen=True)

@@ -1,29 +1,45 @@
 """How a process learns that a live room moved: LISTEN/NOTIFY on PostgreSQL, the store's version on DuckDB.
 
-One watcher per process. Pages ask it for a session's version several times a second; on PostgreSQL that is
-an in-process counter a listener thread bumps (no query), on DuckDB one small query.
+One watcher per process. On PostgreSQL a listener thread counts notifications per session and, after each
+burst of them, reads the moved room's version once for the whole process (`room`) and hands it to the
+callbacks given to `on_move` (the pages of that room are rerun from there, so they need not poll). On DuckDB
+(one process) there is nothing to hear: pages poll, and `room` is one small query.
 """
 from __future__ import annotations
 
+import logging
 import threading
+from collections.abc import Callable
 
 import psycopg
 
 from drills.store import is_postgres_target
 from drills.store.postgres import LIVE_CHANNEL
 
+_LOG = logging.getLogger(__name__)
 RECONNECT_S = 1.0     # wait before listening again after the connection dropped
 WAIT_S = 1.0          # how long one wait for notifications blocks, so close() is noticed
 
 
+Moved = Callable[[int, tuple], None]   # (session id, the room's version as just read)
+
+
 class PollingWatch:
     """DuckDB (one process): the version is the store's own."""
+
+    pushes = False   # nobody tells a page of a move: it polls
 
     def __init__(self, store):
         self._store = store
 
     def version(self, session_id: int) -> tuple:
         return self._store.live_version(session_id)
+
+    def room(self, session_id: int) -> tuple:
+        return self._store.live_version(session_id)
+
+    def on_move(self, callback: Moved) -> None:
+        """Nothing is heard here, so `callback` is never called."""
 
     def close(self) -> None:
         pass
@@ -33,11 +49,17 @@ class NotifyWatch:
     """PostgreSQL: a thread LISTENs on the live channel and counts notifications per session.
 
     A version is (epoch, count): the epoch moves whenever the listener (re)connects, since notifications sent
-    while it was away are lost, so a page that sees a new epoch reads the store again."""
+    while it was away are lost, so a page that sees a new epoch reads the store again.
 
-    def __init__(self, url: str):
+    With `read` (the store's live_version), the thread also reads each moved room's version once per burst
+    of notifications: `room` then answers without a query, and `on_move` callbacks hear of it."""
+
+    def __init__(self, url: str, read: Callable[[int], tuple] | None = None):
         self._url = url
+        self._read = read
         self._counts: dict[int, int] = {}
+        self._rooms: dict[int, tuple] = {}
+        self._callbacks: list[Moved] = []
         self._epoch = 0
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -45,34 +67,83 @@ class NotifyWatch:
         self._thread = threading.Thread(target=self._run, name="faultlines-live-listen", daemon=True)
         self._thread.start()
 
+    @property
+    def pushes(self) -> bool:
+        """Whether moves reach on_move's callbacks now: listening, with a reader."""
+        return self._read is not None and self.listening.is_set()
+
     def version(self, session_id: int) -> tuple:
         with self._lock:
             return self._epoch, self._counts.get(session_id, 0)
+
+    def room(self, session_id: int) -> tuple | None:
+        """The room's version as read after the last notification heard for it; None when none was heard since
+        the listener (re)connected (or there is no reader), so the caller reads the store."""
+        with self._lock:
+            return self._rooms.get(session_id)
+
+    def on_move(self, callback: Moved) -> None:
+        """Call `callback(session_id, version)` in the listener thread after each read of a moved room."""
+        with self._lock:
+            self._callbacks.append(callback)
 
     def _bump(self, session_id: int | None) -> None:
         with self._lock:
             if session_id is None:
                 self._epoch += 1
+                self._rooms = {}   # what was missed while away is unknown
             else:
                 self._counts[session_id] = self._counts.get(session_id, 0) + 1
+
+    def _moved(self, sessions) -> None:
+        """Read each room once, then tell the callbacks (a failed read leaves the room unknown)."""
+        for session_id in sessions:
+            try:
+                version = self._read(session_id)
+            except Exception:   # noqa: BLE001 - the store is away: pages read it themselves (and say so)
+                _LOG.info("could not read live session %s after a notification", session_id, exc_info=True)
+                continue
+            with self._lock:
+                self._rooms[session_id] = version
+                callbacks = list(self._callbacks)
+            for callback in callbacks:
+                try:
+                    callback(session_id, version)
+                except Exception:   # noqa: BLE001 - one page's failure must not stop the listener
+                    _LOG.warning("a live room callback failed for session %s", session_id, exc_info=True)
 
     def _run(self) -> None:
         while not self._stop.is_set():
             try:
                 with psycopg.connect(self._url, autocommit=True) as conn:
                     conn.execute(f"LISTEN {LIVE_CHANNEL}")
-                    self._bump(None)
                     self.listening.set()
+                    self._bump(None)
+                    if self._read is not None:   # rooms heard of before may have moved while nobody listened
+                        with self._lock:
+                            known = sorted(self._counts)
+                        self._moved(known)
                     while not self._stop.is_set():
-                        for note in conn.notifies(timeout=WAIT_S):
-                            try:
-                                self._bump(int(note.payload))
-                            except ValueError:
-                                continue
+                        moved = self._heard(conn.notifies(timeout=WAIT_S, stop_after=1))
+                        if moved:   # and whatever came with it: one read per room for the whole burst
+                            moved |= self._heard(conn.notifies(timeout=0))
+                            if self._read is not None:
+                                self._moved(sorted(moved))
             except psycopg.Error:
                 self.listening.clear()
                 self._bump(None)
                 self._stop.wait(RECONNECT_S)
+
+    def _heard(self, notes) -> set[int]:
+        moved = set()
+        for note in notes:
+            try:
+                session_id = int(note.payload)
+            except ValueError:
+                continue
+            self._bump(session_id)
+            moved.add(session_id)
+        return moved
 
     def close(self) -> None:
         self._stop.set()
@@ -80,4 +151,4 @@ class NotifyWatch:
 
 
 def watch_for(store) -> PollingWatch | NotifyWatch:
-    return NotifyWatch(store.path) if is_postgres_target(store.path) else PollingWatch(store)
+    return NotifyWatch(store.path, store.live_version) if is_postgres_target(store.path) else PollingWatch(store)

@@ -5,26 +5,43 @@ PostgreSQL, the store's version on DuckDB) and reruns the page. Reports are dril
 """
 from __future__ import annotations
 
-from dataclasses import replace
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, replace
 
 import streamlit as st
 
 from drills import live
 from drills.accounts import AccessRefused, Throttled
 from drills.answers import InputError
-from drills.live_store import (CLOSE, CLOSED, END, ENDED, HEARTBEAT_S, INJECT, NEXT, OPEN, PRESENT_S,
-                               REVEAL, REVEALED, WAITING, LiveRefused, LiveSession)
+from drills.live_store import (
+    CLOSE,
+    CLOSED,
+    END,
+    ENDED,
+    HEARTBEAT_S,
+    INJECT,
+    NEXT,
+    OPEN,
+    PRESENT_S,
+    REVEAL,
+    REVEALED,
+    WAITING,
+    LiveRefused,
+    LiveSession,
+)
+from drills.live_watch import watch_for
 from drills.records import Candidate
 from drills.schema import ChoiceQuestion, NumericQuestion
 from drills.variants import in_variant
-from drills.live_watch import watch_for
 from sims.platform import SCENARIO_TITLES
-from ui import keys
-from ui.attempt_view import AttemptView, sim_truths_of
-from ui.context import get_catalogue, get_store
+from ui import fragment_push, keys
+from ui.attempt_view import AttemptView, SimTruths
+from ui.context import fragment_run, get_catalogue, get_store
 from ui.identity import account_or_sign_in, sign_in_configured, signed_in_account, signed_in_instructor
 from ui.instructor_access import sign_in
-from ui.live_figures import choice_figure, numeric_figure
+from ui.live_figures import Strip, choice_figure, numeric_figure, numeric_strip
+from ui.live_push import RoomPages
 from ui.lockin import FINISHED, render_question
 from ui.reveal import render_reveals
 from ui.safe import escape_markdown
@@ -32,6 +49,7 @@ from ui.sim_embed import platform_query
 from ui.start import Visitor, _anonymous_candidate
 
 POLL_S = 0.5            # how often a page looks for a move: well inside the 1 s a closed question must take
+PUSHED_POLL_S = HEARTBEAT_S   # ...where the process's listener reruns the room's pages itself: beats, and a fallback
 WAITING_POLL_S = 2.0    # a candidate waiting for a session to start
 TAKE_PART, RUN_ROOM = "Take part", "Run the room (instructors)"
 ROOM_PARAM = "live"     # the room's link to its sim run carries the session, so a new tab follows the room too
@@ -44,7 +62,9 @@ LIVE_COHORT = K("cohort")
 LIVE_CODE = K("code")
 LIVE_CANDIDATE = K("candidate")   # the anonymous candidate row this session proved (drills.records.Candidate)
 LIVE_NEW_CODE = K("new_code")   # a resume code just issued to that handle, shown once
-LIVE_SEEN = K("seen")   # the room's version the last full run drew: a change reruns the page
+LIVE_SEEN = K("seen")   # the room's version the console's last full run drew: a change reruns the page
+LIVE_ASKED = K("asked")   # (session, step) this page's tick last asked its room part to redraw for
+LIVE_DREW = K("drew")   # (session, step) a candidate's room part last drew, and its fragment (ui.fragment_push)
 LIVE_REPORTED = K("reported")   # (session, question) lock-ins this session has told the room of
 LIVE_CONSOLE_CLASS = K("console_class")   # the instructor's class picker
 LIVE_DRILL = K("drill")   # the drill or single break a new live session runs
@@ -65,10 +85,33 @@ def _chart_key(question_id: str) -> str:
     return K.item("chart", question_id)
 
 
-@st.cache_resource
+_PROCESS_LOCK = threading.Lock()
+_WATCHES: dict[str, tuple] = {}   # store target -> (its watcher, the room pages it reruns): one per process
+
+
+def _process_watch(target: str) -> tuple:
+    """One watcher per process and store: a LISTEN thread on PostgreSQL (which reruns the room's pages after a
+    move it heard), the store's own version on DuckDB. A plain dict, not st.cache_resource: every page run
+    asks for it, and a cached function's call inspects its signature each time."""
+    found = _WATCHES.get(target)
+    if found is None:
+        with _PROCESS_LOCK:
+            found = _WATCHES.get(target)
+            if found is None:
+                pages = RoomPages()
+                watch = watch_for(get_store())
+                watch.on_move(pages.moved)
+                found = _WATCHES[target] = (watch, pages)
+    return found
+
+
 def _watch(target: str):
-    """One watcher per process: a LISTEN thread on PostgreSQL, the store's own version on DuckDB."""
-    return watch_for(get_store())
+    return _process_watch(target)[0]
+
+
+def _pages(target: str) -> RoomPages:
+    """The candidate pages of each room in this process, and the step each drew (ui.live_push)."""
+    return _process_watch(target)[1]
 
 
 def _heard(session_id: int) -> tuple:
@@ -77,12 +120,17 @@ def _heard(session_id: int) -> tuple:
     return _watch(get_store().path).version(session_id)
 
 
-def _follow(session_id: int, drawn: tuple, heard: tuple, *, everything: bool, seat=None) -> None:
-    """Rerun the page when the room moves past what this run drew (`everything`: counts and presence too).
+def _room_version(store, session_id: int) -> tuple:
+    """The room's version: as this process's listener last read it (no query), else from the store."""
+    known = _watch(store.path).room(session_id)
+    return known if known is not None else store.live_version(session_id)
 
-    A candidate's page (`seat`) also beats every HEARTBEAT_S from this fragment: present means seen lately.
-    The console looks at presence every HEARTBEAT_S even when nothing was notified, since beats (and seats
-    going quiet) are not notified."""
+
+def _follow(session_id: int, drawn: tuple, heard: tuple) -> None:
+    """The console: rerun the page when the room moves past what this run drew, counts and presence too.
+
+    It also looks at presence every HEARTBEAT_S even when nothing was notified, since beats (and seats going
+    quiet) are not notified."""
     store = get_store()
     watch = _watch(store.path)
     st.session_state[LIVE_SEEN] = (session_id, drawn, heard, store.clock())
@@ -93,17 +141,41 @@ def _follow(session_id: int, drawn: tuple, heard: tuple, *, everything: bool, se
         if seen is None or seen[0] != session_id:
             return
         now_s = store.clock()
-        if seat is not None and now_s - st.session_state.get(LIVE_BEAT, float("-inf")) >= HEARTBEAT_S:
-            st.session_state[LIVE_BEAT] = now_s
-            store.live_heartbeat(session_id, seat.candidate_id)
         heard = watch.version(session_id)
-        due = everything and now_s - seen[3] >= HEARTBEAT_S
+        due = now_s - seen[3] >= HEARTBEAT_S
         if heard == seen[2] and not due:
             return   # PostgreSQL: nothing was notified, so no query at all
         now = store.live_version(session_id)
         st.session_state[LIVE_SEEN] = (session_id, seen[1], heard, now_s if due else seen[3])
-        if (now if everything else now[:1]) != (seen[1] if everything else seen[1][:1]):
+        if now != seen[1]:
             st.rerun(scope="app")
+
+    tick()
+
+
+def _seat_tick(session_id: int, seat) -> None:
+    """A candidate's page: beat every HEARTBEAT_S (present means seen lately), and redraw the room's part if a
+    move was missed. Where the process's listener reruns the pages of a room itself (PostgreSQL), this is only
+    the fallback and ticks slowly; on DuckDB it is how a page learns of a move, every POLL_S."""
+    store = get_store()
+    watch = _watch(store.path)
+    every = PUSHED_POLL_S if watch.pushes else POLL_S
+
+    @st.fragment(run_every=every)
+    def tick() -> None:
+        drew = st.session_state.get(LIVE_DREW)
+        if drew is None or drew[0] != session_id:
+            return
+        now_s = store.clock()
+        if now_s - st.session_state.get(LIVE_BEAT, float("-inf")) >= HEARTBEAT_S - every / 2:
+            st.session_state[LIVE_BEAT] = now_s   # the tick nearest HEARTBEAT_S after the last beat
+            store.live_heartbeat(session_id, seat.candidate_id)
+        step = _room_version(store, session_id)[0]
+        if step != drew[1]:   # the room moved and this page's part did not redraw (yet)
+            asked = st.session_state.get(LIVE_ASKED)
+            st.session_state[LIVE_ASKED] = (session_id, step)
+            if drew[2] is None or asked == (session_id, step) or not fragment_push.rerun(drew[2]):
+                st.rerun(scope="app")   # no part to rerun, or asking for it once already did not redraw it
 
     tick()
 
@@ -199,17 +271,29 @@ def _question_of(loaded, session: LiveSession):
 
 
 def _room(store, session: LiveSession, seat) -> None:
-    heard = _heard(session.id)
-    drawn = store.live_version(session.id)
-    session = store.live_session(session.id)   # read after the version: a move in between reruns the page
+    st.session_state[LIVE_ROOM] = session.id
+    _seat_part(session.id, seat)
+    _seat_tick(session.id, seat)
+
+
+@st.fragment
+def _seat_part(session_id: int, seat) -> None:
+    """Everything of the room on a candidate's page. A move reruns this part alone (pushed by the process's
+    listener, or asked for by the page's tick), not the page: after a Close the whole room redraws at once."""
+    store = get_store()
+    drawn = _room_version(store, session_id)
+    page = fragment_push.this_fragment()
+    _pages(store.path).drew(session_id, page, drawn[0])
+    st.session_state[LIVE_DREW] = (session_id, drawn[0], page)
+    session = store.live_session(session_id)   # read after the version: a move in between reruns the part
+    if session.state == ENDED and fragment_run():
+        st.rerun(scope="app")   # the page around the room changes too (where to wait for the next session)
     loaded = _loaded(session)
     attempt = store.attempt_by_id(seat.attempt_id)
     view = AttemptView.load(store, attempt, loaded)
-    st.session_state[LIVE_ROOM] = session.id
-    st.caption(f"Live: {escape_markdown(_drill_title(session.drill_id))} · you are "
+    st.caption(f"Live: {escape_markdown(loaded.drill.title)} · you are "
                f"{escape_markdown(seat.handle)} · {drawn[1]} in the room")
     _scenario_link(session)
-    _follow(session.id, drawn, heard, everything=False, seat=seat)
     _late_locks(loaded, session)
     if session.state == ENDED:
         st.success("The session has ended. Your answers are an attempt of your class, with its results.", icon="🏁")
@@ -265,7 +349,7 @@ def _report_lock(store, session: LiveSession, view: AttemptView, question_id: st
     if question_id in view.answers and mark not in reported:
         reported.add(mark)
         if store.live_locked(session.id):
-            st.rerun()
+            st.rerun(scope="fragment" if fragment_run() else "app")   # this lock-in closed the question
 
 
 def _worked_answer(view: AttemptView, loaded, question) -> None:
@@ -341,12 +425,13 @@ def follow_the_room() -> None:
 
 
 def _graders(store, session: LiveSession, seats, loaded) -> dict[int, live.Grader]:
-    """Each seat graded in its own attempt's variant; the class's attempts read in one query, a grader per variant."""
+    """Each seat graded in its own attempt's variant; the class's attempts read in one query, a grader per variant.
+    A variant's simulations run only if a question graded needs one (SimTruths), once per process (cached)."""
     variants = {a.id: a.variant for a in store.attempts(cohort=session.cohort, drill_id=session.drill_id)}
     by_variant: dict[int, live.Grader] = {}
     for variant in {variants.get(s.attempt_id, session.variant) for s in seats}:
         mine = in_variant(loaded, variant)
-        by_variant[variant] = live.Grader(mine, sim_truths_of(mine))
+        by_variant[variant] = live.Grader(mine, SimTruths(mine))
     return {s.attempt_id: by_variant[variants.get(s.attempt_id, session.variant)] for s in seats}
 
 
@@ -356,44 +441,81 @@ def _read_room(store, session: LiveSession, loaded) -> tuple:
     return seats, store.live_answers(session.id), store.live_steps(session.id), _graders(store, session, seats, loaded)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
-def _closed_room(target: str, session_id: int, version: int, present: int, _store, _session: LiveSession,
-                 _loaded) -> tuple:
-    """_read_room, once per process for each closed step: after a Close every page of the room draws the same
-    answers at once, and a closed question takes no more lock-ins (LiveClosed), so one read serves them all.
-    Read-only for its callers. `present` keys a late join (the room's count changes); `target` the store."""
-    return _read_room(_store, _session, _loaded)
+@dataclass(frozen=True)
+class RoomReport:
+    """What the room shows of one question, for nobody in particular (live.for_viewer marks a viewer's own)."""
+    room: live.NumericRoom | live.ChoiceRoom | None   # None for a notes question
+    answers: dict   # attempt id -> question id -> answer, as read
+    until: float | None   # the question's close: later lock-ins are left out
+    strip: Strip | None   # a numeric question's strip, shared by every page
+    notes: tuple[int, int] = (0, 0)   # a notes question: (seats that wrote notes, seats)
+
+
+def _report(question, session: LiveSession, read: tuple, *, closed: bool) -> RoomReport:
+    seats, answers, steps, graders = read
+    until = live.closed_at(steps).get(question.id) if closed else None
+    if isinstance(question, NumericQuestion):
+        room = live.numeric_room(question, session.part_id, seats, graders, answers, own_attempt=None, until=until)
+        return RoomReport(room, answers, until, numeric_strip(room, show_truth=closed))
+    if isinstance(question, ChoiceQuestion):
+        return RoomReport(live.choice_room(question, seats, answers, own_attempt=None, until=until), answers, until,
+                          None)
+    wrote = sum(1 for s in seats if question.id in answers.get(s.attempt_id, {}))
+    return RoomReport(None, answers, until, None, (wrote, len(seats)))
+
+
+_CLOSED: OrderedDict = OrderedDict()   # (store, session, step, present, question) -> RoomReport, newest last
+_CLOSED_KEPT = 16
+_CLOSED_LOCKS: dict[tuple, threading.Lock] = {}
+
+
+def _closed_report(store, session: LiveSession, present: int, question, loaded) -> RoomReport:
+    """_report of a closed step, once per process: after a Close every page of the room draws the same answers
+    at once, and a closed question takes no more lock-ins (LiveClosed), so one read, one grading and one strip
+    serve them all; each page marks its own guess. Read-only for its callers. `present` keys a late join (the
+    room's count changes). The first page builds it while the others wait for it, not build it again."""
+    key = (store.path, session.id, session.version, present, question.id)
+    found = _CLOSED.get(key)
+    if found is not None:
+        return found
+    with _PROCESS_LOCK:
+        lock = _CLOSED_LOCKS.setdefault(key, threading.Lock())
+    with lock:
+        found = _CLOSED.get(key)
+        if found is None:
+            found = _report(question, session, _read_room(store, session, loaded), closed=True)
+            with _PROCESS_LOCK:
+                _CLOSED[key] = found
+                while len(_CLOSED) > _CLOSED_KEPT:
+                    _CLOSED_LOCKS.pop(_CLOSED.popitem(last=False)[0], None)
+    return found
 
 
 def _room_distribution(store, session: LiveSession, loaded, question, *, own_attempt: int | None,
                        present: int) -> None:
     """The room's locked answers to `question`: as they stand now while it is open, as of its close after."""
-    if session.state == OPEN:
-        seats, answers, steps, graders = _read_room(store, session, loaded)
+    closed = session.state != OPEN
+    if closed:
+        report = _closed_report(store, session, present, question, loaded)
     else:
-        seats, answers, steps, graders = _closed_room(store.path, session.id, session.version, present, store,
-                                                        session, loaded)
-    until = live.closed_at(steps).get(question.id) if session.state != OPEN else None
+        report = _report(question, session, _read_room(store, session, loaded), closed=False)
+    room = live.for_viewer(report.room, report.answers, own_attempt, until=report.until) if report.room else None
     st.markdown("**The room's answers**")
-    if isinstance(question, NumericQuestion):
-        room = live.numeric_room(question, session.part_id, seats, graders, answers,
-                                 own_attempt=own_attempt, until=until)
+    if isinstance(room, live.NumericRoom):
         hits, ranges = room.ranges_held
         st.caption(f"{len(room.guesses)} {'guess' if len(room.guesses) == 1 else 'guesses'} of {room.seats} in the room"
                    + (f", {room.skipped} skipped" if room.skipped else "")
-                   + (f" · {hits} of {ranges} ranges held the truth" if ranges and session.state != OPEN else ""))
+                   + (f" · {hits} of {ranges} ranges held the truth" if ranges and closed else ""))
         if room.guesses:
-            st.plotly_chart(numeric_figure(room, show_truth=session.state != OPEN), key=_chart_key(question.id),
+            st.plotly_chart(numeric_figure(room, show_truth=closed, strip=report.strip), key=_chart_key(question.id),
                             width="stretch")
-    elif isinstance(question, ChoiceQuestion):
-        room = live.choice_room(question, seats, answers, own_attempt=own_attempt, until=until)
+    elif isinstance(room, live.ChoiceRoom):
         st.caption(f"{room.answered} answers of {room.seats} in the room")
         if room.answered:
-            st.plotly_chart(choice_figure(room, show_right=session.state != OPEN), key=_chart_key(question.id),
-                            width="stretch")
+            st.plotly_chart(choice_figure(room, show_right=closed), key=_chart_key(question.id), width="stretch")
     else:
-        count = sum(1 for s in seats if question.id in answers.get(s.attempt_id, {}))
-        st.caption(f"{count} of {len(seats)} wrote notes; each rates their own against the worked answer.")
+        count, seats = report.notes
+        st.caption(f"{count} of {seats} wrote notes; each rates their own against the worked answer.")
 
 
 # -- the instructor's console ----------------------------------------------------------------------------------
@@ -456,7 +578,7 @@ def _console(store, session: LiveSession, actor: str) -> None:
     now = store.clock()
     here = [s for s in seats if s.present(now)]
     st.subheader(f"Live: {_drill_title(session.drill_id)}")
-    _follow(session.id, drawn, heard, everything=True)
+    _follow(session.id, drawn, heard)
     if session.state == OPEN and drawn[1] and drawn[1] == drawn[2] and store.live_locked(session.id, notify=False):
         st.rerun()   # the last seat still missing left the room: everyone present has locked in
     note = st.session_state.pop(LIVE_NOTE, None)

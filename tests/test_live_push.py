@@ -1,0 +1,175 @@
+"""After a move, each candidate page redraws the room's part alone, and on PostgreSQL the server starts that
+redraw itself; after a Close every page shares one room and one strip per process, with its own guess marked.
+
+The server test runs `streamlit run app.py` on PostgreSQL (DuckDB lets one process write, so the test could not
+move the room beside a server) and a bench.bench_live_ws seat speaking the browser's websocket protocol; the
+instructor's moves go through the store as the console's buttons do.
+"""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from drills import live
+from drills.live_store import CLOSE, NEXT
+from drills.loader import load_catalogue
+from drills.scope import ScopedDrills
+from drills.store import AttemptStore
+from tests.test_live import ANSWERS, SEATS, _graders
+from tests.test_live_pages import DRILL
+
+QUESTION = "jobs_in_flight"
+BUDGET_S = 60.0   # what one page may take to show one move on a loaded machine: a bound, not a figure
+
+
+@pytest.fixture(scope="module")
+def loaded():
+    return ScopedDrills(load_catalogue().drills)[DRILL]
+
+
+# -- the room's pages in one process (ui.live_push) -------------------------------------------------------------
+def test_a_move_reruns_each_page_still_drawing_an_older_step_once_and_forgets_a_page_gone():
+    from ui.fragment_push import FragmentPage
+    from ui.live_push import RoomPages
+
+    asked, gone = [], {"s3"}
+    pages = RoomPages(rerun=lambda page: asked.append(page.session_id) or page.session_id not in gone)
+    for session_id, step in (("s1", 5), ("s2", 5), ("s3", 5), ("s4", 6)):
+        pages.drew(7, FragmentPage(session_id, f"fragment-{session_id}", "hash", ""), step)
+    pages.drew(7, None, 5)   # a run outside a server's fragment (AppTest): nothing to push to
+    pages.moved(8, (6, 3, 0))   # another room
+    assert asked == []
+    pages.moved(7, (6, 3, 0))
+    assert sorted(asked) == ["s1", "s2", "s3"], "s4 drew step 6 already"
+    assert pages.pages(7) == {"s1": 6, "s2": 6, "s4": 6}, "s3's browser left: forgotten"
+    pages.moved(7, (6, 4, 1))   # a lock-in's notification at the same step asks nobody again
+    assert sorted(asked) == ["s1", "s2", "s3"]
+
+
+# -- one room for every viewer ------------------------------------------------------------------------------------
+def test_a_room_made_for_nobody_marks_each_viewers_own_guess_and_option_as_numeric_room_would(loaded):
+    question, choice = loaded.drill.question(QUESTION), loaded.drill.question("b2_breaker_at_30s")
+    nobody = live.numeric_room(question, "board", SEATS, _graders(loaded), ANSWERS, own_attempt=None, until=20.0)
+    for viewer in (101, 102, 103):
+        mine = live.for_viewer(nobody, ANSWERS, viewer, until=20.0)
+        theirs = live.numeric_room(question, "board", SEATS, _graders(loaded), ANSWERS, own_attempt=viewer, until=20.0)
+        assert mine == theirs
+    assert live.for_viewer(nobody, ANSWERS, 104, until=20.0) == nobody, "di's late guess is not counted"
+    shares = live.choice_room(choice, SEATS, ANSWERS, own_attempt=None, until=None)
+    assert live.for_viewer(shares, ANSWERS, 103, until=None) == live.choice_room(choice, SEATS, ANSWERS, own_attempt=103,
+                                                                               until=None)
+
+
+def test_after_a_close_two_seats_share_one_report_and_strip_and_each_sees_its_own_guess(db_path, loaded):
+    from ui import live as live_page
+    from ui.live_figures import numeric_figure
+
+    store = AttemptStore(db_path)
+    try:
+        session = store.start_live_session("night", DRILL, "prof")
+        questions = live.questions_in_order(loaded)
+        session = store.live_move(session.id, NEXT, seen_version=session.version, questions=questions, actor="p")
+        seats = [store.live_join(session.id, store.ensure_candidate(h, "night"), 600) for h in ("ana", "bo", "cy")]
+        for seat, value in zip(seats, (150, 200, 150)):
+            store.lock_answer(seat.attempt_id, QUESTION, "board", "numeric", value=value, low=value - 10,
+                              high=value + 10)
+        closed = store.live_move(session.id, CLOSE, seen_version=session.version, questions=questions, actor="p")
+        question = loaded.drill.question(QUESTION)
+        first = live_page._closed_report(store, closed, 3, question, loaded)
+        assert live_page._closed_report(store, closed, 3, question, loaded) is first, "built once per process"
+        figures = {}
+        for seat in seats:
+            room = live.for_viewer(first.room, first.answers, seat.attempt_id, until=first.until)
+            figures[seat.handle] = numeric_figure(room, show_truth=True, strip=first.strip).to_dict()
+    finally:
+        store.close()
+    own = {h: [t for t in f["data"] if t["name"] == "your guess"] for h, f in figures.items()}
+    assert {h: (t[0]["x"], t[0]["y"]) for h, t in own.items()} == {"ana": ([150], [1]), "bo": ([200], [3]),
+                                                                    "cy": ([150], [1])}, \
+        "equal guesses look alike: the first of them is cy's too"
+    assert all(f["layout"] == figures["ana"]["layout"] for f in figures.values()), "one strip: the same layout"
+    assert figures["ana"]["layout"]["annotations"][0]["text"] == "truth 160 jobs"
+    assert all(sorted(x for t in f["data"] for x in t["x"]) == [150, 150, 200] for f in figures.values())
+
+
+# -- a real server: the room's part redraws alone -----------------------------------------------------------------
+async def _close_seen(url: str, database: str, *, timers: bool) -> tuple[tuple[str, ...], int, str]:
+    """A seat joins, the question opens, it locks in, the instructor closes: (the fragments the run that drew
+    the room's answers ran alone, the run_every reruns the seat asked for after the Close, what it showed)."""
+    from bench.bench_live_ws import Seat, _shows
+    from drills.backends import open_store
+
+    store = open_store(database)
+    loaded = ScopedDrills(load_catalogue().drills)[DRILL]
+    questions = live.questions_in_order(loaded)
+    seat = Seat(url, 1, timers=timers)
+    try:
+        session = store.start_live_session("night", DRILL, "prof")
+        await seat.join("night")
+        stop = asyncio.Event()
+        opened = store.live_move(session.id, NEXT, seen_version=store.live_session(session.id).version,
+                                 questions=questions, actor="prof")
+        found = await asyncio.wait_for(seat.follow_until(lambda x: any(
+            w.label.startswith("Best guess") for w in x.page.of_kind("text_input")), stop), BUDGET_S)
+        assert found is not None
+        # a second seat, present and not locking in, keeps the question open until the instructor's Close
+        store.live_join(session.id, store.ensure_candidate("bo", "night"), 600)
+        await seat.lock_in("150")
+        seat.asked = 0
+        store.live_move(session.id, CLOSE, seen_version=opened.version, questions=questions, actor="prof")
+        found = await asyncio.wait_for(seat.follow_until(lambda x: _shows(x, "1 guess of 2"), stop), BUDGET_S)
+        shown = " | ".join(m.body[:50] for m in seat.session.page.of_kind("markdown"))
+        return (seat.run_fragments if found else ("never shown",)), seat.asked, shown
+    finally:
+        if seat.session is not None:
+            await seat.session.close()
+        store.close()
+
+
+def _serve(tmp_path, database: str):
+    from tests.browser import AppServer
+
+    server = AppServer(tmp_path / "server.duckdb", env={"FAULTLINES_DB": database}, secrets="")
+    server.start()
+    return server
+
+
+def test_on_postgresql_the_server_redraws_the_room_part_by_itself_after_a_close(tmp_path, pg_url):
+    server = _serve(tmp_path, pg_url)
+    try:
+        fragments, asked, shown = asyncio.run(_close_seen(server.url, pg_url, timers=False))
+    finally:
+        server.stop()
+    assert len(fragments) == 1, f"one fragment's run, not the page's: {fragments} ({shown})"
+    assert asked == 0, "the seat never polled: the process's listener reran its room part"
+
+
+def test_the_listener_reads_a_moved_room_once_for_the_process_and_tells_its_callbacks(pg_url, loaded):
+    import threading
+
+    from drills.backends import open_store
+    from drills.live_watch import watch_for
+
+    store, other = open_store(pg_url), open_store(pg_url)   # the instructor's process and a page's process
+    watch = watch_for(other)
+    heard, moved = [], threading.Event()
+    watch.on_move(lambda session_id, version: (heard.append((session_id, version)), moved.set()))
+    try:
+        assert watch.listening.wait(BUDGET_S) and watch.pushes
+        session = store.start_live_session("c1", DRILL, "prof")
+        assert watch.room(session.id) is None or watch.room(session.id)[0] <= session.version
+        opened = store.live_move(session.id, NEXT, seen_version=session.version,
+                                 questions=live.questions_in_order(loaded), actor="prof")
+        for _ in range(400):   # an event budget: each wait ends as soon as the thread has read the room
+            room = watch.room(session.id)
+            if room is not None and room[0] == opened.version:
+                break
+            moved.wait(0.05)
+            moved.clear()
+        assert watch.room(session.id) == store.live_version(session.id)
+        assert heard[-1] == (session.id, store.live_version(session.id))
+    finally:
+        watch.close()
+        store.close()
+        other.close()
