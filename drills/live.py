@@ -238,8 +238,12 @@ def room_clock(loaded: LoadedDrill, steps: Sequence[LiveStep], now: float) -> Ro
     order = questions_in_order(loaded)
     latest = next((s for s in reversed(steps) if s.question_id is not None), first)
     part_id = order[latest.step_no][1] if 0 <= latest.step_no < len(order) else None
-    planned = planned_part(drill, elapsed)
     parts = [p.id for p in drill.parts]
+    # The parts before the first question (the prompt) are read in the waiting room: the pace starts at the
+    # first question's part, so a room that opens it is on pace.
+    first_part = order[first.step_no][1] if 0 <= first.step_no < len(order) else parts[0]
+    before = sum(p.minutes * 60 for p in drill.parts[:parts.index(first_part)]) if first_part in parts else 0.0
+    planned = planned_part(drill, before + elapsed)
     ahead = parts.index(part_id) - parts.index(planned) if part_id in parts else 0
     return RoomClock(first.at, limit, elapsed, part_id, planned, ahead, ended is not None)
 

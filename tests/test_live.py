@@ -320,7 +320,8 @@ def test_item_analysis_counts_which_of_its_attempts_were_live_seats(opened, load
 
 
 def test_the_room_keeps_the_instructors_clock_from_the_first_open_question_paced_by_the_drill(loaded):
-    """one_tenant~break2 paces the prompt to 1.1 min, the board to 5.9, the baseline to 7.2 and break 2 to 45."""
+    """one_tenant~break2 paces the prompt to 1.1 min, the board to 5.9, the baseline to 7.2 and break 2 to 45; the
+    room opens on the board (the prompt is read in the waiting room), so its pace starts 66 s in."""
     waiting = [LiveStep("waiting", -1, None, "", 0.0)]
     room = live.room_clock(loaded, waiting, now=50.0)
     assert room.started_at is None and room.elapsed_s == 0 and "starts when the first question opens" in \
@@ -328,12 +329,14 @@ def test_the_room_keeps_the_instructors_clock_from_the_first_open_question_paced
     opened = waiting + [LiveStep("open", 0, "jobs_in_flight", "", 100.0)]
     early = live.room_clock(loaded, opened, now=130.0)
     assert (early.started_at, early.elapsed_s, early.limit_s) == (100.0, 30.0, 45 * 60)
-    assert (early.part_id, early.planned_part_id, early.parts_ahead) == ("board", "prompt", 1)
-    assert live.pace_words(early) == "1 part ahead of the suggested pace."
+    assert (early.part_id, early.planned_part_id, early.parts_ahead) == ("board", "board", 0)
+    assert live.pace_words(early) == "On pace."
     assert early.clock.remaining_s == 45 * 60 - 30
+    still = live.room_clock(loaded, opened + [LiveStep("closed", 0, "jobs_in_flight", "", 200.0)], now=100.0 + 300)
+    assert (still.planned_part_id, still.parts_ahead) == ("baseline", -1), "66 + 300 s is past the board's 354"
     late = live.room_clock(loaded, opened + [LiveStep("closed", 0, "jobs_in_flight", "", 200.0)], now=500.0)
-    assert (late.part_id, late.planned_part_id, late.parts_ahead) == ("board", "baseline", -1)
-    assert live.pace_words(late) == "1 part behind the suggested pace."
+    assert (late.part_id, late.planned_part_id, late.parts_ahead) == ("board", "break2", -2)
+    assert live.pace_words(late) == "2 parts behind the suggested pace."
     on_break = opened + [LiveStep("open", 2, "b2_breaker_at_30s", "", 550.0)]
     assert live.pace_words(live.room_clock(loaded, on_break, now=600.0)) == "On pace."
     ended = on_break + [LiveStep("ended", 2, None, "", 700.0)]

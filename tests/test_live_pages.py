@@ -12,6 +12,7 @@ from drills.loader import load_catalogue
 from drills.scope import ScopedDrills
 
 from drills.store import AttemptStore
+from ui.browser_clock import rendered_time_left
 from tests.test_accounts import AUTH, ISSUER
 
 DRILL = "one_tenant~break2"
@@ -59,6 +60,11 @@ def _texts(at) -> str:
                     for e in getattr(at, kind))
 
 
+def _room_clock(at) -> str | None:
+    """The time left on the room's clock as the server drew it, if the page has one."""
+    return next(filter(None, (rendered_time_left(h.value) for h in at.get("html"))), None)
+
+
 def _lock(at, value, low="", high=""):
     at.text_input(key="lock::jobs_in_flight::value").input(value)
     at.text_input(key="lock::jobs_in_flight::low").input(low)
@@ -76,7 +82,12 @@ def test_an_instructor_runs_a_break_for_the_room_and_it_is_recorded_as_live_atte
 
     prof.run()
     assert [m.value for m in prof.metric][0] == "2"
+    assert "The room's clock: The room's clock starts when the first question opens." in _texts(prof)
+    assert not _room_clock(prof)
     _button(prof, "Open the first question").click().run()
+    assert _room_clock(prof) in ("45:00", "44:59"), "the instructor's clock starts with the first question"
+    assert "The room's clock: On pace." in _texts(prof), "the first question's part is where the pace starts"
+    assert not _room_clock(ana), "a seat keeps the instructor's clock, none of its own"
     ana.run()
     bo.run()
     _lock(ana, "150", "140", "170")

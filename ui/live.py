@@ -40,6 +40,7 @@ from ui.attempt_view import AttemptView, SimTruths
 from ui.context import fragment_run, get_catalogue, get_store
 from ui.identity import account_or_sign_in, sign_in_configured, signed_in_account, signed_in_instructor
 from ui.instructor_access import sign_in
+from ui.live_clock import room_clock
 from ui.live_figures import Strip, choice_figure, numeric_figure, numeric_strip
 from ui.live_push import RoomPages
 from ui.lockin import FINISHED, render_question
@@ -584,7 +585,10 @@ def _console(store, session: LiveSession, actor: str) -> None:
     note = st.session_state.pop(LIVE_NOTE, None)
     if note:
         st.warning(escape_markdown(note), icon="⚠️")
-    cols = st.columns(3)
+    steps = store.live_steps(session.id)
+    cols = st.columns([1, 1, 1, 1.3])
+    with cols[3]:
+        room_clock(store, session, loaded, steps)   # the instructor's clock: the room keeps it, seats have none
     cols[0].metric("In the room", len(here), help=f"{len(seats)} joined; present means their page was seen in "
                                                     f"the last {PRESENT_S:.0f} s")
     where = "waiting room" if session.state == WAITING else f"question {session.step_no + 1} of {len(order)}"
@@ -618,7 +622,7 @@ def _console(store, session: LiveSession, actor: str) -> None:
         if session.state == OPEN:
             st.caption(f"{drawn[2]} of {drawn[1]} present locked in")
         _room_distribution(store, session, loaded, question, own_attempt=None, present=drawn[1])
-    board = live.scoreboard(loaded, store.live_steps(session.id), seats, _graders(store, session, seats, loaded),
+    board = live.scoreboard(loaded, steps, seats, _graders(store, session, seats, loaded),
                             store.live_answers(session.id))
     if board and board[0].questions:
         st.markdown("**Scoreboard** — accuracy over the closed questions, then how often ranges held; never speed")
