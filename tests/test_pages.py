@@ -233,6 +233,7 @@ def test_content_edits_show_without_a_restart_and_broken_files_are_named(app_tes
     target = folder / "one_tenant.yaml"
     shutil.copy(CONTENT_DIR / "one_tenant.yaml", target)
     monkeypatch.setenv("FAULTLINES_CONTENT", str(folder))
+    monkeypatch.setattr("ui.context.CATALOGUE_RECHECK_S", 0.0)   # look at the files on every call, not once a second
     at = app_test("app.py").run()
     assert "One Tenant Takes Everyone Down" in [s.value for s in at.subheader]
 

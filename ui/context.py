@@ -37,13 +37,32 @@ def _store_for(target: str, schema_version: int) -> StoreCore:
     return open_store(target)
 
 
+# The stores opened so far, by the same key: a page run asks for the store a dozen times or more, and a dict
+# read costs a microsecond where st.cache_resource's lookup (it hashes the call's arguments) costs ~150.
+_OPENED: dict[tuple[str, int], StoreCore] = {}
+
+
+def _store_key() -> tuple[str, int]:
+    return database_path(), MIGRATIONS[-1][0]
+
+
 def get_store() -> StoreCore:
     """The process's one store; the target is read from FAULTLINES_DB each time so tests can switch it.
 
     The latest migration number is part of the key, so a dev server that reloads drills/store/
     with a new migration opens (and migrates) a fresh store instead of querying missing tables.
     """
-    return _store_for(database_path(), MIGRATIONS[-1][0])
+    key = _store_key()
+    store = _OPENED.get(key)
+    if store is None:
+        store = _OPENED[key] = _store_for(*key)
+    return store
+
+
+def _forget_stores() -> None:
+    """Drop the open stores: the next get_store() opens afresh."""
+    _OPENED.clear()
+    _store_for.clear()
 
 
 # A failure is not cached by _store_for, so every call would try to open the store again; this
@@ -60,7 +79,10 @@ def _fault_for(target: str, schema_version: int) -> StoreFault | None:
 
 def store_fault() -> StoreFault | None:
     """Why the store cannot open (None when it is open): the frame shows it instead of pages that need it."""
-    return _fault_for(database_path(), MIGRATIONS[-1][0])
+    key = _store_key()
+    if key in _OPENED:
+        return None   # it opened in this process (as _fault_for would find), so no lookup is needed
+    return _fault_for(*key)
 
 
 def store_opens() -> bool:
@@ -85,7 +107,7 @@ def store_answers() -> bool:
         if not is_store_fault(error):
             raise
         if not is_postgres_target(store.path):
-            _store_for.clear()
+            _forget_stores()
             try:
                 store.close()
             except Exception:   # noqa: BLE001 (a broken connection may refuse to close; it is dropped anyway)
@@ -133,14 +155,27 @@ def _catalogue_for(signature: tuple) -> Catalogue:
     return replace(catalogue, drills=ScopedDrills(catalogue.drills))
 
 
+CATALOGUE_RECHECK_S = 1.0   # how stale the content files' check may be: a page run asks for the catalogue often
+_CHECKED: dict[tuple[str, int], tuple[float, Catalogue]] = {}
+
+
 def get_catalogue() -> Catalogue:
-    """The drills, reloaded when a content file changes (authors see edits without a restart).
+    """The drills, reloaded when a content file changes (authors see edits without a restart, within a second).
 
     The schema class is part of the key too: when the dev server reloads drills/schema.py,
-    drills built from the old classes would no longer pass isinstance checks.
+    drills built from the old classes would no longer pass isinstance checks. The files are looked at once a
+    second at most (a glob and a stat per file, on every call, was most of the call's cost).
     """
-    files = tuple((p.name, p.stat().st_mtime_ns) for p in sorted(content_dir().glob("*.yaml")))
-    return _catalogue_for((files, id(Drill)))
+    folder = content_dir()
+    key = (str(folder), id(Drill))
+    at = time.monotonic()
+    checked = _CHECKED.get(key)
+    if checked is not None and at - checked[0] < CATALOGUE_RECHECK_S:
+        return checked[1]
+    files = tuple((p.name, p.stat().st_mtime_ns) for p in sorted(folder.glob("*.yaml")))
+    catalogue = _catalogue_for((files, id(Drill)))
+    _CHECKED[key] = (at, catalogue)
+    return catalogue
 
 
 def now() -> float:
