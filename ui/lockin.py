@@ -195,8 +195,30 @@ def _on_lock(view: AttemptView, question, part_id: str, rerun: tuple[str, ...] =
                                          "if not, what you typed is still in the box: press Lock in again.")
         return   # the fragment's own run sees the outage and reruns the page as the outage page
     st.session_state[outcome] = (STORED if created else LOST, "")
-    if rerun and fragment_run():   # pressed in its fragment: rerun the named fragments only, not the page
+    if rerun and fragment_run() and not _run_alongside(rerun):   # pressed in its fragment: the named ones only
         st.rerun(list(rerun))
+
+
+def _run_alongside(fragments: tuple[str, ...]) -> bool:
+    """From a Lock in's callback in its fragment's run: queue the other named fragments (the skip button's count)
+    to run after it in this same run, instead of a keyed st.rerun, which stops this run and starts another (a
+    second new-session message and run for every lock-in). False when Streamlit's run is not as expected; the
+    caller then reruns them the documented way.
+
+    Streamlit runs a fragment run's queue after the callbacks, from the same list it keeps as the run's
+    fragment_ids_this_run; the browser applies the extra fragment's elements in place (tests/test_load_ws.py)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    queue = getattr(ctx, "fragment_ids_this_run", None)
+    try:
+        wanted = ctx.fragment_storage.resolve_target(list(fragments))
+    except Exception:   # noqa: BLE001 (an unknown key, or a Streamlit without keyed fragments: the rerun path)
+        return False
+    if not isinstance(queue, list) or not queue or not set(queue) <= set(wanted):
+        return False
+    queue.extend(f for f in wanted if f not in queue)   # page order: the question, then the skip count below it
+    return True
 
 
 def _open_form(view: AttemptView, question, part_id: str, rerun: tuple[str, ...] = ()) -> bool:
