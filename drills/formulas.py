@@ -4,9 +4,11 @@ Expressions go through simpleeval (never eval); text is formatted from one value
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 import string
+import threading
 from collections.abc import Mapping
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -29,10 +31,22 @@ class FormulaError(ValueError):
     """An expression or placeholder that cannot be evaluated; the message names what is missing."""
 
 
+_EVALUATORS = threading.local()   # one evaluator per thread (each session's script runs in its own)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed(expr: str):
+    """An expression's syntax tree: drills have a few hundred formulas, each drawn variant evaluates them all."""
+    return SimpleEval.parse(expr)
+
+
 def evaluate(expr: str, names: Mapping[str, float]) -> float:
-    evaluator = SimpleEval(names=dict(names), functions=FUNCTIONS)
+    evaluator = getattr(_EVALUATORS, "evaluator", None)
+    if evaluator is None:   # building one costs more than evaluating a formula: build it once per thread
+        evaluator = _EVALUATORS.evaluator = SimpleEval(names={}, functions=FUNCTIONS)
+    evaluator.names = dict(names)
     try:
-        value = evaluator.eval(expr)
+        value = evaluator.eval(expr, previously_parsed=_parsed(expr))
     except Exception as exc:  # simpleeval raises several types; report them uniformly
         raise FormulaError(f"cannot evaluate {expr!r}: {exc}") from None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
