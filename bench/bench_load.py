@@ -12,6 +12,7 @@ import asyncio
 import functools
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -151,7 +152,7 @@ WARM_UP_HANDLE = 100_000   # warm-up sessions are load-100000 and on, apart from
 
 def load_row(processes: int, sessions: int, budget_s: float, stagger_s: float, driver: str = "ws",
              think_s: float = 0.0, root: Path = ROOT, *, static_cache: bool = True,
-             app: str = "this tree") -> dict[str, object]:
+             app: str = "this tree", keep_logs: Path | None = None) -> dict[str, object]:
     drive = DRIVERS[driver]
     with Stack(processes, root=root, static_cache=static_cache) as stack:
         for n, app_url in enumerate(stack.app_urls):   # a first visit imports every page: not what a class waits for
@@ -170,6 +171,9 @@ def load_row(processes: int, sessions: int, budget_s: float, stagger_s: float, d
         load = os.getloadavg()
         tokens = [r.token for r in results if r.token]
         committed = committed_lockins(stack.database, tokens)
+        if keep_logs is not None:   # the apps' logs go with the stack: a failed session's traceback is in them
+            kept = keep_logs / re.sub(r"\W+", "-", f"{app}-{driver}-{processes}p-{sessions}s").strip("-")
+            shutil.copytree(stack.run_dir / "logs", kept, dirs_exist_ok=True)
     latencies = [s for r in results for s in r.latencies_s]
     ok = sum(1 for r in results if r.acknowledged >= LOCKINS and r.stored >= LOCKINS and not r.error)
     figures = summarise(latencies) if latencies else {"median": float("nan"), "p95": float("nan")}
@@ -282,6 +286,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reference-cache", action="store_true",
                         help="load: give the --reference app nginx's static-file cache too, so the comparison "
                              "measures only what changed in the app")
+    parser.add_argument("--keep-logs", type=Path, default=None, metavar="DIR",
+                        help="load: copy each run's app, nginx and supervisor logs into DIR/<app-driver-procs-sessions>")
     parser.add_argument("--seconds", type=float, default=20, help="idle: how long the sessions sit idle")
     parser.add_argument("--compare-with", default=None,
                         help="idle: also measure the app as of this git revision (e.g. the commit before the browser clock)")
@@ -320,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
                 for app, app_root, static_cache in apps:
                     for driver in args.driver:
                         row = load_row(processes, sessions, args.budget, args.stagger, driver, args.think, app_root,
-                                       static_cache=static_cache, app=app)
+                                       static_cache=static_cache, app=app, keep_logs=args.keep_logs)
                         rows.append(row)
                         print(f"  done: {app}, {driver}, {processes} process(es), {sessions} sessions in "
                               f"{row['wall']:.0f} s", file=sys.stderr, flush=True)
