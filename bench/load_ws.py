@@ -113,9 +113,18 @@ class BrowserFetches:
         self.fetched.update(fresh)
 
         async def one(path: str) -> None:
-            async with self.client.stream("GET", path) as response:
-                async for _ in response.aiter_raw():
-                    pass
+            import httpx
+
+            for retry in (True, False):
+                try:
+                    async with self.client.stream("GET", path) as response:
+                        async for _ in response.aiter_raw():
+                            pass
+                    break
+                except (httpx.ReadError, httpx.RemoteProtocolError):
+                    # A kept-alive connection the proxy closed as it was reused: a browser sends a GET again.
+                    if not retry:
+                        raise
             self.requests += 1
 
         await asyncio.gather(*(one(p) for p in fresh))
@@ -225,6 +234,7 @@ class StreamlitSession:
         self.query_string = ""
         self.page = Page()
         self.runs = 0
+        self.run_deltas: list[int] = []   # how many elements and blocks each script run so far sent, in order
         self.run_fragments: tuple[str, ...] = ()   # the fragments the last run ran alone (empty: the whole page)
         self.auto_reruns: dict[str, float] = {}   # fragment id -> seconds between the reruns it asked for
 
@@ -235,8 +245,10 @@ class StreamlitSession:
 
         stream = re.sub(r"^http", "ws", url.rstrip("/")) + STREAM_PATH
         headers = {"Cookie": cookie} if cookie else {}
+        # No keepalive pings from this side: a browser sends none (it answers the server's), so a busy server
+        # that is slow to answer a client's ping must not end a session a browser would have kept.
         websocket = await connect(stream, subprotocols=["streamlit"], additional_headers=headers,
-                                  max_size=None, open_timeout=open_timeout)
+                                  max_size=None, open_timeout=open_timeout, ping_interval=None)
         return cls(websocket, url)
 
     async def close(self) -> None:
@@ -276,6 +288,8 @@ class StreamlitSession:
             forward.ParseFromString(await asyncio.wait_for(self.websocket.recv(), remaining))
             kind = forward.WhichOneof("type")
             if kind == "delta":
+                if self.run_deltas:
+                    self.run_deltas[-1] += 1
                 element = self.page.apply(forward)
                 if (until is not None and seen_at is None and element is not None
                         and element.WhichOneof("type") == "markdown" and until(self.page)):
@@ -286,6 +300,7 @@ class StreamlitSession:
                 if not fragment_run:
                     self.page = Page()
                 self.runs += 1
+                self.run_deltas.append(0)
                 if forward.new_session.page_script_hash:
                     self.page_script_hash = forward.new_session.page_script_hash
             elif kind == "navigation":

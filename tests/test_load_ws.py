@@ -79,6 +79,9 @@ def test_a_lock_in_is_one_run_of_its_question_and_the_skip_count_and_the_last_on
         session = await StreamlitSession.open(url)
         try:
             await start_attempt(session, "fragments-1", timeout=60)
+            catalogue, pressed, drill = session.run_deltas
+            # The Start press starts the attempt before the catalogue draws: that run sends next to nothing.
+            assert pressed <= 2 < drill < catalogue, f"elements per run: {session.run_deltas}"
             await session.rerun([click(session.page.widget("button", "Next →"))], timeout=60)
             seen = [(session.run_fragments, skip_count(session.page),
                      session.page.widget("button", re.compile("^Reveal:")).disabled, 1)]
