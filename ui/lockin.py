@@ -221,19 +221,23 @@ def _run_alongside(fragments: tuple[str, ...]) -> bool:
     return True
 
 
+_RANGE_WIDTH = 190   # px: each range box a quarter of the wide layout's row, as the columns 2:1:1 drew them
+
+
 def _open_form(view: AttemptView, question, part_id: str, rerun: tuple[str, ...] = ()) -> bool:
     """The answer form; True when its Lock in was pressed in this run."""
     for field, typed in st.session_state.pop(_DRAFT + question.id, {}).items():
         st.session_state[lock_field(question.id, field)] = typed
     with st.form(lock_form(question.id), border=False, enter_to_submit=True):
         if isinstance(question, NumericQuestion):
-            cols = st.columns([2, 1, 1])
-            cols[0].text_input(f"Best guess ({question.unit})", key=lock_field(question.id, "value"),
-                               placeholder="a number", max_chars=40)
-            cols[1].text_input("80% sure it is above…", key=lock_field(question.id, "low"),
-                               placeholder="optional", max_chars=40)
-            cols[2].text_input("…and below", key=lock_field(question.id, "high"), placeholder="optional",
-                               max_chars=40)
+            # One row that wraps on a phone: one block, where three columns were four (ten on the board).
+            with st.container(horizontal=True, gap="small"):
+                st.text_input(f"Best guess ({question.unit})", key=lock_field(question.id, "value"),
+                              placeholder="a number", max_chars=40)
+                st.text_input("80% sure it is above…", key=lock_field(question.id, "low"),
+                              placeholder="optional", max_chars=40, width=_RANGE_WIDTH)
+                st.text_input("…and below", key=lock_field(question.id, "high"), placeholder="optional",
+                              max_chars=40, width=_RANGE_WIDTH)
         elif isinstance(question, ChoiceQuestion):
             labels = {o.id: view.text(o.text) for o in option_order(question, view.attempt.seed)}
             st.radio("Your answer", list(labels), format_func=labels.get, index=None,
