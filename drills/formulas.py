@@ -34,10 +34,25 @@ class FormulaError(ValueError):
 _EVALUATORS = threading.local()   # one evaluator per thread (each session's script runs in its own)
 
 
+_PARSING = threading.Lock()
+
+
 @functools.lru_cache(maxsize=4096)
 def _parsed(expr: str):
-    """An expression's syntax tree: drills have a few hundred formulas, each drawn variant evaluates them all."""
-    return SimpleEval.parse(expr)
+    """An expression's syntax tree: drills have a few hundred formulas, each drawn variant evaluates them all.
+
+    One parse at a time: CPython 3.11's ast.parse keeps its recursion depth in state that threads share, so two
+    sessions' script threads parsing at once can fail with "AST constructor recursion depth mismatch" (a
+    SystemError on a formula that is fine). Under 200 arriving candidates that failed a drill page's first run
+    with a ValueError; a parse that still meets it (another library parsing at that moment) is tried again."""
+    with _PARSING:
+        for retry in (True, False):
+            try:
+                return SimpleEval.parse(expr)
+            except SystemError as problem:
+                if not retry or "recursion depth mismatch" not in str(problem):
+                    raise
+    raise AssertionError("unreachable")
 
 
 def evaluate(expr: str, names: Mapping[str, float]) -> float:

@@ -63,3 +63,24 @@ def test_a_draw_works_out_the_asked_givens_once_and_gives_the_same_numbers(monke
     monkeypatch.setattr(draws, "asked_givens", lambda d: calls.append(1) or original(d))
     assert {v: variant_values(drill, v)[0] for v in (1, 2, 3)} == before
     assert len(calls) == 3, f"asked_givens ran {len(calls)} times for 3 draws"
+
+
+def test_a_parse_that_meets_the_threads_recursion_depth_race_is_tried_again(monkeypatch):
+    """CPython 3.11 can fail ast.parse with "AST constructor recursion depth mismatch" when two threads parse at
+    once (it failed one candidate's drill page in 200 with a ValueError); that spurious error is tried again."""
+    calls = []
+    plain_parse = formulas.SimpleEval.parse
+
+    def flaky(expr):
+        calls.append(expr)
+        if len(calls) == 1:
+            raise SystemError("AST constructor recursion depth mismatch (before=66, after=62)")
+        return plain_parse(expr)
+
+    monkeypatch.setattr(formulas.SimpleEval, "parse", staticmethod(flaky))
+    formulas._parsed.cache_clear()
+    try:
+        assert formulas.evaluate("15 * 60 + outage_minutes", {"outage_minutes": 5}) == 905.0
+    finally:
+        formulas._parsed.cache_clear()
+    assert calls == ["15 * 60 + outage_minutes"] * 2
