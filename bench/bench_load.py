@@ -12,6 +12,7 @@ import asyncio
 import functools
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -151,12 +152,19 @@ WARM_UP_HANDLE = 100_000   # warm-up sessions are load-100000 and on, apart from
 
 def load_row(processes: int, sessions: int, budget_s: float, stagger_s: float, driver: str = "ws",
              think_s: float = 0.0, root: Path = ROOT, *, static_cache: bool = True,
-             app: str = "this tree") -> dict[str, object]:
+             app: str = "this tree", keep_logs: Path | None = None, idle_s: float = 0.0) -> dict[str, object]:
     drive = DRIVERS[driver]
     with Stack(processes, root=root, static_cache=static_cache) as stack:
         for n, app_url in enumerate(stack.app_urls):   # a first visit imports every page: not what a class waits for
             # Its own handle: a handle used again needs its resume code, so the measured load-0 would be refused.
             asyncio.run(load_ws.run_session(app_url, WARM_UP_HANDLE + n, time.monotonic() + 120))
+        # What the processes spend with no session at all (Streamlit's loop, the store's pool), per second: taken off
+        # the run's CPU, so a driver whose sessions take longer (a browser) is not charged for the apps' own ticking.
+        idle_rate = 0.0
+        if idle_s > 0:
+            quiet = cpu_of(stack.app_pids)
+            time.sleep(idle_s)
+            idle_rate = (cpu_of(stack.app_pids) - quiet) / idle_s
         with StoreAnswers(stack.database) as stored:
             before, generator_before = cpu_of(stack.app_pids), generator_cpu_s()
             nginx = stack.pid_of("nginx")   # supervisord's nginx service: its master, whose children are the workers
@@ -164,12 +172,15 @@ def load_row(processes: int, sessions: int, budget_s: float, stagger_s: float, d
             began = time.monotonic()
             results = asyncio.run(drive(stack.url, sessions, budget_s, stagger_s, stored, think_s=think_s))
             wall = time.monotonic() - began
-            cpu = cpu_of(stack.app_pids) - before
+            cpu = cpu_of(stack.app_pids) - before - idle_rate * (time.monotonic() - began)
             proxy_cpu = tree_cpu_s(nginx) - proxy_before
             generator = generator_cpu_s() - generator_before   # a browser's CPU counts once it is reaped, at close
         load = os.getloadavg()
         tokens = [r.token for r in results if r.token]
         committed = committed_lockins(stack.database, tokens)
+        if keep_logs is not None:   # the apps' logs go with the stack: a failed session's traceback is in them
+            kept = keep_logs / re.sub(r"\W+", "-", f"{app}-{driver}-{processes}p-{sessions}s").strip("-")
+            shutil.copytree(stack.run_dir / "logs", kept, dirs_exist_ok=True)
     latencies = [s for r in results for s in r.latencies_s]
     ok = sum(1 for r in results if r.acknowledged >= LOCKINS and r.stored >= LOCKINS and not r.error)
     figures = summarise(latencies) if latencies else {"median": float("nan"), "p95": float("nan")}
@@ -177,7 +188,7 @@ def load_row(processes: int, sessions: int, budget_s: float, stagger_s: float, d
     return {"app": app, "proxy_per_session": proxy_cpu / sessions, "driver": driver, "processes": processes, "sessions": sessions, "ok": ok,
             "acknowledged": sum(r.acknowledged for r in results), "stored": sum(r.stored for r in results),
             "committed": committed, "p50": figures["median"], "p95": figures["p95"],
-            "cpu_per_session": cpu / sessions, "generator_per_session": generator / sessions,
+            "cpu_per_session": cpu / sessions, "idle_rate": idle_rate, "generator_per_session": generator / sessions,
             "generator_share": generator / wall, "wall": wall, "load": load, "errors": errors}
 
 
@@ -211,6 +222,10 @@ def print_load(rows: list[dict[str, object]]) -> None:
                       f"this tree = {row['cpu_per_session'] / after['cpu_per_session']:.2f}x")
     print("generator CPU: the load generator's own CPU per session (in brackets: share of one core over the run); "
           "nginx: the proxy's CPU per session")
+    idle = [f"{r['app']}, {r['driver']}, {r['processes']}: {r['idle_rate']:.2%}" for r in rows if r.get("idle_rate")]
+    if idle:
+        print("server CPU is net of what the app processes spend with no session, measured before each run, in "
+              "all processes as a share of one core: " + "; ".join(idle))
 
 
 # -- idle candidates ----------------------------------------------------------------
@@ -282,6 +297,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reference-cache", action="store_true",
                         help="load: give the --reference app nginx's static-file cache too, so the comparison "
                              "measures only what changed in the app")
+    parser.add_argument("--idle-baseline", type=float, default=5.0, metavar="SECONDS",
+                        help="load: measure the app processes' CPU with no session for this long before each run and "
+                             "take it off the run's server CPU (0: count it)")
+    parser.add_argument("--keep-logs", type=Path, default=None, metavar="DIR",
+                        help="load: copy each run's app, nginx and supervisor logs into DIR/<app-driver-procs-sessions>")
     parser.add_argument("--seconds", type=float, default=20, help="idle: how long the sessions sit idle")
     parser.add_argument("--compare-with", default=None,
                         help="idle: also measure the app as of this git revision (e.g. the commit before the browser clock)")
@@ -320,7 +340,8 @@ def main(argv: list[str] | None = None) -> int:
                 for app, app_root, static_cache in apps:
                     for driver in args.driver:
                         row = load_row(processes, sessions, args.budget, args.stagger, driver, args.think, app_root,
-                                       static_cache=static_cache, app=app)
+                                       static_cache=static_cache, app=app, keep_logs=args.keep_logs,
+                                       idle_s=args.idle_baseline)
                         rows.append(row)
                         print(f"  done: {app}, {driver}, {processes} process(es), {sessions} sessions in "
                               f"{row['wall']:.0f} s", file=sys.stderr, flush=True)

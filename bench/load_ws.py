@@ -90,32 +90,94 @@ def page_assets() -> PageAssets:
     return PageAssets()
 
 
+class _Http11:
+    """One keep-alive HTTP/1.1 connection of a browser, at the least CPU this side can spend on it: the requests
+    and bytes the server sees are a browser's, without a full client's per-request work (httpx cost the load
+    generator 0.47 CPU-s a session, twice the server's whole cost, so the generator crowded the apps out)."""
+
+    def __init__(self, host: str, port: int, headers: bytes) -> None:
+        self.host, self.port, self.headers = host, port, headers
+        self.streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+
+    async def get(self, path: str) -> int:
+        """GET `path` and read its whole body raw (not decompressed); returns the status."""
+        for retry in (True, False):
+            fresh = self.streams is None
+            if fresh:
+                self.streams = await asyncio.open_connection(self.host, self.port)
+            try:
+                return await self._exchange(path)
+            except (asyncio.IncompleteReadError, ConnectionError):
+                self.close()
+                # A kept-alive connection the proxy closed as it was reused: a browser sends the GET again.
+                if fresh or not retry:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def _exchange(self, path: str) -> int:
+        reader, writer = self.streams
+        writer.write(f"GET {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n".encode() + self.headers + b"\r\n")
+        await writer.drain()
+        head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+        status = int(head[0].split()[1])
+        fields = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in head[1:] if line)}
+        if "content-length" in fields:
+            await reader.readexactly(int(fields["content-length"]))
+        elif fields.get("transfer-encoding", "").lower() == "chunked":
+            while size := int((await reader.readline()).split(b";")[0], 16):
+                await reader.readexactly(size + 2)   # the chunk and its CRLF
+            while (await reader.readline()) not in (b"\r\n", b""):   # trailers, then the blank line
+                pass
+        elif status not in (204, 304):   # no length: the body runs to the connection's end
+            await reader.read()
+            self.close()
+            return status
+        if fields.get("connection", "").lower() == "close":
+            self.close()
+        return status
+
+    def close(self) -> None:
+        if self.streams is not None:
+            self.streams[1].close()
+            self.streams = None
+
+
 class BrowserFetches:
     """One fresh browser's HTTP side: the page load before the websocket opens, then each newly drawn element
-    kind's chunks, each file once (a browser's cache keeps it for the session). Bodies are read raw, not
-    decompressed: the server's work is the same and the generator's stays small."""
+    kind's chunks, each file once (a browser's cache keeps it for the session), over up to 6 keep-alive
+    connections. Bodies are read raw, not decompressed: the server's work is the same and the generator's
+    stays small."""
 
     def __init__(self, url: str, cookie: str | None, assets: PageAssets | None = None) -> None:
-        import httpx
+        from urllib.parse import urlsplit
 
+        where = urlsplit(url)
         headers = {"Accept-Encoding": "gzip, deflate, br, zstd", "Accept": "*/*",
                    "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) faultlines-load-ws"}
         if cookie:
             headers["Cookie"] = cookie
+        lines = "".join(f"{name}: {value}\r\n" for name, value in headers.items()).encode()
+        self.prefix = where.path.rstrip("/")
         self.assets = assets or page_assets()
-        self.client = httpx.AsyncClient(base_url=url.rstrip("/"), headers=headers, timeout=60,
-                                        limits=httpx.Limits(max_connections=BROWSER_CONNECTIONS))
+        self.idle: list[_Http11] = [_Http11(where.hostname, where.port or 80, lines) for _ in range(BROWSER_CONNECTIONS)]
+        self.connections = list(self.idle)
+        self.free = asyncio.Semaphore(BROWSER_CONNECTIONS)
         self.fetched: set[str] = set()
         self.requests = 0
+        self.statuses: dict[int, int] = {}   # HTTP status -> how many answers had it
 
     async def fetch(self, paths: Iterable[str]) -> None:
         fresh = [p for p in dict.fromkeys(paths) if p not in self.fetched]
         self.fetched.update(fresh)
 
         async def one(path: str) -> None:
-            async with self.client.stream("GET", path) as response:
-                async for _ in response.aiter_raw():
-                    pass
+            async with self.free:
+                connection = self.idle.pop()
+                try:
+                    status = await asyncio.wait_for(connection.get(self.prefix + path), 60)
+                finally:
+                    self.idle.append(connection)
+            self.statuses[status] = self.statuses.get(status, 0) + 1
             self.requests += 1
 
         await asyncio.gather(*(one(p) for p in fresh))
@@ -129,7 +191,8 @@ class BrowserFetches:
         await self.fetch(self.assets.for_kinds({e.WhichOneof("type") for e in page.elements.values()}))
 
     async def close(self) -> None:
-        await self.client.aclose()
+        for connection in self.connections:
+            connection.close()
 
 
 class ProtocolError(RuntimeError):
@@ -225,6 +288,7 @@ class StreamlitSession:
         self.query_string = ""
         self.page = Page()
         self.runs = 0
+        self.run_deltas: list[int] = []   # how many elements and blocks each script run so far sent, in order
         self.run_fragments: tuple[str, ...] = ()   # the fragments the last run ran alone (empty: the whole page)
         self.auto_reruns: dict[str, float] = {}   # fragment id -> seconds between the reruns it asked for
 
@@ -235,8 +299,10 @@ class StreamlitSession:
 
         stream = re.sub(r"^http", "ws", url.rstrip("/")) + STREAM_PATH
         headers = {"Cookie": cookie} if cookie else {}
+        # No keepalive pings from this side: a browser sends none (it answers the server's), so a busy server
+        # that is slow to answer a client's ping must not end a session a browser would have kept.
         websocket = await connect(stream, subprotocols=["streamlit"], additional_headers=headers,
-                                  max_size=None, open_timeout=open_timeout)
+                                  max_size=None, open_timeout=open_timeout, ping_interval=None)
         return cls(websocket, url)
 
     async def close(self) -> None:
@@ -276,6 +342,8 @@ class StreamlitSession:
             forward.ParseFromString(await asyncio.wait_for(self.websocket.recv(), remaining))
             kind = forward.WhichOneof("type")
             if kind == "delta":
+                if self.run_deltas:
+                    self.run_deltas[-1] += 1
                 element = self.page.apply(forward)
                 if (until is not None and seen_at is None and element is not None
                         and element.WhichOneof("type") == "markdown" and until(self.page)):
@@ -286,6 +354,7 @@ class StreamlitSession:
                 if not fragment_run:
                     self.page = Page()
                 self.runs += 1
+                self.run_deltas.append(0)
                 if forward.new_session.page_script_hash:
                     self.page_script_hash = forward.new_session.page_script_hash
             elif kind == "navigation":

@@ -69,7 +69,8 @@ def drawn_givens(drill: Drill, draw: int) -> dict[str, float]:
     if draw == WRITTEN or not varies(drill):
         return written
     varying = [g for g in drill.givens if g.vary is not None]   # file order: a new given keeps earlier draws
-    asked = [g for g in varying if g.name in asked_givens(drill)]
+    asking = asked_givens(drill)   # once, not once per varying given
+    asked = [g for g in varying if g.name in asking]
     values = dict(written)
     for retry in range(_RETRIES):
         rng = random.Random(f"{base_id(drill.id)}#{draw}#{retry}")

@@ -4,9 +4,11 @@ Expressions go through simpleeval (never eval); text is formatted from one value
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 import string
+import threading
 from collections.abc import Mapping
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -29,10 +31,37 @@ class FormulaError(ValueError):
     """An expression or placeholder that cannot be evaluated; the message names what is missing."""
 
 
+_EVALUATORS = threading.local()   # one evaluator per thread (each session's script runs in its own)
+
+
+_PARSING = threading.Lock()
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed(expr: str):
+    """An expression's syntax tree: drills have a few hundred formulas, each drawn variant evaluates them all.
+
+    One parse at a time: CPython 3.11's ast.parse keeps its recursion depth in state that threads share, so two
+    sessions' script threads parsing at once can fail with "AST constructor recursion depth mismatch" (a
+    SystemError on a formula that is fine). Under 200 arriving candidates that failed a drill page's first run
+    with a ValueError; a parse that still meets it (another library parsing at that moment) is tried again."""
+    with _PARSING:
+        for retry in (True, False):
+            try:
+                return SimpleEval.parse(expr)
+            except SystemError as problem:
+                if not retry or "recursion depth mismatch" not in str(problem):
+                    raise
+    raise AssertionError("unreachable")
+
+
 def evaluate(expr: str, names: Mapping[str, float]) -> float:
-    evaluator = SimpleEval(names=dict(names), functions=FUNCTIONS)
+    evaluator = getattr(_EVALUATORS, "evaluator", None)
+    if evaluator is None:   # building one costs more than evaluating a formula: build it once per thread
+        evaluator = _EVALUATORS.evaluator = SimpleEval(names={}, functions=FUNCTIONS)
+    evaluator.names = dict(names)
     try:
-        value = evaluator.eval(expr)
+        value = evaluator.eval(expr, previously_parsed=_parsed(expr))
     except Exception as exc:  # simpleeval raises several types; report them uniformly
         raise FormulaError(f"cannot evaluate {expr!r}: {exc}") from None
     if isinstance(value, bool) or not isinstance(value, (int, float)):

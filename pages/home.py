@@ -12,9 +12,12 @@ from drills.timebox import clock_for, format_duration
 from ui import keys
 from ui.context import get_catalogue, get_store, now, remember_attempt
 from ui.frame import require_frame
-from ui.start import start as start_attempt, who_are_you
+from ui.start import start as start_attempt, start_at_once, who_are_you
 
 require_frame()
+
+store = get_store()
+refused = start_at_once(store)   # a Start press: started and gone before the catalogue draws, or why not
 
 st.title("Fault Lines")
 st.markdown(
@@ -24,7 +27,6 @@ st.markdown(
 )
 
 catalogue = get_catalogue()
-store = get_store()
 
 for error in catalogue.errors:
     st.error(f"A drill could not be loaded: {error}", icon="🧩")
@@ -38,7 +40,7 @@ if not catalogue.drills:
 
 
 def start(drill_id: str, time_box_min: float) -> None:
-    start_attempt(store, visitor, drill_id, time_box_min)
+    start_attempt(store, visitor, drill_id, time_box_min, refused)
 
 
 for drill_id, loaded in catalogue.drills.items():

@@ -195,8 +195,33 @@ def _on_lock(view: AttemptView, question, part_id: str, rerun: tuple[str, ...] =
                                          "if not, what you typed is still in the box: press Lock in again.")
         return   # the fragment's own run sees the outage and reruns the page as the outage page
     st.session_state[outcome] = (STORED if created else LOST, "")
-    if rerun and fragment_run():   # pressed in its fragment: rerun the named fragments only, not the page
+    if rerun and fragment_run() and not _run_alongside(rerun):   # pressed in its fragment: the named ones only
         st.rerun(list(rerun))
+
+
+def _run_alongside(fragments: tuple[str, ...]) -> bool:
+    """From a Lock in's callback in its fragment's run: queue the other named fragments (the skip button's count)
+    to run after it in this same run, instead of a keyed st.rerun, which stops this run and starts another (a
+    second new-session message and run for every lock-in). False when Streamlit's run is not as expected; the
+    caller then reruns them the documented way.
+
+    Streamlit runs a fragment run's queue after the callbacks, from the same list it keeps as the run's
+    fragment_ids_this_run; the browser applies the extra fragment's elements in place (tests/test_load_ws.py)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    queue = getattr(ctx, "fragment_ids_this_run", None)
+    try:
+        wanted = ctx.fragment_storage.resolve_target(list(fragments))
+    except Exception:   # noqa: BLE001 (an unknown key, or a Streamlit without keyed fragments: the rerun path)
+        return False
+    if not isinstance(queue, list) or not queue or not set(queue) <= set(wanted):
+        return False
+    queue.extend(f for f in wanted if f not in queue)   # page order: the question, then the skip count below it
+    return True
+
+
+_RANGE_WIDTH = 190   # px: each range box a quarter of the wide layout's row, as the columns 2:1:1 drew them
 
 
 def _open_form(view: AttemptView, question, part_id: str, rerun: tuple[str, ...] = ()) -> bool:
@@ -205,13 +230,14 @@ def _open_form(view: AttemptView, question, part_id: str, rerun: tuple[str, ...]
         st.session_state[lock_field(question.id, field)] = typed
     with st.form(lock_form(question.id), border=False, enter_to_submit=True):
         if isinstance(question, NumericQuestion):
-            cols = st.columns([2, 1, 1])
-            cols[0].text_input(f"Best guess ({question.unit})", key=lock_field(question.id, "value"),
-                               placeholder="a number", max_chars=40)
-            cols[1].text_input("80% sure it is above…", key=lock_field(question.id, "low"),
-                               placeholder="optional", max_chars=40)
-            cols[2].text_input("…and below", key=lock_field(question.id, "high"), placeholder="optional",
-                               max_chars=40)
+            # One row that wraps on a phone: one block, where three columns were four (ten on the board).
+            with st.container(horizontal=True, gap="small"):
+                st.text_input(f"Best guess ({question.unit})", key=lock_field(question.id, "value"),
+                              placeholder="a number", max_chars=40)
+                st.text_input("80% sure it is above…", key=lock_field(question.id, "low"),
+                              placeholder="optional", max_chars=40, width=_RANGE_WIDTH)
+                st.text_input("…and below", key=lock_field(question.id, "high"), placeholder="optional",
+                              max_chars=40, width=_RANGE_WIDTH)
         elif isinstance(question, ChoiceQuestion):
             labels = {o.id: view.text(o.text) for o in option_order(question, view.attempt.seed)}
             st.radio("Your answer", list(labels), format_func=labels.get, index=None,

@@ -13,6 +13,7 @@ import streamlit as st
 from drills import answers as checks
 from drills.accounts import Account, AccessRefused, Throttled, account_learner, anonymous_learner
 from drills.records import Candidate
+from drills.scope import scoped_id
 from drills.variants import variant_for
 from ui import keys
 from ui.context import field_in_url, get_catalogue, remember_attempt
@@ -165,18 +166,53 @@ def _anonymous_candidate(store, visitor: Visitor) -> tuple[Candidate, str | None
     return store.ensure_candidate(handle, cohort), code
 
 
-def start(store, visitor: Visitor, drill_id: str, time_box_min: float) -> None:
-    """Start an attempt for the visitor and go to it, or explain beside the inputs why not (storing nothing)."""
+def pressed_start(catalogue) -> tuple[str, float] | None:
+    """The drill or shorter practice (id, minutes) whose Start button this run's press is, read from the
+    session before the catalogue draws its buttons; None when no Start was pressed."""
+    for drill_id, loaded in catalogue.drills.items():
+        if st.session_state.get(keys.start_button(drill_id)) is True:
+            return drill_id, loaded.drill.time_box_min
+        if st.session_state.get(keys.start_scope(drill_id)) is True:
+            shorter = {s.id: s for s in catalogue.drills.offers(drill_id)[0]}
+            picked = st.session_state.get(keys.scope_pick(drill_id))
+            if picked in shorter:
+                return scoped_id(drill_id, picked), shorter[picked].minutes
+    return None
+
+
+def start_at_once(store) -> str | None:
+    """Act on an anonymous visitor's Start press before the catalogue draws: the attempt starts and the page
+    switches to it, so the run does not draw the whole catalogue only to leave it. Returns why the start was
+    refused, for start() to show beside the inputs and the button once the catalogue is drawn (nothing is
+    stored then); None when nothing was pressed, or when a signed-in account or a join link needs the drawn
+    catalogue first."""
+    pressed = pressed_start(get_catalogue())
+    if pressed is None or st.query_params.get(keys.JOIN_PARAM) or signed_in_account(store) is not None:
+        return None
+    visitor = Visitor(None, st.session_state.get(COHORT_INPUT) or "", st.session_state.get(HANDLE_INPUT) or "",
+                      st.session_state.get(HANDLE_CODE) or "")
+    return _begin(store, visitor, *pressed)
+
+
+def start(store, visitor: Visitor, drill_id: str, time_box_min: float, refused: str | None = None) -> None:
+    """Start an attempt for the visitor and go to it, or explain beside the inputs why not (storing nothing).
+
+    `refused` is start_at_once's answer to this press: shown, not tried again (a resume code is tried once)."""
+    problem = refused or _begin(store, visitor, drill_id, time_box_min)
+    # Beside the inputs at the top, and beside the button that was pressed (which may be far below).
+    visitor.problem.error(problem, icon="⚠️")
+    st.error(f"{problem} (see “Who are you?” at the top)", icon="⚠️")
+
+
+def _begin(store, visitor: Visitor, drill_id: str, time_box_min: float) -> str:
+    """Start the attempt and switch to it; returns why not when the start is refused (nothing is stored)."""
     try:
         if visitor.account is not None:
             candidate, code = store.account_candidate(visitor.account, visitor.cohort), None
         else:
             candidate, code = _anonymous_candidate(store, visitor)
     except (checks.InputError, AccessRefused, Throttled) as problem:
-        # Beside the inputs at the top, and beside the button that was pressed (which may be far below).
-        visitor.problem.error(str(problem), icon="⚠️")
-        st.error(f"{problem} (see “Who are you?” at the top)", icon="⚠️")
-        return
+        return str(problem)
     seed = secrets.randbelow(2**31)   # orders the options, and picks a variant the candidate has not had
     variant = variant_for(store, get_catalogue().drills[drill_id].drill, candidate.handle, seed)
     attempt = store.start_attempt_for(candidate, drill_id, time_box_min * 60, seed=seed, variant=variant)
