@@ -47,7 +47,7 @@ from ui.lockin import FINISHED, render_question
 from ui.reveal import render_reveals
 from ui.safe import escape_markdown
 from ui.sim_embed import platform_query
-from ui.start import Visitor, _anonymous_candidate
+from ui.start import Visitor, anonymous_candidate
 
 POLL_S = 0.5            # how often a page looks for a move: well inside the 1 s a closed question must take
 PUSHED_POLL_S = HEARTBEAT_S   # ...where the process's listener reruns the room's pages itself: beats, and a fallback
@@ -210,7 +210,7 @@ def _anonymous_seat_candidate(store) -> Candidate | None:
         st.error("Type your class's cohort code: a live session belongs to a class.", icon="⚠️")
         return None
     try:
-        candidate, new_code = _anonymous_candidate(store, Visitor(None, cohort, handle, code))
+        candidate, new_code = anonymous_candidate(store, Visitor(None, cohort, handle, code))
     except (InputError, AccessRefused, Throttled) as problem:
         st.error(str(problem), icon="⚠️")
         return None

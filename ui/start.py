@@ -136,7 +136,7 @@ def who_are_you(store) -> Visitor:
     return Visitor(None, cohort, handle, code, problem)
 
 
-def _anonymous_candidate(store, visitor: Visitor) -> tuple[Candidate, str | None]:
+def anonymous_candidate(store, visitor: Visitor) -> tuple[Candidate, str | None]:
     """The candidate row a typed handle starts under, and its new resume code when this claims the handle.
 
     Raises InputError, AccessRefused or Throttled with the reason a start is refused; nothing is stored then."""
@@ -210,7 +210,7 @@ def _begin(store, visitor: Visitor, drill_id: str, time_box_min: float) -> str:
         if visitor.account is not None:
             candidate, code = store.account_candidate(visitor.account, visitor.cohort), None
         else:
-            candidate, code = _anonymous_candidate(store, visitor)
+            candidate, code = anonymous_candidate(store, visitor)
     except (checks.InputError, AccessRefused, Throttled) as problem:
         return str(problem)
     seed = secrets.randbelow(2**31)   # orders the options, and picks a variant the candidate has not had
