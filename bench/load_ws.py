@@ -319,18 +319,7 @@ class StreamlitSession:
         widget that fired, as the frontend sends it: the server then reruns that fragment only (unless it asks for
         the whole page), and the page keeps what the fragment did not draw.
         """
-        msg = BackMsg()
-        state = msg.rerun_script
-        state.query_string = self.query_string
-        state.page_script_hash = self.page_script_hash
-        state.page_name = page_name
-        state.fragment_id = fragment_id
-        state.widget_states.widgets.extend(widgets)
-        state.context_info.url = (f"{self.url.rstrip('/')}/{page_name}"
-                                  f"{'?' + self.query_string if self.query_string else ''}")
-        state.context_info.timezone = "UTC"
-        state.context_info.locale = "en-GB"
-        await self.websocket.send(msg.SerializeToString())
+        await self.websocket.send(self._rerun_message(widgets, page_name=page_name, fragment_id=fragment_id))
         seen_at = None
         fragment_run = False
         deadline = time.monotonic() + timeout
@@ -399,15 +388,24 @@ class StreamlitSession:
 
     async def ask_fragment_rerun(self, fragment_id: str) -> None:
         """Send the rerun a `run_every` fragment asks for, without reading its run (the caller reads)."""
+        await self.websocket.send(self._rerun_message(fragment_id=fragment_id, auto=True))
+
+    def _rerun_message(self, widgets: Iterable[WidgetState] = (), *, page_name: str = "", fragment_id: str = "",
+                       auto: bool = False) -> bytes:
+        """A rerun request as the frontend sends it: a widget's (or a page's first), or a `run_every` timer's."""
         msg = BackMsg()
         state = msg.rerun_script
         state.query_string = self.query_string
         state.page_script_hash = self.page_script_hash
+        state.page_name = page_name
         state.fragment_id = fragment_id
-        state.is_auto_rerun = True
-        state.context_info.url = f"{self.url.rstrip('/')}/{'?' + self.query_string if self.query_string else ''}"
+        state.is_auto_rerun = auto
+        state.widget_states.widgets.extend(widgets)
+        state.context_info.url = (f"{self.url.rstrip('/')}/{page_name}"
+                                  f"{'?' + self.query_string if self.query_string else ''}")
         state.context_info.timezone = "UTC"
-        await self.websocket.send(msg.SerializeToString())
+        state.context_info.locale = "en-GB"
+        return msg.SerializeToString()
 
     def query(self, name: str) -> str | None:
         found = re.search(rf"(?:^|&){re.escape(name)}=([^&]+)", self.query_string)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from drills.loader import load_catalogue
-from drills.schema import ChoiceQuestion, NotesQuestion, NumericQuestion
+from drills.schema import ChoiceQuestion, NumericQuestion
 from drills.store import AttemptStore
 from drills.variants import in_variant
 
