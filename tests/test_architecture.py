@@ -3,6 +3,7 @@ every session-state or widget key is named once (under its module's registered p
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -344,3 +345,11 @@ def test_percentile_is_defined_once():
              if any(isinstance(n, ast.FunctionDef) and "percentile" in n.name
                     for n in ast.walk(ast.parse(p.read_text(encoding="utf-8"))))]
     assert found == ["sims/spread.py"]
+
+
+def test_tests_run_websocket_coroutines_off_the_main_thread():
+    """A browser test leaves Playwright's loop running on its worker's main thread, so a later file's
+    asyncio.run() fails there (it did in CI, by file order): tests use bench.load_ws.run_blocking."""
+    offenders = [p.name for p in sorted((ROOT / "tests").glob("test_*.py"))
+                 if p.name != Path(__file__).name and re.search(r"\basyncio\.run\(", p.read_text())]
+    assert offenders == []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from bench.load_ws import StreamlitSession
+from bench.load_ws import StreamlitSession, run_blocking
 from tests.browser import AppServer
 
 PROBE = "tests/apps/push_probe.py"
@@ -35,7 +35,7 @@ def test_the_server_reruns_one_fragment_of_a_session_by_itself(tmp_path):
     server = AppServer(tmp_path / "probe.duckdb", script=PROBE)
     server.start()
     try:
-        first, fragments, after = asyncio.run(_pushed_run(server.url))
+        first, fragments, after = run_blocking(_pushed_run(server.url))   # a browser test may hold this thread's loop
     finally:
         server.stop()
     assert first == ["outside the fragment", "outside a fragment, this_fragment() is None", "area run 1"]

@@ -11,6 +11,7 @@ import asyncio
 
 import pytest
 
+from bench.load_ws import run_blocking
 from drills import live
 from drills.live_store import CLOSE, NEXT
 from drills.loader import load_catalogue
@@ -138,7 +139,7 @@ def _serve(tmp_path, database: str):
 def test_on_postgresql_the_server_redraws_the_room_part_by_itself_after_a_close(tmp_path, pg_url):
     server = _serve(tmp_path, pg_url)
     try:
-        fragments, asked, shown = asyncio.run(_close_seen(server.url, pg_url, timers=False))
+        fragments, asked, shown = run_blocking(_close_seen(server.url, pg_url, timers=False))
     finally:
         server.stop()
     assert len(fragments) == 1, f"one fragment's run, not the page's: {fragments} ({shown})"
