@@ -588,7 +588,7 @@ def _console(store, session: LiveSession, actor: str) -> None:
     steps = store.live_steps(session.id)
     cols = st.columns([1, 1, 1, 1.3])
     with cols[3]:
-        room_clock(store, session, loaded, steps)   # the instructor's clock: the room keeps it, seats have none
+        room_clock(store, loaded, steps)   # the instructor's clock: the room keeps it, seats have none
     cols[0].metric("In the room", len(here), help=f"{len(seats)} joined; present means their page was seen in "
                                                     f"the last {PRESENT_S:.0f} s")
     where = "waiting room" if session.state == WAITING else f"question {session.step_no + 1} of {len(order)}"

@@ -8,17 +8,15 @@ from __future__ import annotations
 import streamlit as st
 
 from drills import live
-from drills.live_store import LiveSession
 from ui.browser_clock import ClockView, clock_markup
 
 
-def room_clock(store, session: LiveSession, loaded, steps=None) -> live.RoomClock:
-    """Draw the room's clock and its pacing; returns what was drawn."""
+def room_clock(store, loaded, steps) -> None:
+    """Draw the room's clock and its pacing from the session's steps (as the console read them)."""
     now = store.clock()
-    room = live.room_clock(loaded, store.live_steps(session.id) if steps is None else steps, now)
+    room = live.room_clock(loaded, steps, now)
     if room.started_at is not None:
         # Numbers only go into this HTML (never a name or other user text).
         st.html(clock_markup(ClockView(room.started_at, room.limit_s, 0.0, now, room.clock)),
                 unsafe_allow_javascript=True)
     st.caption(f"The room's clock: {live.pace_words(room)}")
-    return room
