@@ -95,18 +95,19 @@ class _Http11:
     and bytes the server sees are a browser's, without a full client's per-request work (httpx cost the load
     generator 0.47 CPU-s a session, twice the server's whole cost, so the generator crowded the apps out)."""
 
-    def __init__(self, host: str, port: int, headers: bytes) -> None:
-        self.host, self.port, self.headers = host, port, headers
+    def __init__(self, host: str, port: int, headers: bytes, cookie: bytes = b"") -> None:
+        self.host, self.port, self.headers, self.cookie = host, port, headers, cookie
         self.streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
 
-    async def get(self, path: str) -> int:
-        """GET `path` and read its whole body raw (not decompressed); returns the status."""
+    async def get(self, path: str, *, with_cookie: bool = True) -> int:
+        """GET `path` and read its whole body raw (not decompressed); returns the status. `with_cookie` False
+        sends no Cookie header, as a browser's very first request has none."""
         for retry in (True, False):
             fresh = self.streams is None
             if fresh:
                 self.streams = await asyncio.open_connection(self.host, self.port)
             try:
-                return await self._exchange(path)
+                return await self._exchange(path, with_cookie)
             except (asyncio.IncompleteReadError, ConnectionError):
                 self.close()
                 # A kept-alive connection the proxy closed as it was reused: a browser sends the GET again.
@@ -114,9 +115,10 @@ class _Http11:
                     raise
         raise AssertionError("unreachable")
 
-    async def _exchange(self, path: str) -> int:
+    async def _exchange(self, path: str, with_cookie: bool = True) -> int:
         reader, writer = self.streams
-        writer.write(f"GET {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n".encode() + self.headers + b"\r\n")
+        writer.write(f"GET {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n".encode() + self.headers
+                     + (self.cookie if with_cookie else b"") + b"\r\n")
         await writer.drain()
         head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
         status = int(head[0].split()[1])
@@ -154,19 +156,19 @@ class BrowserFetches:
         where = urlsplit(url)
         headers = {"Accept-Encoding": "gzip, deflate, br, zstd", "Accept": "*/*",
                    "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) faultlines-load-ws"}
-        if cookie:
-            headers["Cookie"] = cookie
         lines = "".join(f"{name}: {value}\r\n" for name, value in headers.items()).encode()
+        cookie_line = f"Cookie: {cookie}\r\n".encode() if cookie else b""
         self.prefix = where.path.rstrip("/")
         self.assets = assets or page_assets()
-        self.idle: list[_Http11] = [_Http11(where.hostname, where.port or 80, lines) for _ in range(BROWSER_CONNECTIONS)]
+        self.idle: list[_Http11] = [_Http11(where.hostname, where.port or 80, lines, cookie_line)
+                                    for _ in range(BROWSER_CONNECTIONS)]
         self.connections = list(self.idle)
         self.free = asyncio.Semaphore(BROWSER_CONNECTIONS)
         self.fetched: set[str] = set()
         self.requests = 0
         self.statuses: dict[int, int] = {}   # HTTP status -> how many answers had it
 
-    async def fetch(self, paths: Iterable[str]) -> None:
+    async def fetch(self, paths: Iterable[str], *, with_cookie: bool = True) -> None:
         fresh = [p for p in dict.fromkeys(paths) if p not in self.fetched]
         self.fetched.update(fresh)
 
@@ -174,7 +176,7 @@ class BrowserFetches:
             async with self.free:
                 connection = self.idle.pop()
                 try:
-                    status = await asyncio.wait_for(connection.get(self.prefix + path), 60)
+                    status = await asyncio.wait_for(connection.get(self.prefix + path, with_cookie=with_cookie), 60)
                 finally:
                     self.idle.append(connection)
             self.statuses[status] = self.statuses.get(status, 0) + 1
@@ -184,7 +186,9 @@ class BrowserFetches:
 
     async def page_load(self) -> None:
         first, *rest = self.assets.on_load
-        await self.fetch([first])   # the document, then what it references, in parallel
+        # The document first, with no cookie: a fresh browser has none until this answer sets nginx's sticky one
+        # (this session then sends its own, to the same effect). Then what the document references, in parallel.
+        await self.fetch([first], with_cookie=False)
         await self.fetch(rest)
 
     async def drawn(self, page: Page) -> None:

@@ -53,6 +53,32 @@ def test_both_processes_answer_through_nginx_and_a_browser_stays_on_one(stack):
         assert re.match(r"fl_backend=\w+; Path=/", response.headers["Set-Cookie"])
 
 
+def _get(url: str, cookie: str | None = None):
+    request = urllib.request.Request(url, headers={"Cookie": f"fl_backend={cookie}"} if cookie else {})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return response.status, response.headers, response.read()
+
+
+def test_a_fresh_browsers_first_requests_come_from_nginx_and_each_still_gets_its_own_cookie(stack):
+    """A class arriving at once: the page shell, the icon and the host config are the same for everyone, so nginx
+    answers them from its cache; a first visit still gets a sticky cookie of its own, and a browser that has one
+    is answered by its own process (its reload, the tests' pinning)."""
+    first = [_get(f"{stack.url}/") for _ in range(3)]
+    assert all(status == 200 and b"<html" in body.lower() for status, _, body in first)
+    assert [headers["X-Faultlines-Cache"] for _, headers, _ in first[1:]] == ["HIT", "HIT"]
+    cookies = {headers["Set-Cookie"] for _, headers, _ in first}
+    assert len(cookies) == 3 and all(re.match(r"fl_backend=\w+; Path=/", c) for c in cookies)
+    _, pinned, body = _get(f"{stack.url}/", "probe-0")
+    assert pinned["X-Faultlines-Cache"] == "BYPASS" and pinned[BACKEND_HEADER] and body == first[0][2]
+    assert "Set-Cookie" not in pinned
+    for path in ("/favicon.png", "/_stcore/host-config"):
+        answers = [_get(f"{stack.url}{path}", "probe-1") for _ in range(2)]
+        assert [status for status, _, _ in answers] == [200, 200]
+        assert answers[1][1]["X-Faultlines-Cache"] == "HIT" and answers[0][2] == answers[1][2]
+    _, health, _ = _get(f"{stack.url}/_stcore/health")   # the health check and its XSRF cookie stay live
+    assert "X-Faultlines-Cache" not in health and "_streamlit_xsrf" in " ".join(health.get_all("Set-Cookie"))
+
+
 def _pinned_page(chromium, stack, cookie: str):
     context = chromium.new_context(viewport={"width": 1300, "height": 1000})
     context.add_cookies([{"name": "fl_backend", "value": cookie, "url": stack.url}])
