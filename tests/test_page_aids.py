@@ -50,6 +50,10 @@ def test_a_drill_page_draws_both_clocks_and_the_page_aids(app_test):
     assert sum('data-fl-clock="1"' in b and "data-fl-compact" not in b for b in bodies) == 1   # the sidebar's
     assert sum("data-fl-compact" in b for b in bodies) == 1                                   # the page's
     assert any(a11y.SKIP_LINK_ID in b for b in bodies)
+    # The ticking script and the clocks' style are sent once a run, with the page's clock (which stays on the page
+    # while the sidebar's fragment reruns alone), not in both.
+    ticking = [b for b in bodies if "setInterval(tick" in b]
+    assert len(ticking) == 1 and "data-fl-compact" in ticking[0] and ".fl-clock .fl-value" in ticking[0]
 
 
 def test_a_lock_in_is_confirmed_in_the_page_not_by_a_toast(app_test):

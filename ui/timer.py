@@ -19,7 +19,9 @@ def attempt_clocks(token: str) -> None:
     """The sidebar's clock and the page's compact one, from one read of the attempt.
 
     The compact one shows only where the sidebar starts collapsed (phones); it is drawn on every full run,
-    not in the fragment, and the browser ticks and announces both from the same script.
+    not in the fragment, and carries the style and the script both clocks share: the browser ticks and announces
+    both from it. (It stays on the page while the sidebar's fragment reruns alone, so the sidebar's clock sends
+    its markup only: 5.5 KB less for every run.)
     """
     attempt = attempt_this_run(token)
     if attempt is None or not may_open(attempt.account_id, viewer()):   # another account's: not even its clock
@@ -58,7 +60,7 @@ def _draw_clock(token: str) -> None:
     st.markdown(f"**{escape_markdown(attempt.handle)}**" + (f" · cohort {escape_markdown(attempt.cohort)}"
                                                               if attempt.cohort else ""))
     # Numbers only go into this HTML (never the handle or any other user text).
-    st.html(clock_markup(ClockView(attempt.started_at, clock.limit_s, attempt.extra_s, at, clock)),
+    st.html(clock_markup(ClockView(attempt.started_at, clock.limit_s, attempt.extra_s, at, clock), with_script=False),
             unsafe_allow_javascript=True)
     if loaded is None or clock.finished:
         return
