@@ -199,19 +199,26 @@ def sign_in_instructor(page, url: str, passphrase: str, name: str = "Prof Ada") 
 
 
 def open_from_menu(page, title: str) -> None:
-    """Open the app page called `title` from the navigation menu at the top (its sections drop down)."""
-    sections = page.get_by_test_id("stTopNav").get_by_test_id("stTopNavSection")
-    for n in range(sections.count()):
-        sections.nth(n).click()
-        link = page.get_by_test_id("stTopNavDropdownLink").filter(has_text=title)
-        try:
-            link.first.wait_for(state="visible", timeout=2000)
-        except Exception:   # not in this section: close its popover and try the next
-            page.keyboard.press("Escape")
-            continue
-        link.first.click()
-        wait_for_app(page)
-        return
+    """Open the app page called `title` from the navigation menu at the top (its sections drop down).
+
+    A section's popover that has not opened within a try's wait is closed and the next section tried;
+    on a loaded machine a popover can take longer than the first wait, so the menu is scanned again
+    with longer waits before the page is said to be missing (the waits bound a hang, never time a step).
+    """
+    page.get_by_test_id("stTopNav").wait_for()
+    for wait_ms in (2000, 6000, 15000):
+        sections = page.get_by_test_id("stTopNav").get_by_test_id("stTopNavSection")
+        for n in range(sections.count()):
+            sections.nth(n).click()
+            link = page.get_by_test_id("stTopNavDropdownLink").filter(has_text=title)
+            try:
+                link.first.wait_for(state="visible", timeout=wait_ms)
+            except Exception:   # not in this section (or not open yet): close its popover, try the next
+                page.keyboard.press("Escape")
+                continue
+            link.first.click()
+            wait_for_app(page)
+            return
     raise AssertionError(f"no page called {title!r} in the menu")
 
 
