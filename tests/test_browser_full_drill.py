@@ -7,8 +7,10 @@ from __future__ import annotations
 import csv
 import io
 import re
+import warnings
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from drills.loader import load_catalogue
 from drills.schema import ChoiceQuestion, NumericQuestion, section_title
@@ -41,9 +43,20 @@ def _lock(page, loaded, question) -> None:
     else:
         form.get_by_label("Your notes").fill(NOTES)
         form.get_by_role("button", name=LOCK).click()
-    page.wait_for_function(
-        "n => [...document.querySelectorAll('button')].filter(b => b.innerText.includes('Lock in')).length < n",
-        arg=before)
+    # The form's Lock in leaves the page once the answer is stored. On a loaded machine a press can be lost
+    # (as in the keyboard walk), and the form then stays filled: press its Lock in again, at most twice, and
+    # say so. The wait bounds a lost press; it times no step.
+    for tries in range(3):
+        try:
+            page.wait_for_function(
+                "n => [...document.querySelectorAll('button')].filter(b => b.innerText.includes('Lock in')).length < n",
+                arg=before, timeout=20_000)
+            break
+        except PlaywrightTimeout:
+            if tries == 2:
+                raise
+            warnings.warn(pytest.PytestWarning(f"{question.id}: the Lock in press was not answered; pressing it again"))
+            form.get_by_role("button", name=LOCK).click()
     wait_for_app(page)
 
 
