@@ -280,8 +280,12 @@ def submit_form(page: Page, form_id: str, values: dict[str, str]) -> list[Widget
 class StreamlitSession:
     """One browser tab's side of the protocol: the page and query string it is on, and what the last run drew.
 
-    Widget states are sent only for widgets the candidate touches; for the others the server keeps the values
-    of the previous run, as it does when a frontend reports them unchanged. Cached-message hashes are never
+    Every rerun carries the value of every text box and select box on the page, as a browser's does (the
+    frontend reports each widget it holds, touched or not: 32 states for a lock-in on the board, not the form's
+    4). The value is the one the frontend holds: what this session last sent, else what the server last set,
+    else the widget's default when it first appeared. Other kinds are sent only when the candidate touches them;
+    for those the server keeps the values of the previous run, as it does when a frontend reports them
+    unchanged. Cached-message hashes are never
     offered, so every element arrives in full. The sidebar clock asks for an auto-rerun after the time box's
     remaining minutes; sessions here end long before, so those reruns are not sent.
     """
@@ -295,6 +299,7 @@ class StreamlitSession:
         self.run_deltas: list[int] = []   # how many elements and blocks each script run so far sent, in order
         self.run_fragments: tuple[str, ...] = ()   # the fragments the last run ran alone (empty: the whole page)
         self.auto_reruns: dict[str, float] = {}   # fragment id -> seconds between the reruns it asked for
+        self.held: dict[str, str] = {}   # text or select box id -> the value the frontend would report for it
 
     @classmethod
     async def open(cls, url: str, *, cookie: str | None = None, open_timeout: float = 30) -> StreamlitSession:
@@ -338,6 +343,7 @@ class StreamlitSession:
                 if self.run_deltas:
                     self.run_deltas[-1] += 1
                 element = self.page.apply(forward)
+                self._hold(element)
                 if (until is not None and seen_at is None and element is not None
                         and element.WhichOneof("type") == "markdown" and until(self.page)):
                     seen_at = time.monotonic()
@@ -378,7 +384,7 @@ class StreamlitSession:
             forward.ParseFromString(await asyncio.wait_for(self.websocket.recv(), remaining))
             kind = forward.WhichOneof("type")
             if kind == "delta":
-                self.page.apply(forward)
+                self._hold(self.page.apply(forward))
             elif kind == "new_session" and not forward.metadata.run.fragment_ids:   # a whole-app run
                 self.page = Page()
                 self.auto_reruns = {}
@@ -404,12 +410,42 @@ class StreamlitSession:
         state.page_name = page_name
         state.fragment_id = fragment_id
         state.is_auto_rerun = auto
+        widgets = list(widgets)
         state.widget_states.widgets.extend(widgets)
+        state.widget_states.widgets.extend(self._other_text_boxes(widgets))
         state.context_info.url = (f"{self.url.rstrip('/')}/{page_name}"
                                   f"{'?' + self.query_string if self.query_string else ''}")
         state.context_info.timezone = "UTC"
         state.context_info.locale = "en-GB"
         return msg.SerializeToString()
+
+    def _hold(self, element) -> None:
+        """Keep the value the frontend shows in a text or select box just drawn: the server's, when it set one;
+        the widget's default, when the box is new; else the value already held (typed, or set before)."""
+        kind = element.WhichOneof("type") if element is not None else None
+        if kind == "text_input":
+            box = element.text_input
+            if box.set_value or box.id not in self.held:
+                self.held[box.id] = box.value if box.set_value else box.default
+        elif kind == "selectbox":
+            box = element.selectbox
+            if box.set_value:
+                self.held[box.id] = box.raw_value
+            elif box.id not in self.held and box.HasField("default") and box.default < len(box.options):
+                self.held[box.id] = box.options[box.default]
+
+    def _other_text_boxes(self, widgets: list[WidgetState]) -> list[WidgetState]:
+        """The states a browser adds to `widgets`: every other text and select box on the page, at its value."""
+        given = {w.id for w in widgets}
+        self.held.update({w.id: w.string_value for w in widgets if w.WhichOneof("value") == "string_value"})
+        boxes = {}
+        for element in self.page.elements.values():
+            if element.WhichOneof("type") in ("text_input", "selectbox"):
+                if getattr(element, element.WhichOneof("type")).id not in self.held:
+                    self._hold(element)   # drawn by a run another reader applied (a live seat's pushed run)
+                boxes[getattr(element, element.WhichOneof("type")).id] = True
+        return [WidgetState(id=box, string_value=self.held[box]) for box in boxes
+                if box not in given and box in self.held]
 
     def query(self, name: str) -> str | None:
         found = re.search(rf"(?:^|&){re.escape(name)}=([^&]+)", self.query_string)

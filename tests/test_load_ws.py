@@ -48,6 +48,42 @@ def test_the_page_reads_widgets_in_page_order_and_a_redrawn_block_starts_empty()
 
 
 @pytest.mark.timeout(180)
+def test_a_rerun_reports_every_text_box_and_select_box_on_the_page_as_a_browser_does():
+    """A browser's rerun carries each text box it holds (typed into or not) and each select box's shown option, so
+    the server does that work per run; the driver sends the same, with what it typed kept for later runs."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    from bench.load_ws import StreamlitSession, text
+
+    session = StreamlitSession(None, "http://127.0.0.1:1")
+    page = session.page
+    _element(page, [0, 0], "selectbox", id="part", label="Part", options=["1. Intro", "2. Board"], default=1)
+    _element(page, [0, 1], "text_input", id="a", label="Best guess (s)", form_id="lock::a")
+    _element(page, [0, 2], "button", id="a-go", label="🔒 Lock in", form_id="lock::a", is_form_submitter=True)
+    _element(page, [0, 3], "text_input", id="b", label="Best guess (s)", form_id="lock::b", default="7")
+    _element(page, [1, 0], "text_input", id="side", label="Resume code", value="XY", set_value=True)
+
+    def sent(widgets) -> dict[str, object]:
+        msg = BackMsg()
+        msg.ParseFromString(session._rerun_message(widgets))
+        return {w.id: getattr(w, w.WhichOneof("value")) for w in msg.rerun_script.widget_states.widgets}
+
+    assert sent(submit_form(page, "lock::a", {"a": "12"})) == {"a": "12", "a-go": True, "part": "2. Board", "b": "7",
+                                                               "side": "XY"}
+    assert sent([text(page.widget("text_input", "Best guess (s)"), "")])["a"] == ""
+    assert sent([])["a"] == "", "what was typed last is what the frontend still shows"
+    assert "a-go" not in sent([]), "a button is a trigger: sent only when pressed"
+    # A run redraws the picker with its declared default (the first part): the frontend still shows the part the
+    # candidate is on, and reports that; only a value the server sets replaces it.
+    _element(page, [0, 0], "selectbox", id="part", label="Part", options=["1. Intro", "2. Board"], default=0)
+    session._hold(page.elements[(0, 0)])
+    assert sent([])["part"] == "2. Board"
+    _element(page, [0, 0], "selectbox", id="part", label="Part", options=["1. Intro", "2. Board"], default=0,
+             raw_value="1. Intro", set_value=True)
+    session._hold(page.elements[(0, 0)])
+    assert sent([])["part"] == "1. Intro"
+
+
 def test_two_websocket_sessions_start_and_lock_in_confirmed_on_the_page_and_stored(pg_url):
     with Stack(1, database=pg_url, proxy=False) as stack, StoreAnswers(pg_url) as stored:
         results = run_blocking(drive(stack.url, 2, 90, 0.2, stored, lockins=1))
