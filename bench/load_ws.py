@@ -412,7 +412,7 @@ class StreamlitSession:
         state.is_auto_rerun = auto
         widgets = list(widgets)
         state.widget_states.widgets.extend(widgets)
-        state.widget_states.widgets.extend(self._other_text_boxes(widgets))
+        state.widget_states.widgets.extend(self._boxes_shown(widgets))
         state.context_info.url = (f"{self.url.rstrip('/')}/{page_name}"
                                   f"{'?' + self.query_string if self.query_string else ''}")
         state.context_info.timezone = "UTC"
@@ -434,18 +434,21 @@ class StreamlitSession:
             elif box.id not in self.held and box.HasField("default") and box.default < len(box.options):
                 self.held[box.id] = box.options[box.default]
 
-    def _other_text_boxes(self, widgets: list[WidgetState]) -> list[WidgetState]:
+    def _boxes_shown(self, widgets: list[WidgetState]) -> list[WidgetState]:
         """The states a browser adds to `widgets`: every other text and select box on the page, at its value."""
         given = {w.id for w in widgets}
         self.held.update({w.id: w.string_value for w in widgets if w.WhichOneof("value") == "string_value"})
-        boxes = {}
+        shown = []
         for element in self.page.elements.values():
-            if element.WhichOneof("type") in ("text_input", "selectbox"):
-                if getattr(element, element.WhichOneof("type")).id not in self.held:
-                    self._hold(element)   # drawn by a run another reader applied (a live seat's pushed run)
-                boxes[getattr(element, element.WhichOneof("type")).id] = True
-        return [WidgetState(id=box, string_value=self.held[box]) for box in boxes
-                if box not in given and box in self.held]
+            kind = element.WhichOneof("type")
+            if kind not in ("text_input", "selectbox"):
+                continue
+            box = getattr(element, kind).id
+            if box not in self.held:
+                self._hold(element)   # drawn by a run another reader applied (a live seat's pushed run)
+            if box not in given and box in self.held:
+                shown.append(WidgetState(id=box, string_value=self.held[box]))
+        return shown
 
     def query(self, name: str) -> str | None:
         found = re.search(rf"(?:^|&){re.escape(name)}=([^&]+)", self.query_string)
