@@ -171,6 +171,10 @@ def load_row(processes: int, sessions: int, budget_s: float, stagger_s: float, d
         for n, app_url in enumerate(stack.app_urls):   # a first visit imports every page: not what a class waits for
             # Its own handle: a handle used again needs its resume code, so the measured load-0 would be refused.
             asyncio.run(load_ws.run_session(app_url, WARM_UP_HANDLE + n, time.monotonic() + 120))
+        if static_cache:   # and one through nginx, whose static cache a class's first visitor fills for the week
+            # (inactive=7d): else each row's first session pays it again (0.28-0.43 s of app CPU, seen on one
+            # machine), 0.05-0.07 s on each of 6 sessions where a class of 40 pays it once a week.
+            asyncio.run(load_ws.run_session(stack.url, WARM_UP_HANDLE + len(stack.app_urls), time.monotonic() + 120))
         # What the processes spend with no session at all (Streamlit's loop, the store's pool), per second: taken off
         # the run's CPU, so a driver whose sessions take longer (a browser) is not charged for the apps' own ticking.
         idle_rate = 0.0
@@ -363,7 +367,8 @@ def main(argv: list[str] | None = None) -> int:
     pace = f"{args.think:g} s on each question first" if args.think else "back to back"
     app = f"the app as of {revision_name(args.at)}" if args.at else "the working tree's app"
     print(f"Start + {LOCKINS} lock-ins per session, {pace}, sessions {args.stagger:g} s apart, {app}, on loopback "
-          f"({'; '.join(GENERATOR[d] for d in args.driver)}; embedded PostgreSQL, nginx)")
+          f"({'; '.join(GENERATOR[d] for d in args.driver)}; embedded PostgreSQL, nginx, its static-file cache filled "
+          f"before each row where the app has one)")
     print_load(rows)
     return 0
 
