@@ -116,7 +116,7 @@ def _missing(room: list, seen: list) -> str:
 
 
 def _shows(session: StreamlitSession, prefix: str) -> bool:
-    return any(e.body.startswith(prefix) for kind in ("markdown", "alert") for e in session.page.of_kind(kind))
+    return any(prefix in e.body for kind in ("markdown", "alert") for e in session.page.of_kind(kind))
 
 
 class Seat:

@@ -46,8 +46,9 @@ def closed_at(steps: Sequence[LiveStep]) -> dict[str, float]:
     return out
 
 
-def _counted(answers: Mapping[int, Mapping[str, LockedAnswer]], attempt_id: int, question_id: str,
-             until: float | None) -> LockedAnswer | None:
+def counted(answers: Mapping[int, Mapping[str, LockedAnswer]], attempt_id: int, question_id: str,
+            until: float | None) -> LockedAnswer | None:
+    """The attempt's answer to the question as the room counts it: locked by `until` (the question's close)."""
     answer = answers.get(attempt_id, {}).get(question_id)
     if answer is None or (until is not None and answer.locked_at > until):
         return None
@@ -89,7 +90,7 @@ def numeric_room(question: NumericQuestion, part_id: str, seats: Sequence[Seat],
                  until: float | None) -> NumericRoom:
     guesses, skipped = [], 0
     for seat in seats:
-        answer = _counted(answers, seat.attempt_id, question.id, until)
+        answer = counted(answers, seat.attempt_id, question.id, until)
         if answer is None:
             continue
         if answer.skipped:
@@ -125,7 +126,7 @@ def choice_room(question: ChoiceQuestion, seats: Sequence[Seat], answers: Mappin
     counts = {o.id: 0 for o in question.options}
     own = None
     for seat in seats:
-        answer = _counted(answers, seat.attempt_id, question.id, until)
+        answer = counted(answers, seat.attempt_id, question.id, until)
         if answer is None or answer.skipped or answer.choice not in counts:
             continue
         counts[answer.choice] += 1
@@ -142,7 +143,7 @@ def for_viewer(room: NumericRoom | ChoiceRoom, answers: Mapping[int, Mapping[str
     """A room drawn for nobody (own_attempt=None) as `viewer`'s attempt sees it: their guess, or the option they
     picked, marked as their own. After a Close every page shows the same room, so it is made once and marked
     per page. Of equal guesses (value and range) the first is marked: on the strip they look the same."""
-    answer = _counted(answers, viewer, room.question_id, until) if viewer is not None else None
+    answer = counted(answers, viewer, room.question_id, until) if viewer is not None else None
     if answer is None or answer.skipped:
         return room
     if isinstance(room, ChoiceRoom):
@@ -186,7 +187,7 @@ def scoreboard(loaded: LoadedDrill, steps: Sequence[LiveStep], seats: Sequence[S
     for seat in seats:
         earned, ranges, hits = 0.0, 0, 0
         for question in graded:
-            answer = _counted(answers, seat.attempt_id, question.id, closed[question.id])
+            answer = counted(answers, seat.attempt_id, question.id, closed[question.id])
             result = graders[seat.attempt_id].grade(question, answer, parts[question.id])
             earned += result.score or 0.0
             if result.in_range is not None:

@@ -6,7 +6,6 @@ PostgreSQL, the store's version on DuckDB) and reruns the page. Reports are dril
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass, replace
 
 import streamlit as st
@@ -31,7 +30,8 @@ from drills.live_store import (
     LiveSession,
 )
 from drills.live_watch import watch_for
-from drills.records import Candidate
+from drills.loader import LoadedDrill
+from drills.records import Candidate, LockedAnswer
 from drills.schema import ChoiceQuestion, NumericQuestion
 from drills.variants import in_variant
 from sims.platform import SCENARIO_TITLES
@@ -43,7 +43,8 @@ from ui.instructor_access import sign_in
 from ui.live_clock import room_clock
 from ui.live_figures import Strip, choice_figure, numeric_figure, numeric_strip
 from ui.live_push import RoomPages
-from ui.lockin import FINISHED, render_question
+from ui.live_shared import SharedReads
+from ui.lockin import FINISHED, answer_summary, render_question
 from ui.reveal import render_reveals
 from ui.safe import escape_markdown
 from ui.sim_embed import platform_query
@@ -286,12 +287,10 @@ def _seat_part(session_id: int, seat) -> None:
     page = fragment_push.this_fragment()
     _pages(store.path).drew(session_id, page, drawn[0])
     st.session_state[LIVE_DREW] = (session_id, drawn[0], page)
-    session = store.live_session(session_id)   # read after the version: a move in between reruns the part
+    session = _session_at(store, session_id, drawn[0])   # as of the step drawn: a later move reruns the part
     if session.state == ENDED and fragment_run():
         st.rerun(scope="app")   # the page around the room changes too (where to wait for the next session)
     loaded = _loaded(session)
-    attempt = store.attempt_by_id(seat.attempt_id)
-    view = AttemptView.load(store, attempt, loaded)
     st.caption(f"Live: {escape_markdown(loaded.drill.title)} · you are "
                f"{escape_markdown(seat.handle)} · {drawn[1]} in the room")
     _scenario_link(session)
@@ -299,7 +298,7 @@ def _seat_part(session_id: int, seat) -> None:
     if session.state == ENDED:
         st.success("The session has ended. Your answers are an attempt of your class, with its results.", icon="🏁")
         st.page_link("pages/results.py", label="See your results", icon="📊",
-                     query_params={keys.ATTEMPT_TOKEN: attempt.token})
+                     query_params={keys.ATTEMPT_TOKEN: store.attempt_by_id(seat.attempt_id).token})
         return
     if session.state == WAITING:
         st.info("You are in the waiting room. The first question opens when your instructor opens it.", icon="⏳")
@@ -307,9 +306,11 @@ def _seat_part(session_id: int, seat) -> None:
     question = _question_of(loaded, session)
     part = loaded.drill.part(session.part_id)
     st.subheader(f"Question {session.step_no + 1} of {len(live.questions_in_order(loaded))} · {part.title}")
+    shared = _closed_seat(store, session, loaded, question, seat, present=drawn[1])
+    view = None if shared else AttemptView.load(store, store.attempt_by_id(seat.attempt_id), loaded)
     if part.body:
         with st.expander("The scenario", expanded=session.state == OPEN):
-            st.markdown(view.text(part.body))
+            st.markdown((shared or view).text(part.body))
     if session.state == OPEN:
         render_question(view, question, part.id)
         _report_lock(store, session, view, question.id)
@@ -319,21 +320,59 @@ def _seat_part(session_id: int, seat) -> None:
         return
     revealed = session.state == REVEALED
     shown = replace(view, disclosed=view.disclosed | {question.id}) if revealed else view
-    if question.id in view.answers:   # never the form: the question is closed
+    if shared:
+        shared.draw(question)
+    elif question.id in view.answers:   # never the form: the question is closed
         render_question(shown, question, part.id)
     else:
         st.caption("This question closed before you locked in.")
-    _room_distribution(store, session, loaded, question, own_attempt=seat.attempt_id, present=drawn[1])
+    _room_distribution(store, session, loaded, question, own_attempt=seat.attempt_id, present=drawn[1],
+                       footer="" if revealed else "The worked answer opens for everyone when your instructor "
+                                                  "reveals it.")
     if revealed:
         _worked_answer(shown, loaded, question)
-    else:
-        st.caption("The worked answer opens for everyone when your instructor reveals it.")
+
+
+@dataclass(frozen=True)
+class ClosedSeat:
+    """A seat's own part of a closed question, drawn from the room's report the process shares (_closed_report)
+    instead of the seat's own reads: a closed question takes no more lock-ins, so its answer there is final."""
+    loaded: LoadedDrill   # the seat's drill in its variant and its simulations' runs, as AttemptView.load
+    sim_values: SimTruths   # builds them (here the report's grader's, so the runs are once per process)
+    answer: LockedAnswer | None   # the seat's answer to the closed question, None if it locked none in time
+
+    text = AttemptView.text   # a drill text in the seat's variant: the view's one rule (no model run unless read)
+
+    def draw(self, question) -> None:
+        """The locked answer as render_question shows it once locked (the prompt, then the guess), in one block."""
+        if self.answer is None:
+            st.caption("This question closed before you locked in.")
+            return
+        words = "guess" if isinstance(question, NumericQuestion) else "answer"
+        with st.container(border=True):
+            st.markdown(f"**{self.text(question.prompt)}**\n\n🔒 Your {words}: "
+                        f"**{answer_summary(question, self.answer, self.text)}**")
+
+
+def _closed_seat(store, session: LiveSession, loaded, question, seat, *, present: int) -> ClosedSeat | None:
+    """The seat's closed question from the shared report when it draws as a plain locked line (a number without
+    a simulation, or a choice; locked without hints, not skipped), else None: the page reads its own view."""
+    plain = isinstance(question, ChoiceQuestion) or (isinstance(question, NumericQuestion) and not question.sim)
+    if session.state != CLOSED or not plain:
+        return None
+    report = _closed_report(store, session, present, question, loaded)
+    grader = report.graders.get(seat.attempt_id)
+    answer = live.counted(report.answers, seat.attempt_id, question.id, report.until)
+    if grader is None or (answer is not None and (answer.skipped or answer.hint_cost)):
+        return None
+    return ClosedSeat(grader.loaded, grader.sim_values, answer)
 
 
 def _late_locks(loaded, session: LiveSession) -> None:
     """A Lock in pressed on a form left from before the close: the store refused it (LiveClosed); say so here,
-    since the page no longer draws that form. The open question's own outcome is render_question's to show."""
-    for question_id, _ in live.questions_in_order(loaded):
+    since the page no longer draws that form. The open question's own outcome is render_question's to show.
+    Only the questions opened so far had a form (a missing key costs the session state a raised KeyError)."""
+    for question_id, _ in live.questions_in_order(loaded)[:session.step_no + 1]:
         if session.state == OPEN and question_id == session.question_id:
             continue
         outcome = st.session_state.pop(keys.lock_outcome(question_id), None)
@@ -449,6 +488,7 @@ class RoomReport:
     answers: dict   # attempt id -> question id -> answer, as read
     until: float | None   # the question's close: later lock-ins are left out
     strip: Strip | None   # a numeric question's strip, shared by every page
+    graders: dict   # attempt id -> its live.Grader (the drill in its variant), for each seat read
     notes: tuple[int, int] = (0, 0)   # a notes question: (seats that wrote notes, seats)
 
 
@@ -457,17 +497,23 @@ def _report(question, session: LiveSession, read: tuple, *, closed: bool) -> Roo
     until = live.closed_at(steps).get(question.id) if closed else None
     if isinstance(question, NumericQuestion):
         room = live.numeric_room(question, session.part_id, seats, graders, answers, own_attempt=None, until=until)
-        return RoomReport(room, answers, until, numeric_strip(room, show_truth=closed))
+        return RoomReport(room, answers, until, numeric_strip(room, show_truth=closed), graders)
     if isinstance(question, ChoiceQuestion):
         return RoomReport(live.choice_room(question, seats, answers, own_attempt=None, until=until), answers, until,
-                          None)
+                          None, graders)
     wrote = sum(1 for s in seats if question.id in answers.get(s.attempt_id, {}))
-    return RoomReport(None, answers, until, None, (wrote, len(seats)))
+    return RoomReport(None, answers, until, None, graders, (wrote, len(seats)))
 
 
-_CLOSED: OrderedDict = OrderedDict()   # (store, session, step, present, question) -> RoomReport, newest last
-_CLOSED_KEPT = 16
-_CLOSED_LOCKS: dict[tuple, threading.Lock] = {}
+_SHARED = SharedReads()   # per process: a session's row as of a step, a closed question's report
+
+
+def _session_at(store, session_id: int, step: int) -> LiveSession | None:
+    """The session's row as of its latest step `step`, read once per process. Every move (an injection too) is
+    a new step and the rest of the row never changes, so a step fixes the row: after a move the room's pages
+    share one read. A read that finds a newer step (a move meanwhile) is returned, not kept under `step`."""
+    return _SHARED.get(("session", store.path, session_id, step), lambda: store.live_session(session_id),
+                       keep=lambda session: session.version == step)
 
 
 def _closed_report(store, session: LiveSession, present: int, question, loaded) -> RoomReport:
@@ -475,48 +521,41 @@ def _closed_report(store, session: LiveSession, present: int, question, loaded) 
     at once, and a closed question takes no more lock-ins (LiveClosed), so one read, one grading and one strip
     serve them all; each page marks its own guess. Read-only for its callers. `present` keys a late join (the
     room's count changes). The first page builds it while the others wait for it, not build it again."""
-    key = (store.path, session.id, session.version, present, question.id)
-    found = _CLOSED.get(key)
-    if found is not None:
-        return found
-    with _PROCESS_LOCK:
-        lock = _CLOSED_LOCKS.setdefault(key, threading.Lock())
-    with lock:
-        found = _CLOSED.get(key)
-        if found is None:
-            found = _report(question, session, _read_room(store, session, loaded), closed=True)
-            with _PROCESS_LOCK:
-                _CLOSED[key] = found
-                while len(_CLOSED) > _CLOSED_KEPT:
-                    _CLOSED_LOCKS.pop(_CLOSED.popitem(last=False)[0], None)
-    return found
+    return _SHARED.get(("closed", store.path, session.id, session.version, present, question.id),
+                       lambda: _report(question, session, _read_room(store, session, loaded), closed=True))
 
 
 def _room_distribution(store, session: LiveSession, loaded, question, *, own_attempt: int | None,
-                       present: int) -> None:
-    """The room's locked answers to `question`: as they stand now while it is open, as of its close after."""
+                       present: int, footer: str = "") -> None:
+    """The room's locked answers to `question`: as they stand now while it is open, as of its close after.
+
+    The title, the counts and `footer` are one element and the chart another: after a Close every page of the
+    room draws this at once, and each element is a message the server builds and sends to every page."""
     closed = session.state != OPEN
     if closed:
         report = _closed_report(store, session, present, question, loaded)
     else:
         report = _report(question, session, _read_room(store, session, loaded), closed=False)
     room = live.for_viewer(report.room, report.answers, own_attempt, until=report.until) if report.room else None
-    st.markdown("**The room's answers**")
+    chart = None
     if isinstance(room, live.NumericRoom):
         hits, ranges = room.ranges_held
-        st.caption(f"{len(room.guesses)} {'guess' if len(room.guesses) == 1 else 'guesses'} of {room.seats} in the room"
-                   + (f", {room.skipped} skipped" if room.skipped else "")
-                   + (f" · {hits} of {ranges} ranges held the truth" if ranges and closed else ""))
+        counts = (f"{len(room.guesses)} {'guess' if len(room.guesses) == 1 else 'guesses'} of {room.seats} in the "
+                  "room" + (f", {room.skipped} skipped" if room.skipped else "")
+                  + (f" · {hits} of {ranges} ranges held the truth" if ranges and closed else ""))
         if room.guesses:
-            st.plotly_chart(numeric_figure(room, show_truth=closed, strip=report.strip), key=_chart_key(question.id),
-                            width="stretch")
+            chart = numeric_figure(room, show_truth=closed, strip=report.strip)
     elif isinstance(room, live.ChoiceRoom):
-        st.caption(f"{room.answered} answers of {room.seats} in the room")
+        counts = f"{room.answered} answers of {room.seats} in the room"
         if room.answered:
-            st.plotly_chart(choice_figure(room, show_right=closed), key=_chart_key(question.id), width="stretch")
+            chart = choice_figure(room, show_right=closed)
     else:
         count, seats = report.notes
-        st.caption(f"{count} of {seats} wrote notes; each rates their own against the worked answer.")
+        counts = f"{count} of {seats} wrote notes; each rates their own against the worked answer."
+    # Numbers and the page's own sentences only: no user text goes into this markdown.
+    st.markdown("  \n".join(["**The room's answers**", f":gray[{counts}]"] + ([f":gray[{footer}]"] if footer else [])))
+    if chart is not None:
+        st.plotly_chart(chart, key=_chart_key(question.id), width="stretch")
 
 
 # -- the instructor's console ----------------------------------------------------------------------------------
