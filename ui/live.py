@@ -44,7 +44,7 @@ from ui.live_clock import room_clock
 from ui.live_figures import Strip, choice_figure, numeric_figure, numeric_strip
 from ui.live_push import RoomPages
 from ui.live_shared import SharedReads
-from ui.lockin import FINISHED, answer_summary, render_question
+from ui.lockin import FINISHED, locked_line, render_question
 from ui.reveal import render_reveals
 from ui.safe import escape_markdown
 from ui.sim_embed import platform_query
@@ -348,10 +348,8 @@ class ClosedSeat:
         if self.answer is None:
             st.caption("This question closed before you locked in.")
             return
-        words = "guess" if isinstance(question, NumericQuestion) else "answer"
         with st.container(border=True):
-            st.markdown(f"**{self.text(question.prompt)}**\n\n🔒 Your {words}: "
-                        f"**{answer_summary(question, self.answer, self.text)}**")
+            st.markdown(f"**{self.text(question.prompt)}**\n\n{locked_line(question, self.answer, self.text)}")
 
 
 def _closed_seat(store, session: LiveSession, loaded, question, seat, *, present: int) -> ClosedSeat | None:

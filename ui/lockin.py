@@ -249,18 +249,24 @@ def _open_form(view: AttemptView, question, part_id: str, rerun: tuple[str, ...]
                                      args=(view, question, part_id, rerun))
 
 
+def locked_line(question, answer: LockedAnswer, text) -> str:
+    """The markdown line for a locked number or choice ("🔒 Your guess: …"), here and in the live room."""
+    words = "guess" if isinstance(question, NumericQuestion) else "answer"
+    return f"🔒 Your {words}: **{answer_summary(question, answer, text)}**"
+
+
 def _locked(view: AttemptView, question, answer: LockedAnswer, *, show_truth: bool) -> None:
     if answer.skipped:
         st.markdown("⏭️ *Skipped — counts as no marks.*")
     elif isinstance(question, NumericQuestion):
-        st.markdown(f"🔒 Your guess: **{answer_summary(question, answer)}**")
+        st.markdown(locked_line(question, answer, view.text))
         if answer.hint_cost:
             st.caption(f"💡 Hints opened before the lock-in cost {answer.hint_cost:.0%} of this question's mark.")
             with st.expander("The hints you opened"):
                 for index in sorted(view.hints.get(question.id, ())):
                     st.markdown(f"**Hint {index + 1}:** {view.text(question.hints[index].text)}")
     elif isinstance(question, ChoiceQuestion):
-        st.markdown(f"🔒 Your answer: **{answer_summary(question, answer, view.text)}**")
+        st.markdown(locked_line(question, answer, view.text))
     else:
         st.caption("🔒 Your notes")
         st.text(answer.notes)  # user text: plain text, never markdown or HTML
