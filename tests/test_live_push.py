@@ -48,6 +48,33 @@ def test_a_move_reruns_each_page_still_drawing_an_older_step_once_and_forgets_a_
     assert sorted(asked) == ["s1", "s2", "s3"]
 
 
+def test_a_move_heard_while_a_page_registers_is_drawn_or_pushed_never_lost():
+    """The listener hears a Close between a page's read of the room's step and its registration: it pushes
+    nothing to that page (not registered yet), and the page's shared row for the step it read is the open
+    question's. The page must draw the close, else it shows the open question until a timer finds out."""
+    from ui.fragment_push import FragmentPage
+    from ui.live_push import RoomPages
+
+    asked = []
+    pages = RoomPages(rerun=lambda page: asked.append(page.session_id) or True)
+    page = FragmentPage("s1", "fragment-s1", "hash", "")
+    heard = [(5, 2, 0)]   # what the process's listener last read of room 7
+
+    def read_then_close_lands() -> tuple:
+        seen = heard[-1]
+        if len(heard) == 1:   # the Close, heard right after this page read step 5
+            heard.append((6, 2, 1))
+            pages.moved(7, heard[-1])
+        return seen
+
+    assert pages.drawing(7, page, read_then_close_lands) == (6, 2, 1), "the page draws the move it missed"
+    assert pages.pages(7) == {"s1": 6} and asked == []
+
+    pages.moved(7, (8, 2, 1))   # a later move finds the page registered at the step it drew, and pushes it
+    assert asked == ["s1"]
+    assert pages.drawing(7, page, lambda: (8, 2, 1)) == (8, 2, 1) and pages.pages(7) == {"s1": 8}
+
+
 # -- one room for every viewer ------------------------------------------------------------------------------------
 def test_a_room_made_for_nobody_marks_each_viewers_own_guess_and_option_as_numeric_room_would(loaded):
     question, choice = loaded.drill.question(QUESTION), loaded.drill.question("b2_breaker_at_30s")

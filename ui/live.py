@@ -283,9 +283,8 @@ def _seat_part(session_id: int, seat) -> None:
     """Everything of the room on a candidate's page. A move reruns this part alone (pushed by the process's
     listener, or asked for by the page's tick), not the page: after a Close the whole room redraws at once."""
     store = get_store()
-    drawn = _room_version(store, session_id)
     page = fragment_push.this_fragment()
-    _pages(store.path).drew(session_id, page, drawn[0])
+    drawn = _pages(store.path).drawing(session_id, page, lambda: _room_version(store, session_id))
     st.session_state[LIVE_DREW] = (session_id, drawn[0], page)
     session = _session_at(store, session_id, drawn[0])   # as of the step drawn: a later move reruns the part
     if session.state == ENDED and fragment_run():

@@ -28,6 +28,18 @@ class RoomPages:
         with self._lock:
             self._rooms.setdefault(room, {})[page.session_id] = (page, step)
 
+    def drawing(self, room: int, page: FragmentPage | None, read: Callable[[], tuple]) -> tuple:
+        """The version of `room` a run of `page` is to draw (`read()`: the listener's, else the store's), with
+        the page registered at it first. A move the listener heard before the page was registered pushed nothing
+        to it, so the version is read again after registering: a move heard before that is drawn now, and one
+        heard after it finds the page registered at an older step and pushes it another run."""
+        drawn = read()
+        self.drew(room, page, drawn[0])
+        latest = read()
+        if latest[0] != drawn[0]:
+            self.drew(room, page, latest[0])
+        return latest
+
     def moved(self, room: int, version: tuple) -> None:
         """The watcher read `room` at `version` (step id first): rerun each page that drew another step."""
         step = version[0]
