@@ -24,6 +24,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -36,7 +37,8 @@ from bench.load_ws import (
     StreamlitSession,
     submit_form,
 )
-from deploy.stack import Stack
+from bench.bench_load import revision_name, tree_at
+from deploy.stack import ROOT, Stack
 from drills import live
 from drills.backends import open_store
 from drills.live_store import CLOSE, NEXT
@@ -196,7 +198,8 @@ class Seat:
 
 
 async def _bench(url: str, database: str, seats: int, app_pids: list[int], db_pid: int | None,
-                 profile: str | None, idle_s: float) -> None:
+                 profile: str | None, idle_s: float) -> dict[str, float]:
+    """Runs the room and prints its figures; returns the Close's (p50, p95, max in s, server CPU in s)."""
     store = open_store(database)
     loaded = ScopedDrills(load_catalogue().drills)[DRILL]
     questions = live.questions_in_order(loaded)
@@ -267,6 +270,7 @@ async def _bench(url: str, database: str, seats: int, app_pids: list[int], db_pi
         stop.set()
         for s in room:
             await s.session.close()
+        return {"p50": statistics.median(delays), "p95": q[18], "max": delays[-1], "cpu": cpu}
     finally:
         store.close()
 
@@ -278,12 +282,27 @@ def main() -> None:
     parser.add_argument("--idle", type=float, default=10.0, help="seconds every page sits open before the Close")
     parser.add_argument("--profile", metavar="PREFIX",
                         help="py-spy each app process from Close to the last page (PREFIX-app-N.txt, collapsed)")
+    parser.add_argument("--reference", metavar="REV",
+                        help="also run the room on the app as of REV (git archive), first, in the same run: the "
+                             "before of a before/after, with this tree's bench and stack")
     args = parser.parse_args()
-    with Stack(args.processes) as stack:
-        print(f"live room over websockets: {args.seats} seats, {args.processes} app processes behind nginx "
-              f"(PostgreSQL, LISTEN/NOTIFY, pages rerun by the server), fallback poll {PUSHED_POLL_S} s")
-        asyncio.run(_bench(stack.url, stack.database, args.seats, stack.app_pids, stack.pid_of("postgres"),
-                           args.profile, args.idle))
+    with tempfile.TemporaryDirectory(prefix="faultlines-ref-") as scratch:
+        apps = [("this tree", ROOT)]
+        if args.reference:
+            apps.insert(0, (revision_name(args.reference), tree_at(args.reference, Path(scratch))))
+        figures = {}
+        for app, root in apps:
+            with Stack(args.processes, root=root) as stack:
+                print(f"live room over websockets, {app}: {args.seats} seats, {args.processes} app processes behind "
+                      f"nginx (PostgreSQL, LISTEN/NOTIFY, pages rerun by the server), fallback poll {PUSHED_POLL_S} s",
+                      flush=True)
+                figures[app] = asyncio.run(_bench(stack.url, stack.database, args.seats, stack.app_pids,
+                                                  stack.pid_of("postgres"), args.profile, args.idle))
+    if len(figures) == 2:
+        (before, b), (after, a) = figures.items()
+        print(f"close -> every page, {before} / {after}: p95 {b['p95']:.2f} / {a['p95']:.2f} s "
+              f"({b['p95'] / a['p95']:.2f}x), server CPU {b['cpu']:.1f} / {a['cpu']:.1f} s "
+              f"({b['cpu'] / a['cpu']:.2f}x)")
 
 
 if __name__ == "__main__":
