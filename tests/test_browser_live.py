@@ -105,6 +105,7 @@ def test_an_instructor_runs_a_whole_break_for_five_candidates_on_three_processes
         page.get_by_role("button", name=re.compile("Lock in")).click()
     for _, page in pages:
         _seen(page, f"{len(HANDLES)} guesses of {len(HANDLES)} in the room")
+    pages[0][1].screenshot(path=str(tmp_path / "candidate_closed.png"), full_page=True)
     _press(console, "Reveal the answer")
     for _, page in pages:
         _seen(page, "Truth")

@@ -153,12 +153,14 @@ def test_without_a_provider_a_handle_in_the_cohort_joins_with_its_resume_code(ap
     _button(at, "Join the room").click().run()
     assert not at.exception, at.exception
     assert "waiting room" in _texts(at) and "Your resume code" in _texts(at)
+    assert not [b for b in at.button if b.label == "Join the room"], "joined: the join form is gone from the page"
     again = app_test("app.py").run()   # another browser typing the same handle without its code
     again.switch_page("pages/live.py").run()
     again.text_input(key="live::handle").input("grace")
     again.text_input(key="live::cohort").input("night")
     _button(again, "Join the room").click().run()
     assert "is in use" in _texts(again) and "waiting room" not in _texts(again)
+    assert [b for b in again.button if b.label == "Join the room"], "refused: the form stays to try again"
     store = AttemptStore(db_path)
     try:
         assert [s.handle for s in store.live_seats(session.id)] == ["grace"]

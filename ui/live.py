@@ -197,14 +197,16 @@ def _anonymous_seat_candidate(store) -> Candidate | None:
     proven = st.session_state.get(LIVE_CANDIDATE)
     if isinstance(proven, Candidate):
         return proven
-    st.markdown("Type your handle and your class's cohort code to join its live session.")
-    with st.form("live_join", enter_to_submit=True):
-        cols = st.columns([2, 1, 1])
-        handle = cols[0].text_input("Your handle", max_chars=40, key=LIVE_HANDLE)
-        cohort = cols[1].text_input("Cohort code", max_chars=40, key=LIVE_COHORT)
-        code = cols[2].text_input("Resume code (handle used before)", type="password", max_chars=20,
-                                  key=LIVE_CODE)
-        go = st.form_submit_button("Join the room", type="primary")
+    slot = st.empty()   # the form goes once joined: the room's runs that follow redraw only the room's part
+    with slot.container():
+        st.markdown("Type your handle and your class's cohort code to join its live session.")
+        with st.form("live_join", enter_to_submit=True):
+            cols = st.columns([2, 1, 1])
+            handle = cols[0].text_input("Your handle", max_chars=40, key=LIVE_HANDLE)
+            cohort = cols[1].text_input("Cohort code", max_chars=40, key=LIVE_COHORT)
+            code = cols[2].text_input("Resume code (handle used before)", type="password", max_chars=20,
+                                      key=LIVE_CODE)
+            go = st.form_submit_button("Join the room", type="primary")
     if not go:
         return None
     if not (cohort or "").strip():
@@ -216,6 +218,7 @@ def _anonymous_seat_candidate(store) -> Candidate | None:
         st.error(str(problem), icon="⚠️")
         return None
     st.session_state[LIVE_CANDIDATE] = candidate
+    slot.empty()
     if new_code:
         st.session_state[LIVE_NEW_CODE] = (candidate.handle, new_code)
     return candidate
