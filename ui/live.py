@@ -630,8 +630,8 @@ def _console(store, session: LiveSession, actor: str) -> None:
         room_clock(store, loaded, steps)   # the instructor's clock: the room keeps it, seats have none
     cols[0].metric("In the room", len(here), help=f"{len(seats)} joined; present means their page was seen in "
                                                     f"the last {PRESENT_S:.0f} s")
-    where = "waiting room" if session.state == WAITING else f"question {session.step_no + 1} of {len(order)}"
-    cols[1].metric("Where", where)
+    # A quarter of the console's width: "question 8 of 8" was cut to "question 8 …" beside the clock.
+    cols[1].metric("Question", "not yet" if session.state == WAITING else f"{session.step_no + 1} of {len(order)}")
     state_words = {WAITING: "waiting", OPEN: "open", CLOSED: "closed" + (" (all locked in)" if session.reason else ""),
                    REVEALED: "answer revealed", ENDED: "ended"}
     cols[2].metric("Question is", state_words[session.state])
