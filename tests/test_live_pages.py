@@ -274,3 +274,34 @@ def test_the_rooms_sim_link_is_followed_only_by_a_seat_of_that_room(app_test, db
     assert eve.selectbox(key="platform_scenario").value == "baseline", "a typed id shows nothing of another room"
     assert "Following your live room" not in _texts(eve)
     assert "This link follows a live room" in _texts(eve)
+
+
+def test_a_room_part_cut_short_is_not_taken_for_drawn_so_the_pages_tick_redraws_it(app_test, db_path, klass,
+                                                                                   monkeypatch):
+    """The page's tick redraws the room's part when the step it last drew is not the room's: a run that stops
+    half way (an error, a store that went away) must leave the step it was drawing unseen, or the tick takes
+    the half-drawn room for the current one and the page never shows the move."""
+    import ui.live as ui_live
+
+    prof = _started(app_test)
+    ana = _as(app_test, "ana@school.edu")
+    _as(app_test, "bo@school.edu")   # present and not locking in: only the instructor's Close ends the question
+    _button(prof, "Open the first question").click().run()
+    ana.run()
+    opened = ana.session_state[ui_live.LIVE_DREW][1]
+    _lock(ana, "150")
+    _button(prof, "Close the question").click().run()
+
+    def cut_short(*args, **kwargs):
+        raise RuntimeError("the run stopped half way")
+
+    whole = ui_live._closed_seat
+    monkeypatch.setattr(ui_live, "_closed_seat", cut_short)
+    ana.run()
+    assert ana.exception and "guesses of" not in _texts(ana)
+    assert ana.session_state[ui_live.LIVE_DREW][1] == opened, "the closed step was not drawn: still unseen"
+    monkeypatch.setattr(ui_live, "_closed_seat", whole)
+    ana.run()
+    assert not ana.exception, ana.exception
+    assert "1 guess of 2 in the room" in _texts(ana)
+    assert ana.session_state[ui_live.LIVE_DREW][1] != opened

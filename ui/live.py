@@ -288,7 +288,16 @@ def _seat_part(session_id: int, seat) -> None:
     store = get_store()
     page = fragment_push.this_fragment()
     drawn = _pages(store.path).drawing(session_id, page, lambda: _room_version(store, session_id))
+    last = st.session_state.get(LIVE_DREW)
+    if last is None or last[0] != session_id:
+        st.session_state[LIVE_DREW] = (session_id, None, page)   # the tick's to redraw until a draw completes
+    _draw_seat_part(store, session_id, seat, drawn)
+    # Only a draw that ran to its end counts as drawn: a run cut short leaves the step unseen, so the page's
+    # tick redraws the part instead of taking a half-drawn room for the current one.
     st.session_state[LIVE_DREW] = (session_id, drawn[0], page)
+
+
+def _draw_seat_part(store, session_id: int, seat, drawn: tuple) -> None:
     session = _session_at(store, session_id, drawn[0])   # as of the step drawn: a later move reruns the part
     if session.state == ENDED and fragment_run():
         st.rerun(scope="app")   # the page around the room changes too (where to wait for the next session)
