@@ -41,3 +41,23 @@ def test_the_server_reruns_one_fragment_of_a_session_by_itself(tmp_path):
     assert first == ["outside the fragment", "outside a fragment, this_fragment() is None", "area run 1"]
     assert len(fragments) == 1, "a run of the one fragment, not of the page"
     assert after == ["outside the fragment", "outside a fragment, this_fragment() is None", "area run 2"]
+
+
+def test_a_push_for_a_page_the_browser_has_left_is_not_asked_for():
+    """A pushed rerun names its page; folded into the browser's own navigation it would take the candidate back
+    to the room. The push goes only while the session's latest run is still on that page."""
+    from streamlit.proto.ClientState_pb2 import ClientState
+
+    from ui.fragment_push import request_if_still_on_page
+
+    class Session:
+        def __init__(self, page_script_hash):
+            self.page_script_hash, self.asked = page_script_hash, []
+
+        def request_rerun(self, state):
+            self.asked.append(state.fragment_id)
+
+    state = ClientState(fragment_id="room-part", page_script_hash="live-page", is_auto_rerun=True)
+    stayed, left = Session("live-page"), Session("catalogue-page")
+    assert request_if_still_on_page(stayed, state) and stayed.asked == ["room-part"]
+    assert not request_if_still_on_page(left, state) and left.asked == []

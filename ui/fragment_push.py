@@ -7,7 +7,8 @@ This module is the only place that reaches into Streamlit's runtime for that; te
 it against a real server and fails when Streamlit changes what it uses:
 - the running fragment's id (`ThreadState.get().fragment_id`) and the run's context (session, page, query);
 - `Runtime.instance().get_app_session(id)` and the runtime's event loop (`_get_async_objs().eventloop`);
-- `AppSession.request_rerun(ClientState)` with a `fragment_id`, which a browser's own rerun request goes through.
+- `AppSession.request_rerun(ClientState)` with a `fragment_id`, which a browser's own rerun request goes through,
+  and `AppSession.page_script_hash`, the page the session's latest run started on.
 
 A pushed run carries no widget states (the session keeps what its browser last sent, as for the frontend's own
 timer reruns) and is queued behind a run in progress, never preempting it.
@@ -66,5 +67,18 @@ def rerun(page: FragmentPage) -> bool:
     state = ClientState(fragment_id=page.fragment_id, page_script_hash=page.page_script_hash,
                         query_string=page.query_string, is_auto_rerun=True)
     # AppSession is not thread-safe: its requests are made on the runtime's event loop, as a browser's are.
-    runtime._get_async_objs().eventloop.call_soon_threadsafe(session.request_rerun, state)
+    runtime._get_async_objs().eventloop.call_soon_threadsafe(request_if_still_on_page, session, state)
+    return True
+
+
+def request_if_still_on_page(session, state) -> bool:
+    """On the event loop: ask `session` for the fragment run `state` names, unless its browser has since moved to
+    another page. A request carries its page, and one folded into the browser's own navigation (a run pending
+    when it lands) takes the newer request's page: a push landing just after a click on another page would pull
+    the candidate back to the room. Streamlit records the page each run starts on (`AppSession.page_script_hash`);
+    where it does not, the request goes as before."""
+    on_page = getattr(session, "page_script_hash", state.page_script_hash)
+    if on_page != state.page_script_hash:
+        return False
+    session.request_rerun(state)
     return True
