@@ -17,41 +17,49 @@ from ui.context import (
     store_outage,
 )
 from ui.faults import show_store_fault, show_store_outage
-from ui.frame import run_in_frame
+from ui.frame import declared_pages, run_in_frame
+from ui.heap import freeze_after_imports
 from ui.identity import account_box
+from ui.loop_wakeups import install as wake_loop_per_burst
 from ui.sim_visits import attribution_note, record_sim_visit
 from ui.theme_cache import install as build_theme_once
 from ui.timer import attempt_clocks
 
+freeze_after_imports()   # what the imports so far made lives as long as the process: no full GC pass walks it
 build_theme_once()   # every run starts with a new_session message: its theme is built once, not per run
+wake_loop_per_burst()   # a run's elements wake the server's event loop once per burst, not twice per element
 st.set_page_config(page_title="Fault Lines", page_icon="🧭", layout="wide")
 page_aids()   # focus ring, skip link, the navigation's list roles, phone-sized titles
 
 # No custom url_path: until app.py first runs, Streamlit routes by the pages/ file names,
 # so the URLs must be those names for a bookmark to work on a freshly started server.
-PAGES = {
-    "Drills": [
-        st.Page("pages/home.py", title="Catalogue", icon="🏠", default=True),
-        st.Page("pages/drill.py", title="Drill", icon="📝"),
-        st.Page("pages/results.py", title="Results", icon="📊"),
-        st.Page("pages/history.py", title="My history", icon="🗂️"),
-        st.Page("pages/review.py", title="Spaced review", icon="🔁"),
-        st.Page("pages/live.py", title="Live room", icon="📡"),
-    ],
-    "Simulations": [
-        st.Page("pages/sim_hot_shard.py", title="Hot shard", icon="🔥"),
-        st.Page("pages/sim_concurrency_pool.py", title="Concurrency pool", icon="🚦"),
-        st.Page("pages/sim_retry_storm.py", title="Retry storm", icon="🌩️"),
-        st.Page("pages/sim_platform.py", title="Whole platform", icon="🏭"),
-    ],
-    "Labs": [
-        st.Page("pages/hot_tenant.py", title="Hot tenant event store", icon="🧪"),
-        st.Page("pages/pg_lab.py", title="PostgreSQL lab", icon="🐘"),
-    ],
-    "Instructors": [
-        st.Page("pages/instructor.py", title="Scoreboard", icon="🎓"),
-    ],
-}
+def _declare() -> dict[str, list[st.Page]]:
+    return {
+        "Drills": [
+            st.Page("pages/home.py", title="Catalogue", icon="🏠", default=True),
+            st.Page("pages/drill.py", title="Drill", icon="📝"),
+            st.Page("pages/results.py", title="Results", icon="📊"),
+            st.Page("pages/history.py", title="My history", icon="🗂️"),
+            st.Page("pages/review.py", title="Spaced review", icon="🔁"),
+            st.Page("pages/live.py", title="Live room", icon="📡"),
+        ],
+        "Simulations": [
+            st.Page("pages/sim_hot_shard.py", title="Hot shard", icon="🔥"),
+            st.Page("pages/sim_concurrency_pool.py", title="Concurrency pool", icon="🚦"),
+            st.Page("pages/sim_retry_storm.py", title="Retry storm", icon="🌩️"),
+            st.Page("pages/sim_platform.py", title="Whole platform", icon="🏭"),
+        ],
+        "Labs": [
+            st.Page("pages/hot_tenant.py", title="Hot tenant event store", icon="🧪"),
+            st.Page("pages/pg_lab.py", title="PostgreSQL lab", icon="🐘"),
+        ],
+        "Instructors": [
+            st.Page("pages/instructor.py", title="Scoreboard", icon="🎓"),
+        ],
+    }
+
+
+PAGES = declared_pages(_declare)   # built once per process; each run gets its own copies for st.navigation
 
 # Open (and migrate) the store once per process, before any page runs; if it cannot open, the pages
 # that read or write attempts show why, and the simulations and labs carry on without it.

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.clean_html import CleanHtml, clean
+
 # The theme's primary colour: 5.7:1 on white and 5.4:1 on the sidebar's grey, over the 3:1 a focus
 # indicator needs. Streamlit's own cues (a faint background on links, a border tint on inputs) are not.
 FOCUS_RING = "#1565c0"
@@ -113,7 +115,10 @@ _SCRIPT = """
 """
 
 
+_AIDS = CleanHtml(clean(_STYLE + _SCRIPT % {"id": f'"{SKIP_LINK_ID}"'}))   # cleaned once, not on every run
+
+
 def page_aids() -> None:
     """Draw the focus ring, the skip link, the navigation's list roles and the phone's title sizes
     (style and script only: nothing takes space)."""
-    st.html(_STYLE + _SCRIPT % {"id": f'"{SKIP_LINK_ID}"'}, unsafe_allow_javascript=True)
+    st.html(_AIDS, unsafe_allow_javascript=True)

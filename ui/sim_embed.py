@@ -61,9 +61,19 @@ def _figure(preset_id: str, seed: int, inputs: tuple[tuple[str, float], ...] = (
     return preset_figure(preset_id, seed, params)
 
 
+def _models_by_page() -> dict[str, list[str]]:
+    by_page: dict[str, list[str]] = {}
+    for model, (page, _, _) in MODEL_PAGES.items():
+        by_page.setdefault(Path(page).stem, []).append(model)
+    return by_page
+
+
+_MODELS_BY_PAGE = _models_by_page()   # worked out once: the frame asks twice on every run of every page
+
+
 def page_models(url_path: str) -> list[str]:
     """The models whose figures the app page at `url_path` (its file name, e.g. 'sim_hot_shard') shows."""
-    return [model for model, (page, _, _) in MODEL_PAGES.items() if Path(page).stem == url_path]
+    return list(_MODELS_BY_PAGE.get(url_path, ()))   # a copy: callers may keep or change it
 
 
 # Here rather than in ui.sim_controls, which the sim pages use, so the app's start-up (which imports this

@@ -11,6 +11,7 @@ from drills.accounts import may_open
 from drills.timebox import clock_for, format_duration, pacing, planned_part
 from ui import keys
 from ui.browser_clock import ClockView, clock_markup, next_server_run_s
+from ui.clean_html import CleanHtml
 from ui.context import attempt_this_run, get_catalogue, get_store, now, store_guard, viewer
 from ui.safe import escape_markdown
 
@@ -30,7 +31,8 @@ def attempt_clocks(token: str) -> None:
         _sidebar_fragment(attempt, token)
     at = now()
     clock = clock_for(attempt, at)
-    st.html(clock_markup(ClockView(attempt.started_at, clock.limit_s, attempt.extra_s, at, clock), compact=True),
+    st.html(CleanHtml(clock_markup(ClockView(attempt.started_at, clock.limit_s, attempt.extra_s, at, clock),
+                                   compact=True)),
             unsafe_allow_javascript=True)
 
 
@@ -60,7 +62,8 @@ def _draw_clock(token: str) -> None:
     st.markdown(f"**{escape_markdown(attempt.handle)}**" + (f" · cohort {escape_markdown(attempt.cohort)}"
                                                               if attempt.cohort else ""))
     # Numbers only go into this HTML (never the handle or any other user text).
-    st.html(clock_markup(ClockView(attempt.started_at, clock.limit_s, attempt.extra_s, at, clock), with_script=False),
+    st.html(CleanHtml(clock_markup(ClockView(attempt.started_at, clock.limit_s, attempt.extra_s, at, clock),
+                                   with_script=False)),
             unsafe_allow_javascript=True)
     if loaded is None or clock.finished:
         return
