@@ -16,6 +16,14 @@ def test_streamlit_still_has_what_this_replaces():
     assert loop_wakeups._fits()
 
 
+def test_what_it_replaces_is_still_recognised_once_installed():
+    # app.py installs it in every AppTest run, so a worker that ran one before this file holds the replacements:
+    # the check must read Streamlit's own methods behind them (a CI run failed on exactly that ordering).
+    loop_wakeups.install()
+    assert app_session.AppSession._call_soon_on_event_loop.__wrapped__ is not None
+    assert loop_wakeups._fits()
+
+
 class _Loop:
     """A real event loop on its own thread, counting the wake-ups asked of it from other threads."""
 

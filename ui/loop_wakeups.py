@@ -90,10 +90,15 @@ def _enqueued_some_message(self) -> None:
         async_objs.eventloop.call_soon_threadsafe(async_objs.need_send_data.set)
 
 
+def _streamlits(method):
+    """Streamlit's own method, also once install() has put this module's in its place."""
+    return getattr(method, "__wrapped__", method)
+
+
 def _fits() -> bool:
     """Whether Streamlit still has the two methods this replaces, as this module knows them."""
-    session_call = getattr(app_session.AppSession, "_call_soon_on_event_loop", None)
-    enqueued = getattr(runtime.Runtime, "_enqueued_some_message", None)
+    session_call = _streamlits(getattr(app_session.AppSession, "_call_soon_on_event_loop", None))
+    enqueued = _streamlits(getattr(runtime.Runtime, "_enqueued_some_message", None))
     return (session_call is not None and enqueued is not None
             and session_call.__code__.co_varnames[:2] == ("self", "callback")
             and "_event_loop" in session_call.__code__.co_names
