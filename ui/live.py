@@ -87,6 +87,8 @@ def _chart_key(question_id: str) -> str:
     return K.item("chart", question_id)
 
 
+CLOSED_UNANSWERED = "This question closed before you locked in."   # a seat with no answer counted by the close
+
 _PROCESS_LOCK = threading.Lock()
 _WATCHES: dict[str, tuple] = {}   # store target -> (its watcher, the room pages it reruns): one per process
 
@@ -336,7 +338,7 @@ def _draw_seat_part(store, session_id: int, seat, drawn: tuple) -> None:
     elif question.id in view.answers:   # never the form: the question is closed
         render_question(shown, question, part.id)
     else:
-        st.caption("This question closed before you locked in.")
+        st.caption(CLOSED_UNANSWERED)
     _room_distribution(store, session, loaded, question, own_attempt=seat.attempt_id, present=drawn[1],
                        footer="" if revealed else "The worked answer opens for everyone when your instructor "
                                                   "reveals it.")
@@ -357,7 +359,7 @@ class ClosedSeat:
     def draw(self, question) -> None:
         """The locked answer as render_question shows it once locked (the prompt, then the guess), in one block."""
         if self.answer is None:
-            st.caption("This question closed before you locked in.")
+            st.caption(CLOSED_UNANSWERED)
             return
         with st.container(border=True):
             st.markdown(f"**{self.text(question.prompt)}**\n\n{locked_line(question, self.answer, self.text)}")

@@ -30,9 +30,11 @@ class RoomPages:
 
     def drawing(self, room: int, page: FragmentPage | None, read: Callable[[], tuple]) -> tuple:
         """The version of `room` a run of `page` is to draw (`read()`: the listener's, else the store's), with
-        the page registered at it first. A move the listener heard before the page was registered pushed nothing
-        to it, so the version is read again after registering: a move heard before that is drawn now, and one
-        heard after it finds the page registered at an older step and pushes it another run."""
+        the page registered at it first. A move the listener heard between the first read and the registration
+        was pushed only on the page's older registration, which the page's own run then overwrites, so the page
+        would depend on that push going through; the version is read again after registering: a move heard
+        before that is drawn now, and one heard after it finds the page registered at an older step and pushes
+        it another run."""
         drawn = read()
         self.drew(room, page, drawn[0])
         latest = read()
