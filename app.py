@@ -18,12 +18,12 @@ from ui.context import (
 )
 from ui.faults import show_store_fault, show_store_outage
 from ui.frame import declared_pages, run_in_frame
-from ui.heap import freeze_after_imports
+from ui.runtime.heap import freeze_after_imports
 from ui.identity import account_box
-from ui.loop_wakeups import install as wake_loop_per_burst
-from ui.sim_visits import attribution_note, record_sim_visit
-from ui.theme_cache import install as build_theme_once
-from ui.timer import attempt_clocks
+from ui.runtime.loop_wakeups import install as wake_loop_per_burst
+from ui.sims.visits import attribution_note, record_sim_visit
+from ui.runtime.theme_cache import install as build_theme_once
+from ui.drill.timer import attempt_clocks
 
 freeze_after_imports()   # what the imports so far made lives as long as the process: no full GC pass walks it
 build_theme_once()   # every run starts with a new_session message: its theme is built once, not per run

@@ -23,7 +23,7 @@ from drills.backends import open_store
 from ui.faults import OUTAGE_TITLE
 
 BACKEND_HEADER = "X-Faultlines-Backend"
-NOT_LOCKED = "Not locked in"          # ui/lockin.py's words for a press the store refused
+NOT_LOCKED = "Not locked in"          # ui/drill/lockin.py's words for a press the store refused
 LOST_RACE = "Another tab locked"
 STORED, REFUSED, OUTAGE, LOST, NOTHING = "stored", "refused", "outage", "lost", "nothing"
 
@@ -83,7 +83,7 @@ async def _reconnect(session: StreamlitSession, cookie: str, deadline: float) ->
     """A browser's reconnect: a new websocket (nginx may send it to another process), tried until one opens.
 
     As the frontend does, it keeps the page it had drawn and sends nothing until the candidate acts: the next
-    press is the new server session's first run (the case ui/lockin.py must not drop).
+    press is the new server session's first run (the case ui/drill/lockin.py must not drop).
     """
     while True:
         await asyncio.sleep(0.5)

@@ -211,7 +211,7 @@ def bench_page(db: Path, repeat: int) -> None:
     import streamlit as st
 
     from drills.store import AttemptStore
-    from ui.instructor import _figure
+    from ui.instructor.board import _figure
 
     writer = AttemptStore(db)
     some_attempt = writer.query(_OPEN_ATTEMPTS, [1]).fetchone()[0]
@@ -250,8 +250,8 @@ def bench_cold_key(repeat: int) -> None:
     from drills.loader import load_catalogue
     from drills.reports.source import Filters
     from drills.store import AttemptStore
-    from ui.attempt_view import simulation_truths
-    from ui.instructor import Board
+    from ui.drill.attempt_view import simulation_truths
+    from ui.instructor.board import Board
 
     loaded = load_catalogue().drills["one_tenant"]
     every = tuple(range(BENCH_DRAWS))

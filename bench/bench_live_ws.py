@@ -5,7 +5,7 @@ showing the room's answers. Prints figures; asserts nothing about time.
 
 Each seat is a bench.load_ws session: it opens /live, joins with a handle and the class's cohort, then does what
 the browser's frontend does: it draws every run the server sends, including the fragment runs the server starts
-by itself (ui.fragment_push: the process's listener reruns a room's part after a move), and asks for each
+by itself (ui.runtime.fragment_push: the process's listener reruns a room's part after a move), and asks for each
 `run_every` fragment's rerun at its interval. The instructor's moves go through the store, as the console's
 buttons do. All seats but one lock in a number (so the question does not close itself; the Lock in reruns its
 fragment, as the browser asks), every page then sits idle for --idle s, then Close; the figure per seat runs
@@ -44,7 +44,7 @@ from drills.backends import open_store
 from drills.live_store import CLOSE, NEXT
 from drills.loader import load_catalogue
 from drills.scope import ScopedDrills
-from ui.live import PUSHED_POLL_S
+from ui.live.room import PUSHED_POLL_S
 
 DRILL = "one_tenant~break2"
 QUESTION = "jobs_in_flight"

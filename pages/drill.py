@@ -8,14 +8,14 @@ import streamlit as st
 
 from drills.variants import label as variant_label
 from ui import keys
-from ui.attempt_view import AttemptView
+from ui.drill.attempt_view import AttemptView
 from ui.context import get_store, require_attempt
-from ui.guess import plural
-from ui.history import show_new_resume_code
-from ui.lockin import flash
-from ui.reveal import render_part
-from ui.review import schedule_after_finish
-from ui.rubric import render_self_score
+from ui.sims.guess import plural
+from ui.drill.history import show_new_resume_code
+from ui.drill.lockin import flash
+from ui.drill.reveal import render_part
+from ui.drill.review import schedule_after_finish
+from ui.drill.rubric import render_self_score
 from ui.frame import require_frame
 
 require_frame()

@@ -12,7 +12,7 @@ from drills.timebox import clock_for, format_duration
 from ui import keys
 from ui.context import get_catalogue, get_store, now, remember_attempt
 from ui.frame import require_frame
-from ui.start import start as start_attempt, start_at_once, who_are_you
+from ui.drill.start import start as start_attempt, start_at_once, who_are_you
 
 require_frame()
 

@@ -1,6 +1,6 @@
 """Hot tenant: a live event-store lab (buckets, retries, bounded reads, fenced owners) and a partition sim.
 
-Thin page: the lab tab is ui.hot_tenant_lab (over labs.hot_tenant), the simulation tab ui.hot_tenant_sim.
+Thin page: the lab tab is ui.labs.hot_tenant_lab (over labs.hot_tenant), the simulation tab ui.labs.hot_tenant_sim.
 """
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import streamlit as st
 
 from ui import keys
 from ui.frame import require_frame
-from ui.hot_tenant_lab import render_lab
-from ui.hot_tenant_sim import render_sim
-from ui.sim_embed import HOT_TENANT_TABS
+from ui.labs.hot_tenant_lab import render_lab
+from ui.labs.hot_tenant_sim import render_sim
+from ui.sims.embed import HOT_TENANT_TABS
 
 require_frame()
 
@@ -18,7 +18,7 @@ st.title("Hot tenant event store")
 st.markdown("One tenant writes faster than any single partition can take. Spread its independent events "
             "without ever storing one twice, read the newest ones without touching every bucket, and keep "
             "a strictly ordered stream behind a single fenced owner.")
-# Bound to the URL, so a drill's "Explore" link (ui.sim_embed) can open the simulation tab directly.
+# Bound to the URL, so a drill's "Explore" link (ui.sims.embed) can open the simulation tab directly.
 lab_tab, sim_tab = st.tabs(list(HOT_TENANT_TABS), key=keys.TAB, bind="query-params")
 with lab_tab:
     render_lab()

@@ -1,16 +1,16 @@
 """Instructors: their classes and the scoreboard, behind an instructor account (or the embedded passphrase).
 
-Thin page: the gate is ui.instructor_access, classes are ui.classes, the board is ui.instructor; reports come
+Thin page: the gate is ui.instructor.access, classes are ui.instructor.classes, the board is ui.instructor.board; reports come
 from drills.reports, actions (overrides, extra time) from drills.instructor_actions.
 """
 from __future__ import annotations
 
 import streamlit as st
 
-from ui.classes import failed_tries_note, render_classes, visible_cohorts
+from ui.instructor.classes import failed_tries_note, render_classes, visible_cohorts
 from ui.context import get_store
-from ui.instructor import render_board
-from ui.instructor_access import sign_in, sign_out_button
+from ui.instructor.board import render_board
+from ui.instructor.access import sign_in, sign_out_button
 from ui.safe import escape_markdown
 from ui.frame import require_frame
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.frame import require_frame
-from ui.pg_lab import pick_view, render_view
+from ui.labs.pg_lab import pick_view, render_view
 
 require_frame()
 

@@ -1,15 +1,15 @@
 """Results: how an attempt went, reached only through its own attempt token.
 
-All of the figures and tables come from ui.results; this page only finds the attempt.
+All of the figures and tables come from ui.drill.results; this page only finds the attempt.
 """
 from __future__ import annotations
 
 import streamlit as st
 
 from ui import keys
-from ui.attempt_view import AttemptView
+from ui.drill.attempt_view import AttemptView
 from ui.context import get_store, require_attempt
-from ui.results import record_results_visit, render_results
+from ui.drill.results import record_results_visit, render_results
 from ui.frame import require_frame
 
 require_frame()

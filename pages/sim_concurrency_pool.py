@@ -10,17 +10,17 @@ import streamlit as st
 
 from sims import concurrency_pool
 from ui import keys
-from ui.guess import plural
-from ui.sim_charts import fanout_in_service_series, lanes_frames, pool_in_service_series
-from ui.sim_controls import play
-from ui.sim_tab import Question, SimTab, settings
-from ui.sim_embed import FANOUT_LANE, POOL_LANE
+from ui.sims.guess import plural
+from ui.sims.charts import fanout_in_service_series, lanes_frames, pool_in_service_series
+from ui.sims.controls import play
+from ui.sims.tab import Question, SimTab, settings
+from ui.sims.embed import FANOUT_LANE, POOL_LANE
 from ui.frame import require_frame
 
 require_frame()
 
 # The brief's figure for a pool of 10 (about 19 429s) depends on K, so the pool is asked about by default;
-# a drill's link can ask about the fan-out instead (?cp_lane=, ui.sim_embed.explore_query), whose 429s do
+# a drill's link can ask about the fan-out instead (?cp_lane=, ui.sims.embed.explore_query), whose 429s do
 # not move with the pool size slider. Each lane keeps its own guess and pin.
 POOL = SimTab("concurrency_pool.pool_limit", "cp", "concurrency_pool",
               Question("429 refusals the pool of K collects", "refusals", 2_000.0, 1.0, tolerance_rel=0.15),

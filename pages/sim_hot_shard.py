@@ -1,12 +1,13 @@
 """Hot shard simulation page: a celebrity key, noisy tenants in worker groups, shuffle sharding.
 
-Thin page: each tab (sliders, guess, Play, the reading of the run) is in ui.hot_shard_tabs.
+Thin page: each tab (sliders, guess, Play, the reading of the run) is in ui.sims.hot_shard_tabs.
 """
 from __future__ import annotations
 
 import streamlit as st
 
-from ui import hot_shard_tabs, keys
+from ui import keys
+from ui.sims import hot_shard_tabs
 from ui.frame import require_frame
 
 require_frame()

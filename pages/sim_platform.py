@@ -1,7 +1,7 @@
 """Simulation page: the whole drill-13 platform, with Breaks 1 and 2 to replay and every fix switchable.
 
 Pick a scenario, flip mitigations, lock a guess, press Play; the charts and the verdict come from the run.
-Thin page: the scenario's question, the switches and what a run shows are ui.platform_page.
+Thin page: the scenario's question, the switches and what a run shows are ui.sims.platform_page.
 """
 from __future__ import annotations
 
@@ -10,15 +10,15 @@ import streamlit as st
 from sims.platform import SCENARIO_TITLES, SCENARIOS, Params
 from ui import keys
 from ui.frame import require_frame
-from ui.guess import play_button
-from ui.live import follow_the_room
-from ui.platform_page import BIND, show_run, sim_tab, switches, written_numbers
-from ui.sim_compare import compare_panel
-from ui.sim_embed import platform_query
-from ui.sim_pins import with_pin
-from ui.sim_runs import cached_run, download_panel
-from ui.sim_share import locked_guess, share_panel, with_guess
-from ui.sim_spread import spread_panel
+from ui.sims.guess import play_button
+from ui.live.room import follow_the_room
+from ui.sims.platform_page import BIND, show_run, sim_tab, switches, written_numbers
+from ui.sims.compare import compare_panel
+from ui.sims.embed import platform_query
+from ui.sims.pins import with_pin
+from ui.sims.runs import cached_run, download_panel
+from ui.sims.share import locked_guess, share_panel, with_guess
+from ui.sims.spread import spread_panel
 
 require_frame()
 

@@ -8,12 +8,12 @@ import streamlit as st
 
 from sims import retry_storm
 from ui import keys
-from ui.guess import plural
-from ui.sim_charts import calls_per_second_frames, calls_per_second_series
-from ui.sim_controls import play
-from ui.sim_tab import Question, SimTab, settings
+from ui.sims.guess import plural
+from ui.sims.charts import calls_per_second_frames, calls_per_second_series
+from ui.sims.controls import play
+from ui.sims.tab import Question, SimTab, settings
 from ui.frame import require_frame
-from ui.sim_embed import RETRY_STORM_TABS
+from ui.sims.embed import RETRY_STORM_TABS
 
 require_frame()
 

@@ -26,7 +26,7 @@ MAX_PROCESSES = 8
 def percentile(values: Iterable[float], q: float) -> float | None:
     """The q-th percentile (q in 0..100), interpolated linearly between the closest ranks; None for no values.
 
-    The one definition: the spread band over seeds (ui.sim_spread) and the platform's waits use it alike.
+    The one definition: the spread band over seeds (ui.sims.spread) and the platform's waits use it alike.
     """
     ordered = sorted(values)
     if not ordered:

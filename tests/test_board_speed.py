@@ -18,8 +18,8 @@ from drills.schema import NumericQuestion
 from drills.store import AttemptStore
 from drills.draws import sample_draws
 from drills.variants import in_variant
-from ui import instructor as board_ui
-from ui.attempt_view import sim_truths_of
+from ui.instructor import board as board_ui
+from ui.drill.attempt_view import sim_truths_of
 
 ONE_TENANT = load_catalogue().drills["one_tenant"]
 SIM_TRUTHS = {q.id: 100.0 for q in ONE_TENANT.drill.all_questions() if isinstance(q, NumericQuestion) and q.sim}

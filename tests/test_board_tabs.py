@@ -46,7 +46,7 @@ def _tab(module: str, function: str, cohort) -> None:
 
     from drills.reports.source import Filters
     from ui.context import get_catalogue, get_store
-    from ui.instructor import Board
+    from ui.instructor.board import Board
 
     board = Board(get_store(), get_catalogue().drills["one_tenant"], Filters("one_tenant", cohort), "Prof Test")
     render = getattr(importlib.import_module(module), function)
@@ -66,7 +66,7 @@ def _frame_with(at, column: str) -> pd.DataFrame:
 
 # -- items ------------------------------------------------------------------------------------
 def test_items_tab_shows_a_row_per_question_alpha_and_the_options_chart(class_db):
-    at = _run("ui.instructor_items", "render_items")
+    at = _run("ui.instructor.items", "render_items")
     table = _frame_with(at, "Discrimination")
     graded = [q for q in LOADED.drill.all_questions() if not (isinstance(q, NumericQuestion) and q.sim)]
     assert len(table) == len(graded) + len(SIM_TRUTHS) and set(table["Numbers"]) == {"All numbers"}
@@ -177,7 +177,7 @@ def test_the_demo_moderates_some_overrides(class_template):
 
 
 def test_integrity_tab_lists_flagged_attempts_and_opens_a_timeline(class_db):
-    at = _run("ui.instructor_integrity", "render_integrity")
+    at = _run("ui.instructor.integrity", "render_integrity")
     table = _frame_with(at, "Reveals before lock-in")
     assert len(table) > 0 and all(link.startswith("?timeline=") for link in table["Timeline"])
     looked = table["Sims before lock-in"] + table["Reveals before lock-in"] + table["Results viewed while open"]
@@ -187,7 +187,7 @@ def test_integrity_tab_lists_flagged_attempts_and_opens_a_timeline(class_db):
 
 
 def test_time_tab_draws_a_heatmap_with_the_median_on_top(class_db):
-    at = _run("ui.instructor_time", "render_time_heatmap")
+    at = _run("ui.instructor.times", "render_time_heatmap")
     chart = at.get("plotly_chart")[0]
     import json as _json
 
@@ -198,7 +198,7 @@ def test_time_tab_draws_a_heatmap_with_the_median_on_top(class_db):
 
 
 def test_grader_gap_tab_shows_the_gap_and_two_instructors(class_db):
-    at = _run("ui.instructor_gap", "render_gap")
+    at = _run("ui.instructor.gap", "render_gap")
     assert len(_frame_with(at, "Self higher %")) > 0
     assert len(_frame_with(at, "Mean distance (levels)")) > 0
 
@@ -210,7 +210,7 @@ def test_a_timeline_link_opens_its_attempt_on_the_attempt_tab(class_db):
     store = AttemptStore(class_db)
     attempt = store.attempts(drill_id="one_tenant")[-1]
     store.close()
-    at = AppTest.from_function(_tab, args=("ui.instructor_integrity", "follow_timeline_link", None),
+    at = AppTest.from_function(_tab, args=("ui.instructor.integrity", "follow_timeline_link", None),
                                default_timeout=120)
     at.query_params["timeline"] = str(attempt.id)
     at.run()
@@ -219,7 +219,7 @@ def test_a_timeline_link_opens_its_attempt_on_the_attempt_tab(class_db):
     assert at.session_state[keys.INSTRUCTOR_CANDIDATE] == attempt.candidate_id
     assert at.session_state[keys.instructor_attempt(attempt.candidate_id)] == attempt.id
     assert "timeline" not in at.query_params
-    stranger = AppTest.from_function(_tab, args=("ui.instructor_integrity", "follow_timeline_link", None),
+    stranger = AppTest.from_function(_tab, args=("ui.instructor.integrity", "follow_timeline_link", None),
                                      default_timeout=120)
     stranger.query_params["timeline"] = "999999999"
     stranger.run()

@@ -1,4 +1,4 @@
-"""HTML kept clean once is sent by st.html as Streamlit would send the string (ui/clean_html.py)."""
+"""HTML kept clean once is sent by st.html as Streamlit would send the string (ui/runtime/clean_html.py)."""
 from __future__ import annotations
 
 import pytest
@@ -6,15 +6,16 @@ from streamlit.string_util import clean_text
 from streamlit.testing.v1 import AppTest
 
 from drills.timebox import Clock
-from ui import a11y, browser_clock
-from ui.browser_clock import ClockView, clock_markup
-from ui.clean_html import CleanHtml, clean
+from ui import a11y
+from ui.drill import browser_clock
+from ui.drill.browser_clock import ClockView, clock_markup
+from ui.runtime.clean_html import CleanHtml, clean
 
 
 def _sent() -> None:
     import streamlit as st
 
-    from ui.clean_html import CleanHtml
+    from ui.runtime.clean_html import CleanHtml
 
     st.html("\n   <p>as a string</p>   \n")
     st.html(CleanHtml("\n   <p>as kept</p>   \n"))

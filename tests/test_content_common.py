@@ -171,7 +171,7 @@ def test_every_sum_the_text_states_adds_up_in_every_variant(brief):
     # Worked answers quote their arithmetic with the drawn numbers; a claim written for one set of numbers
     # reads as a wrong sum in the others.
     from drills.variants import in_variant
-    from ui.attempt_view import sim_truths_of
+    from ui.drill.attempt_view import sim_truths_of
 
     checked, wrong = 0, []
     draws = [0, *sample_draws(11)]

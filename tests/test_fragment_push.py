@@ -1,4 +1,4 @@
-"""ui/fragment_push.py against a real Streamlit server: a rerun the server asks for reaches the browser session
+"""ui/runtime/fragment_push.py against a real Streamlit server: a rerun the server asks for reaches the browser session
 as a run of that fragment alone, without the browser asking. Fails when Streamlit changes the internals it uses."""
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def test_a_push_for_a_page_the_browser_has_left_is_not_asked_for():
     to the room. The push goes only while the session's latest run is still on that page."""
     from streamlit.proto.ClientState_pb2 import ClientState
 
-    from ui.fragment_push import request_if_still_on_page
+    from ui.runtime.fragment_push import request_if_still_on_page
 
     class Session:
         def __init__(self, page_script_hash):

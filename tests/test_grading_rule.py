@@ -6,7 +6,7 @@ negative truth; choice; notes by each rating; skips of each), every tolerance ed
 float either side of the scorer's slack, twice the band, beyond), every hint cost a lock-in can carry,
 and 80% ranges on, inside and outside their edges. Both sides run over the same rows: the SQL through
 the real grading key (ensure_key, stored_key_ctes, KEY_JOIN, SCORE, IN_RANGE), the Python through
-grade_answer, the function ui/lockin.py shows.
+grade_answer, the function ui/drill/lockin.py shows.
 """
 from __future__ import annotations
 
@@ -147,8 +147,8 @@ def test_sql_scores_a_note_rating_as_the_python_rule_does(tmp_path, rating):
 
 
 def test_the_lock_in_page_shows_the_grading_module_s_grade_and_grades_nothing_itself():
-    """ui/lockin.py once re-graded (grade_numeric), re-applied the hint share and re-checked the range."""
-    tree = ast.parse((ROOT / "ui" / "lockin.py").read_text(encoding="utf-8"))
+    """ui/drill/lockin.py once re-graded (grade_numeric), re-applied the hint share and re-checked the range."""
+    tree = ast.parse((ROOT / "ui" / "drill" / "lockin.py").read_text(encoding="utf-8"))
     from_scoring = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
                     and node.module == "drills.scoring" for alias in node.names}
     assert from_scoring <= {"NOTE_SCORES", "AnswerGrade", "grade_answer"}
@@ -157,7 +157,7 @@ def test_the_lock_in_page_shows_the_grading_module_s_grade_and_grades_nothing_it
 
 
 def test_the_badge_reads_the_grade_with_its_hint_share():
-    from ui.lockin import score_badge
+    from ui.drill.lockin import score_badge
 
     question = _numeric("n", TOLERANCES["rel10"])
     half = scoring.grade_answer(question, _answer(question, value=180.0, hint_cost=0.25), 160.0)

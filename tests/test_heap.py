@@ -1,11 +1,11 @@
-"""The heap is frozen after new imports and refreshed every ten minutes, not on every run (ui/heap.py)."""
+"""The heap is frozen after new imports and refreshed every ten minutes, not on every run (ui/runtime/heap.py)."""
 from __future__ import annotations
 
 import gc
 import sys
 import types
 
-from ui import heap
+from ui.runtime import heap
 
 
 def test_a_run_freezes_after_new_imports_and_refreshes_an_old_freeze(monkeypatch):

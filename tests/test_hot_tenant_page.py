@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from ui import hot_tenant_charts as charts
+from ui.labs import hot_tenant_charts as charts
 from labs.hot_tenant.playground import Playground
 from sims.partitions import Params, run
 

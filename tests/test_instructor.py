@@ -16,9 +16,9 @@ from drills.reports.timeline import grant_history
 from drills.schema import NumericQuestion
 from drills.store import AttemptStore
 from drills.timebox import clock_for
-from ui import instructor as board_ui
+from ui.instructor import board as board_ui
 from ui import keys
-from ui.browser_clock import rendered_time_left
+from ui.drill.browser_clock import rendered_time_left
 
 PAGE = "pages/instructor.py"
 PASSPHRASE = "correct horse battery staple"

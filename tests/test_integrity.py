@@ -20,7 +20,7 @@ from drills.schema import ChoiceQuestion, NumericQuestion
 from drills.store import AttemptStore
 from drills.variants import in_variant
 from tests.test_pages import LOCK, _go, _start
-from ui.results import HIDDEN_LOCKED, HIDDEN_OPEN
+from ui.drill.results import HIDDEN_LOCKED, HIDDEN_OPEN
 
 CATALOGUE = load_catalogue()
 ONE_TENANT = CATALOGUE.drills["one_tenant"]
@@ -222,8 +222,8 @@ def demo_store(tmp_path_factory):
 
 @pytest.mark.parametrize("drill_id", sorted(CATALOGUE.drills))
 def test_board_export_and_results_agree_for_every_demo_attempt(demo_store, drill_id):
-    from ui.attempt_view import AttemptView
-    from ui.instructor import Board
+    from ui.drill.attempt_view import AttemptView
+    from ui.instructor.board import Board
 
     loaded = CATALOGUE.drills[drill_id]
     filters = Filters(drill_id)

@@ -5,7 +5,7 @@ from drills.loader import load_catalogue
 from drills.store import AnswerEntry, AttemptStore
 from labs.postgres.experiments import EXPERIMENTS
 from tests.test_pages import _go, _start
-from ui.pg_lab import VIEWS
+from ui.labs.pg_lab import VIEWS
 
 CATALOGUE = load_catalogue()
 

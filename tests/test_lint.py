@@ -207,7 +207,7 @@ def test_the_export_and_the_board_show_each_attempts_drawn_numbers(tmp_path):
     from drills.reports.exports import export_answers, export_attempts
     from drills.reports.grading_key import DrillKey
     from drills.reports.source import Filters
-    from ui.attempt_view import AttemptView
+    from ui.drill.attempt_view import AttemptView
 
     loaded = CATALOGUE.drills["hot_tenant"]
     store = AttemptStore(tmp_path / "numbers.duckdb")
@@ -231,7 +231,7 @@ def test_the_export_and_the_board_show_each_attempts_drawn_numbers(tmp_path):
 
 # -- the lab reaches the drill's sizes ----------------------------------------------------------------
 def test_the_lab_sliders_reach_the_sizes_the_drill_quotes(monkeypatch):
-    import ui.pg_lab as pg_lab
+    import ui.labs.pg_lab as pg_lab
 
     specs = {}
 

@@ -287,7 +287,7 @@ def test_the_board_marks_a_seat_in_a_live_session_as_live(opened, loaded):
     from drills.reports import aggregates
     from drills.reports.grading_key import DrillKey
     from drills.reports.source import Filters
-    from ui.instructor import leaderboard_frame
+    from ui.instructor.board import leaderboard_frame
 
     store = opened()
     session, seats = _room(store, loaded, n=1)

@@ -29,10 +29,10 @@ def loaded():
     return ScopedDrills(load_catalogue().drills)[DRILL]
 
 
-# -- the room's pages in one process (ui.live_push) -------------------------------------------------------------
+# -- the room's pages in one process (ui.live.push) -------------------------------------------------------------
 def test_a_move_reruns_each_page_still_drawing_an_older_step_once_and_forgets_a_page_gone():
-    from ui.fragment_push import FragmentPage
-    from ui.live_push import RoomPages
+    from ui.runtime.fragment_push import FragmentPage
+    from ui.live.push import RoomPages
 
     asked, gone = [], {"s3"}
     pages = RoomPages(rerun=lambda page: asked.append(page.session_id) or page.session_id not in gone)
@@ -52,8 +52,8 @@ def test_a_move_heard_while_a_page_registers_is_drawn_or_pushed_never_lost():
     """The listener hears a Close between a page's read of the room's step and its registration: it pushes
     nothing to that page (not registered yet), and the page's shared row for the step it read is the open
     question's. The page must draw the close, else it shows the open question until a timer finds out."""
-    from ui.fragment_push import FragmentPage
-    from ui.live_push import RoomPages
+    from ui.runtime.fragment_push import FragmentPage
+    from ui.live.push import RoomPages
 
     asked = []
     pages = RoomPages(rerun=lambda page: asked.append(page.session_id) or True)
@@ -90,8 +90,8 @@ def test_a_room_made_for_nobody_marks_each_viewers_own_guess_and_option_as_numer
 
 
 def test_after_a_close_two_seats_share_one_report_and_strip_and_each_sees_its_own_guess(db_path, loaded):
-    from ui import live as live_page
-    from ui.live_figures import numeric_figure
+    from ui.live import room as live_page
+    from ui.live.figures import numeric_figure
 
     store = AttemptStore(db_path)
     try:

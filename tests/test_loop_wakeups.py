@@ -1,4 +1,4 @@
-"""A session's script events wake Streamlit's event loop once per burst, in order (ui/loop_wakeups.py)."""
+"""A session's script events wake Streamlit's event loop once per burst, in order (ui/runtime/loop_wakeups.py)."""
 from __future__ import annotations
 
 import asyncio
@@ -6,7 +6,7 @@ import threading
 
 from streamlit.runtime import app_session, runtime
 
-from ui import loop_wakeups
+from ui.runtime import loop_wakeups
 
 
 def test_streamlit_still_has_what_this_replaces():

@@ -3,10 +3,10 @@
 Each test below names the mutant it kills; each was checked by applying the mutant by hand, running
 this file (the test fails), and reverting it:
 
-M1  ui/lockin.py, _entry_fields: numeric_entry(...) without unit=question.unit, so "62.5%" in a % field
+M1  ui/drill/lockin.py, _entry_fields: numeric_entry(...) without unit=question.unit, so "62.5%" in a % field
     and "$7,500" in a $/day field are refused.
-M2  ui/lockin.py, _entry_fields: the choice stored as typed, without choice_entry (an empty choice is stored).
-M3  ui/lockin.py, _entry_fields: the notes stored as typed, without notes_entry (an empty note is locked).
+M2  ui/drill/lockin.py, _entry_fields: the choice stored as typed, without choice_entry (an empty choice is stored).
+M3  ui/drill/lockin.py, _entry_fields: the notes stored as typed, without notes_entry (an empty note is locked).
 M4  sims/hot_shard.py, choose_shard: max() for min(), so a shuffle-sharded request joins the longest queue.
 M5  drills/disclosure.py, option_order: the shuffle seeded by the attempt's seed alone, so two questions of
     one attempt share one permutation.
@@ -33,7 +33,8 @@ from drills.schema import ChoiceQuestion, NotesQuestion, NumericQuestion, Option
 from drills.store import AttemptStore
 from sims import hot_shard
 from tests.clock import FakeClock
-from ui import keys, lockin
+from ui import keys
+from ui.drill import lockin
 
 CATALOGUE = load_catalogue()
 ONE = CATALOGUE.drills["one_tenant"]

@@ -7,8 +7,9 @@ import re
 import pytest
 
 from drills.timebox import Clock
-from ui import a11y, browser_clock
-from ui.browser_clock import ClockView, clock_markup
+from ui import a11y
+from ui.drill import browser_clock
+from ui.drill.browser_clock import ClockView, clock_markup
 
 STARTED = 1_790_000_000.0
 

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from tests.test_sim_pages import lock_and_play
-from ui.pg_lab import EXPERIMENT, PG_URL_ENV
+from ui.labs.pg_lab import EXPERIMENT, PG_URL_ENV
 
 
 def _texts(at) -> str:

@@ -11,9 +11,9 @@ from drills.loader import load_catalogue
 from drills.schema import NumericQuestion
 from drills.variants import in_variant
 from sims import presets
-from ui.instructor_replay import replay_query, replay_tab
+from ui.instructor.replay import replay_query, replay_tab
 from tests.test_sim_pages import lock_and_play
-from ui.sim_embed import MODEL_PAGES
+from ui.sims.embed import MODEL_PAGES
 
 LOADED = load_catalogue().drills["one_tenant"]
 SIM_QUESTIONS = [q for q in LOADED.drill.all_questions() if isinstance(q, NumericQuestion) and q.sim]

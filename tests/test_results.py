@@ -8,8 +8,8 @@ import pytest
 from drills import scoring
 from drills.loader import load_catalogue
 from drills.store import AttemptStore
-from ui import results as view_results
-from ui.attempt_view import AttemptView
+from ui.drill import results as view_results
+from ui.drill.attempt_view import AttemptView
 
 
 @pytest.fixture

@@ -254,10 +254,10 @@ def test_a_question_due_in_seconds_is_not_called_due_now(app_test, db_path, monk
     "now" while not offering it: a due time under 30 s away read as "now" but failed the due test.
 
     The page reads the time through an injected clock, so the item is due exactly 15 s after the page's now."""
-    import ui.review
+    import ui.drill.review
 
     clock = FakeClock(T0)
-    monkeypatch.setattr(ui.review, "now", clock)
+    monkeypatch.setattr(ui.drill.review, "now", clock)
     store = AttemptStore(db_path)
     code = store.claim_handle("cy", "")
     attempt = store.start_attempt("one_tenant", "cy", "", 45 * 60, seed=3)

@@ -9,7 +9,12 @@ import dataclasses
 import pytest
 
 from sims import concurrency_pool, hot_shard, partitions, platform
-from ui import guess, hot_tenant_charts, keys, platform_charts, sim_charts, sim_embed
+from ui import keys
+from ui.sims import guess
+from ui.labs import hot_tenant_charts
+from ui.sims import platform_charts
+from ui.sims import charts as sim_charts
+from ui.sims import embed as sim_embed
 
 
 def _annotations(fig) -> list[str]:
@@ -70,7 +75,7 @@ def test_verdict_metrics_add_up_and_speak_of_points(app_test):
     from streamlit.testing.v1 import AppTest
 
     def script():
-        from ui.guess import guess_verdict
+        from ui.sims.guess import guess_verdict
 
         guess_verdict(150.0, 159.8, "jobs")
         guess_verdict(100.0, 132.4, "%")

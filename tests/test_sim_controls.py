@@ -152,7 +152,7 @@ def test_the_command_words_rebuild_the_same_params(model, params):
 
 
 def test_playback_figure_carries_every_frame_with_play_pause_and_a_scrubber():
-    from ui import sim_charts
+    from ui.sims import charts as sim_charts
 
     result = concurrency_pool.run(concurrency_pool.Params(pool_size=10), 1)
     frames = sim_charts.lanes_frames(result)
@@ -168,7 +168,7 @@ def test_playback_figure_carries_every_frame_with_play_pause_and_a_scrubber():
 
 def test_spread_helpers():
     from sims.spread import percentile
-    from ui.sim_spread import grade_against_spread
+    from ui.sims.spread import grade_against_spread
 
     values = [float(v) for v in range(1, 11)]
     assert percentile(values, 10) == pytest.approx(1.9) and percentile(values, 90) == pytest.approx(9.1)
@@ -182,7 +182,8 @@ def test_spread_helpers():
 
 
 def test_platform_backlog_replays_with_fixed_axes():
-    from ui import platform_charts, sim_charts
+    from ui.sims import platform_charts
+    from ui.sims import charts as sim_charts
 
     result = platform.run(platform.Params.for_scenario("break1_fifo", window_min=10.0), 1)
     frames = platform_charts.backlog_frames(result)
@@ -199,7 +200,7 @@ PIN = "pin_hot_shard.celebrity"
 
 
 def _pin_after_play(app_test, guess: float):
-    from ui.sim_compare import pin_button
+    from ui.sims.compare import pin_button
 
     at = lock_and_play(app_test(HOT).run(), "hot_shard.celebrity", guess)
     at.button(key=pin_button("hot_shard.celebrity")).click().run()
@@ -249,7 +250,7 @@ def test_a_pinned_run_is_in_the_url_and_a_reload_keeps_it(app_test):
 
 
 def test_unpinning_takes_the_pin_out_of_the_url_and_a_bad_pin_is_dropped(app_test):
-    from ui.sim_compare import unpin_button
+    from ui.sims.compare import unpin_button
 
     at = _pin_after_play(app_test, 150.0)
     at.button(key=unpin_button("hot_shard.celebrity")).click().run()
@@ -264,7 +265,7 @@ def test_unpinning_takes_the_pin_out_of_the_url_and_a_bad_pin_is_dropped(app_tes
 
 def test_the_platform_page_keeps_its_pinned_run_in_the_url(app_test):
     from ui import keys
-    from ui.sim_compare import pin_button
+    from ui.sims.compare import pin_button
 
     name = "platform::baseline"
     at = app_test("pages/sim_platform.py").run()
@@ -288,7 +289,7 @@ def test_the_platform_page_keeps_its_pinned_run_in_the_url(app_test):
 def test_every_summary_figure_and_setting_of_every_model_has_words_not_a_field_name():
     import dataclasses
 
-    from ui.sim_compare import _flat, figure_label
+    from ui.sims.compare import _flat, figure_label
 
     runs = [("hot_shard", hot_shard.shuffle_sharding()), ("concurrency_pool", concurrency_pool.Params()),
             ("retry_storm", retry_storm.Params()),
@@ -310,13 +311,13 @@ def test_every_summary_figure_and_setting_of_every_model_has_words_not_a_field_n
     (5.0, 5.04, "A 5.0 %, B 5.0 % (B − A = ±0.0 %)"),
 ])
 def test_the_ab_line_shows_a_b_and_their_difference_at_one_precision(a, b, expected):
-    from ui.sim_compare import ab_line
+    from ui.sims.compare import ab_line
 
     assert expected in ab_line("x", "%", a, b)
 
 
 def test_shard_numbers_count_from_one_as_on_the_charts():
-    from ui.sim_compare import differences
+    from ui.sims.compare import differences
 
     celebrity = hot_shard.run(hot_shard.celebrity(), 1)
     summary_a = hot_shard.summary(celebrity)

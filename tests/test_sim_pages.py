@@ -152,7 +152,7 @@ def test_guess_again_resets_play(app_test):
 @pytest.mark.parametrize("preset_id", ["hot_shard.celebrity_4", "hot_shard.tenant_groups", "hot_shard.shuffle_cut_off",
                                        "concurrency_pool.pool10_rejected", "retry_storm.no_jitter_peak"])
 def test_drill_embed_figures_build_for_each_model(preset_id):
-    from ui.sim_charts import preset_figure
+    from ui.sims.charts import preset_figure
 
     figure = preset_figure(preset_id, seed=3)
     assert figure.data and figure.layout.title.text
@@ -160,7 +160,7 @@ def test_drill_embed_figures_build_for_each_model(preset_id):
 
 def test_animation_frames_end_on_the_full_figure():
     from sims import concurrency_pool
-    from ui import sim_charts
+    from ui.sims import charts as sim_charts
 
     result = concurrency_pool.run(concurrency_pool.Params(pool_size=10), 1)
     frames = sim_charts.lanes_frames(result)
@@ -173,7 +173,7 @@ def test_animation_frames_end_on_the_full_figure():
 
 def test_reference_lines_are_named_in_the_legend_in_every_frame():
     from sims import hot_shard
-    from ui import sim_charts
+    from ui.sims import charts as sim_charts
 
     frames = sim_charts.shard_load_frames(hot_shard.run(hot_shard.celebrity(shards=6), 1))
     for fig in (frames[0], frames[-1]):
@@ -183,7 +183,7 @@ def test_reference_lines_are_named_in_the_legend_in_every_frame():
 
 
 def test_sensible_precision_and_plurals():
-    from ui.guess import fmt_figure, plural
+    from ui.sims.guess import fmt_figure, plural
 
     assert [fmt_figure(v) for v in (129.6, 62.5, 3.571, 75.0, 0.0512, 0)] == ["130", "62.5", "3.6", "75", "0.051", "0"]
     assert plural(1, "call") == "1 call" and plural(5, "call") == "5 calls"
@@ -203,7 +203,7 @@ def test_celebrity_question_grades_the_busiest_shard_not_shard_one(app_test):
 # -- a drill question's "Explore" link opens the sim on the question's own settings ------------------
 def _opened_by_link(app_test, preset_id: str, values=None):
     from sims import presets
-    from ui.sim_embed import MODEL_PAGES, explore_query
+    from ui.sims.embed import MODEL_PAGES, explore_query
 
     page = MODEL_PAGES[presets.PRESETS[preset_id].model][0]
     at = app_test(page)

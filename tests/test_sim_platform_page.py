@@ -133,7 +133,7 @@ def test_platform_presets_name_figures_the_summary_has():
 
 
 def test_a_link_reopens_the_scenario_its_switches_seed_and_guess(app_test):
-    from ui.guess import guess_param
+    from ui.sims.guess import guess_param
 
     at = app_test("pages/sim_platform.py")
     at.query_params.update({keys.PLATFORM_SCENARIO: platform.SCENARIO_TITLES["break1_fair"],

@@ -11,7 +11,7 @@ import pytest
 from sims import concurrency_pool, platform, spread
 from tests.test_sim_pages import lock_and_play
 from ui import keys
-from ui.sim_spread import spread_button
+from ui.sims.spread import spread_button
 
 SHORT = platform.Params(window_min=5.0)
 

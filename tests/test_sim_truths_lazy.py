@@ -1,10 +1,10 @@
-"""An attempt's simulation truths run when first read, not on every page run (ui.attempt_view.SimTruths)."""
+"""An attempt's simulation truths run when first read, not on every page run (ui.drill.attempt_view.SimTruths)."""
 from __future__ import annotations
 
 from drills.loader import load_catalogue
 from drills.schema import NumericQuestion
 from drills.variants import in_variant
-from ui import attempt_view
+from ui.drill import attempt_view
 
 
 def _drill_with_sims():

@@ -1,4 +1,4 @@
-"""The catalogue's Start press is acted on before the catalogue draws (ui/start.start_at_once): a refused start
+"""The catalogue's Start press is acted on before the catalogue draws (ui/drill/start.start_at_once): a refused start
 is tried once and explained once beside the inputs and once beside the button; a good one opens the drill."""
 from __future__ import annotations
 

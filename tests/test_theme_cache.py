@@ -1,11 +1,11 @@
-"""The theme Streamlit sends at the start of every run is built once per config (ui/theme_cache.py)."""
+"""The theme Streamlit sends at the start of every run is built once per config (ui/runtime/theme_cache.py)."""
 from __future__ import annotations
 
 from streamlit import config
 from streamlit.proto.NewSession_pb2 import CustomThemeConfig
 from streamlit.runtime import app_session
 
-from ui import theme_cache
+from ui.runtime import theme_cache
 
 SECTIONS = ("theme", "theme.light", "theme.dark", "theme.sidebar", "theme.light.sidebar", "theme.dark.sidebar")
 

@@ -7,7 +7,7 @@ import pytest
 
 from drills.store import AttemptStore
 from drills.timebox import Clock
-from ui.browser_clock import ANNOUNCE_AT_S, ClockView, clock_markup, next_server_run_s, rendered_time_left
+from ui.drill.browser_clock import ANNOUNCE_AT_S, ClockView, clock_markup, next_server_run_s, rendered_time_left
 
 STARTED = 1_790_000_000.0
 

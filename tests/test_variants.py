@@ -206,7 +206,7 @@ def test_presets_built_from_the_written_numbers_are_the_stock_runs():
 
 
 def test_a_variant_is_graded_against_a_run_of_its_own_numbers():
-    from ui.attempt_view import sim_truths_of
+    from ui.drill.attempt_view import sim_truths_of
 
     hot = CATALOGUE.drills["hot_tenant"]
     written = sim_truths_of(hot)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.clean_html import CleanHtml, clean
+from ui.runtime.clean_html import CleanHtml, clean
 
 # The theme's primary colour: 5.7:1 on white and 5.4:1 on the sidebar's grey, over the 3:1 a focus
 # indicator needs. Streamlit's own cues (a faint background on links, a border tint on inputs) are not.

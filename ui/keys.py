@@ -62,7 +62,7 @@ PART = "part"                            # ?part= query parameter: where the can
 PART_SELECT = "part_select"              # the drill page's part picker widget
 MY_ATTEMPTS = "my_attempts"              # tokens started or resumed in this browser session
 HISTORY_HANDLE = "history_handle"        # the handle whose history this session has opened with its code
-NEW_RESUME_CODE = "new_resume_code"      # a resume code just issued, handed once to ui.history.RESUME_CODE_NOTE
+NEW_RESUME_CODE = "new_resume_code"      # a resume code just issued, handed once to ui.drill.history.RESUME_CODE_NOTE
 CONFLICT = "conflict"                    # why the last lock-in or rating did not count (shown once)
 JOIN_PARAM = "join"                      # ?join=<code>: a class's join link
 JOIN_SIGN_IN = "join::sign_in"           # the catalogue: Sign in to join a class (a join link was opened)
@@ -128,8 +128,8 @@ def start_scope(drill_id: str) -> str:
     return f"start_scope::{drill_id}"
 
 
-# ---- read or written by two modules: the lock-in's outcome (ui.lockin writes it, ui.live reads it for the
-# room) and the store outage (ui.context sets it, ui.reveal's fragment leaves it to a whole run).
+# ---- read or written by two modules: the lock-in's outcome (ui.drill.lockin writes it, ui.live.room reads it for the
+# room) and the store outage (ui.context sets it, ui.drill.reveal's fragment leaves it to a whole run).
 
 STORE_OUTAGE = "store_outage"            # the store failed under this session: the outage page until it answers
 

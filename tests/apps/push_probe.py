@@ -1,10 +1,10 @@
 """A page for tests/test_fragment_push.py: a fragment that, the first time it is drawn, has the server rerun it
-0.2 s later from another thread (ui.fragment_push), as a live room's listener does after a NOTIFY."""
+0.2 s later from another thread (ui.runtime.fragment_push), as a live room's listener does after a NOTIFY."""
 import threading
 
 import streamlit as st
 
-from ui import fragment_push
+from ui.runtime import fragment_push
 
 st.markdown("outside the fragment")
 st.markdown(f"outside a fragment, this_fragment() is {fragment_push.this_fragment()}")

@@ -1,0 +1,1 @@
+"""The instructor's board: access, tabs, figures, exports and classes."""

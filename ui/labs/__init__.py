@@ -1,0 +1,1 @@
+"""The labs' pages: the hot-tenant event store and the PostgreSQL lab."""

@@ -1,0 +1,69 @@
+"""One simulation tab as a page describes it (SimTab, its Question) and its sliders and seed, bound to the URL.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from ui import keys
+from ui.sims.charts import Series
+from ui.sims.embed import url_text
+
+SEED_MAX = 1_000_000
+
+
+@dataclass(frozen=True)
+class Question:
+    """What the reader guesses before pressing Play, and how it is checked."""
+
+    label: str
+    unit: str
+    max_value: float
+    step: float = 1.0
+    tolerance_rel: float = 0.1
+    min_value: float = 0.0
+
+
+@dataclass(frozen=True)
+class SimTab:
+    """One simulation tab: its model, its question and how to draw, replay and compare a run."""
+
+    name: str                                  # e.g. "hot_shard.celebrity": scopes the guess and the pin
+    prefix: str                                # short URL prefix of its widgets, e.g. "hs_celeb"
+    model: str                                 # module under sims/
+    question: Question
+    truth: Callable[[object], float | None]       # None: the run never reached the figure asked about
+    frames: Callable[[object], list[go.Figure]] | None
+    series: Callable[[object], Series]
+    metric: str | None = None                  # truth's key in the model's summary: spreads then use
+                                               # worker processes (see sims.spread)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """A tab's slider values and seed, and the query parameters that bring them back."""
+
+    values: tuple
+    seed: int
+    query: dict[str, str]
+
+
+def settings(tab: SimTab, intro: str, *sliders: dict, page_tab: tuple[str, str] | None = None) -> Settings:
+    """The tab's introduction, its sliders and a seed box, every one bound to the URL.
+
+    ``page_tab`` is (tabs key, this tab's label) so a shared link also opens the right tab.
+    """
+    st.markdown(intro)
+    columns = st.columns([3] * len(sliders) + [2])
+    values = tuple(column.slider(**spec, bind="query-params") for column, spec in zip(columns, sliders))
+    seed_key = keys.sim_setting(tab.prefix, "seed")
+    seed = int(columns[-1].number_input("Seed", 0, SEED_MAX, 1, 1, key=seed_key, bind="query-params",
+                                        help="Runs with the same settings and seed are identical; seed 0 is the "
+                                             "run drills grade against."))
+    query = dict([page_tab]) if page_tab else {}
+    query.update({spec["key"]: url_text(value) for spec, value in zip(sliders, values)})
+    query[seed_key] = str(seed)
+    return Settings(values, seed, query)
