@@ -1,4 +1,5 @@
-"""app.py's pages are built once per process and each run navigates its own copies (ui/frame.declared_pages)."""
+"""app.py's pages are built once per process and each run navigates its own copies (ui/frame.declared_pages); in
+plain mode they are built every run, as stock Streamlit does."""
 from __future__ import annotations
 
 import pytest
@@ -6,6 +7,15 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from ui import frame
+from ui.runtime import seam
+
+
+@pytest.fixture(autouse=True)
+def optimised(request, monkeypatch):
+    """These tests hold the optimisation itself, so they run with it on even in the suite's plain pass; the
+    plain-mode test below turns it off."""
+    if request.node.name != "test_in_plain_mode_every_run_builds_its_pages":
+        monkeypatch.delenv(seam.PLAIN_ENV, raising=False)
 
 
 def _declared_in_app(app_test) -> frame.Sections:
@@ -55,3 +65,17 @@ def test_pages_that_do_not_copy_cleanly_are_built_every_run(monkeypatch):
     first, second = frame.declared_pages(declare), frame.declared_pages(declare)
     assert len(built) == 2 and frame._declared is None
     assert first["Drills"][0] is not second["Drills"][0]
+
+
+def test_in_plain_mode_every_run_builds_its_pages(app_test, monkeypatch):
+    monkeypatch.setenv(seam.PLAIN_ENV, "1")
+    built = []
+
+    def declare():
+        built.append(object())
+        return {"Drills": [st.Page("pages/home.py", title="Catalogue")]}
+
+    first, second = frame.declared_pages(declare), frame.declared_pages(declare)
+    assert len(built) == 2 and first["Drills"][0] is not second["Drills"][0]
+    at = app_test("app.py").run()
+    assert not at.exception, "app.py runs on pages built afresh"

@@ -86,6 +86,8 @@ def _fresh_view(view: AttemptView) -> AttemptView | None:
 def _fresh_or_rerun(view: AttemptView, questions) -> AttemptView:
     """In a fragment's own run, the attempt as the store holds it now (a fragment's arguments are the last page
     run's); the whole page runs instead once the group's gate opens or anything outside it must change."""
+    if seam.page_run_owed():   # plain mode: a Lock in left the skip count to the page's run
+        st.rerun(scope="app")
     if not fragment_run():
         return view
     fresh = _fresh_view(view)

@@ -19,6 +19,11 @@ from pathlib import Path
 
 import streamlit as st
 
+from ui import keys
+
+K = keys.register("seam", __name__)   # this module's keys (ui.keys holds only shared ones)
+PAGE_RUN_OWED = K.kept("page_run_owed")   # plain mode: a callback left its fragments for the page's run to redraw
+
 PLAIN_ENV = "FAULTLINES_PLAIN_STREAMLIT"
 _LOGGER = logging.getLogger(__name__)
 _run = threading.local()   # .framed: a page is running inside app.py's frame on this script thread
@@ -98,15 +103,21 @@ def _the_list_streamlit_iterates(ctx) -> bool:
 
 
 def run_fragments_alongside(keys: tuple[str, ...]) -> bool:
-    """From a widget callback in a fragment's run: queue the fragments named by `keys` to run after it in this same
-    run. True only when they will; False (plain mode, another Streamlit) tells the caller to rerun them the
-    documented way, st.rerun(keys), which ends this run and starts another.
+    """From a widget callback in a fragment's run: have the fragments named by `keys` redrawn in this run. True when
+    they will be; False (another Streamlit) tells the caller to rerun them the documented way, st.rerun(keys), which
+    ends this run and starts another.
 
     Streamlit runs a fragment run's queue after the callbacks, from the list it keeps as fragment_ids_this_run, and
     the browser applies the extra fragment's elements in place (tests/test_load_ws.py). Extending a copy would
-    report success and leave the count stale, so the list is checked to be the one the run iterates."""
+    report success and leave the count stale, so the list is checked to be the one the run iterates.
+
+    Plain mode: a callback cannot tell a fragment's run from a whole page's by Streamlit's documented API (AppTest,
+    and a browser whose fragment request was folded into a page run, run a fragment's callbacks in a page run, where
+    a keyed rerun would cut the page short). So the redraw is owed instead: the fragment's body, which knows
+    (`page_run_owed`), reruns the whole page when it is running alone."""
     if plain():
-        return False
+        st.session_state[PAGE_RUN_OWED] = True
+        return True
     ctx = _ctx()
     queue = getattr(ctx, "fragment_ids_this_run", None)
     try:
@@ -119,6 +130,13 @@ def run_fragments_alongside(keys: tuple[str, ...]) -> bool:
         return False
     queue.extend(f for f in wanted if f not in queue)   # page order: the question, then the skip count below it
     return True
+
+
+def page_run_owed() -> bool:
+    """Called first in a fragment's body: whether a callback of this run left other fragments to be redrawn
+    (plain mode's run_fragments_alongside) and this is a fragment's own run, so the caller must rerun the page
+    (st.rerun(scope="app")). In a page's run everything is drawn anyway and nothing is owed."""
+    return bool(st.session_state.pop(PAGE_RUN_OWED, False)) and fragment_run()
 
 
 # ---- app.py's pages -------------------------------------------------------------------------------------------
