@@ -6,7 +6,8 @@ each names its file, one exact piece of text and what it becomes, the behaviour 
 or pytest node ids) that hold that behaviour. A mutant is killed when those tests fail on the mutated copy; it survives when they pass.
 `--changed` keeps the mutants of files a change touches (git diff against main, committed or not). The worktree
 is never written: the tracked tree is copied once per job to a temporary folder and each mutant is applied there
-and undone. The tests run unmutated first, once per set of files, so a failing baseline is not counted as a kill.
+and undone. The tests run unmutated first (all in one run; set by set only if that fails), so a failing baseline is not
+counted as a kill.
 Prints a table (mutant, file, killed/survived) and the total; exits 1 when any mutant survives.
 """
 from __future__ import annotations
@@ -133,13 +134,15 @@ def run(mutants: list[Mutant], jobs: int = 1, root: Path = ROOT, echo=print) -> 
     outcomes: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="faultlines-mutants-") as scratch:
         trees = [copy_tree(root, Path(scratch) / f"tree{n}") for n in range(max(1, jobs))]
-        baselines = sorted({m.tests for m in mutants})
-        with concurrent.futures.ThreadPoolExecutor(len(trees)) as pool:
-            base = dict(zip(baselines, pool.map(lambda pair: run_tests(trees[pair[0] % len(trees)], pair[1]),
-                                                enumerate(baselines))))
-        failing = {tests for tests, outcome in base.items() if outcome != "pass"}
-        for tests in sorted(failing):
-            echo(f"baseline fails, its mutants are not counted: {' '.join(tests)}")
+        # One unmutated run of every named test (one process: a test set's own run would import it all again);
+        # only when that fails is each set run alone, to count the mutants of the sets that pass.
+        every = tuple(sorted({t for m in mutants for t in m.tests}))
+        failing: set[tuple[str, ...]] = set()
+        if run_tests(trees[0], every) != "pass":
+            for tests in sorted({m.tests for m in mutants}):
+                if run_tests(trees[0], tests) != "pass":
+                    failing.add(tests)
+                    echo(f"baseline fails, its mutants are not counted: {' '.join(tests)}")
         free = list(trees)
         todo = [m for m in mutants if m.tests not in failing]
         outcomes.update({m.id: "baseline fails" for m in mutants if m.tests in failing})
