@@ -76,6 +76,10 @@ def test_a_fragment_run_is_told_by_streamlit_or_else_by_the_frame(monkeypatch):
     with seam.page_in_frame():
         assert not seam.fragment_run()
     assert seam.fragment_run()
+    monkeypatch.setattr(seam, "_ctx", lambda: None)   # bare Python: no script run, so no fragment's run, in either mode
+    assert not seam.fragment_run()
+    monkeypatch.delenv(seam.PLAIN_ENV)
+    assert not seam.fragment_run()
 
 
 # ---- the skip count: an extension that would not take effect is not made ------------------------------------

@@ -64,11 +64,12 @@ def fragment_run() -> bool:
 
     Streamlit says so in the run's fragment_ids_this_run. Fallback, by what Streamlit documents: a fragment's own
     run runs the fragment alone, never app.py, so a page's code running outside app.py's frame is a fragment's run
-    (or the callbacks before it)."""
-    if not plain():
-        ctx = _ctx()
-        if ctx is not None and hasattr(ctx, "fragment_ids_this_run"):
-            return bool(ctx.fragment_ids_this_run)
+    (or the callbacks before it). Outside any script run (bare Python), no run is a fragment's."""
+    ctx = _ctx()
+    if ctx is None:
+        return False
+    if not plain() and hasattr(ctx, "fragment_ids_this_run"):
+        return bool(ctx.fragment_ids_this_run)
     return not in_frame()
 
 
