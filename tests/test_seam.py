@@ -238,3 +238,24 @@ def test_a_close_reaches_a_seat_in_both_modes(tmp_path, pg_url, mode):
         assert asked == 0, "the seat never polled: the process's listener reran its room part"
     else:
         assert asked >= 1, "in plain mode nothing is pushed: the seat's tick asked for the redraw"
+
+
+# ---- the suite's plain pass ---------------------------------------------------------------------------------
+
+def _uses_apptest_directly():
+    from streamlit.testing.v1 import AppTest
+
+    return AppTest
+
+
+def test_the_plain_pass_keeps_the_apptest_tests_and_leaves_the_walks():
+    from tests.plain_mode import drives_apptest
+
+    def item(fixtures, function=lambda: None):
+        return types.SimpleNamespace(fixturenames=fixtures, function=function)
+
+    assert drives_apptest(item(["app_test", "db_path"]))
+    assert drives_apptest(item(["tmp_path"], _uses_apptest_directly))
+    assert not drives_apptest(item(["tmp_path"]))
+    assert not drives_apptest(item(["app_test", "page"])), "a browser walk is not run twice"
+    assert not drives_apptest(item(["app_server"], _uses_apptest_directly))
