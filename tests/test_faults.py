@@ -354,4 +354,10 @@ def test_a_lock_in_while_postgresql_is_stopped_is_the_outage_page_and_not_locked
     next(b for b in at.button if b.label == LOCK).click().run(timeout=60)
     assert "Your guess: **32 s**" in _texts(at)
     store = get_store()
-    assert [a.value for a in store.answers(store.attempt_by_token(at.query_params["attempt"]).id).values()] == [32.0]
+    attempt = store.attempt_by_token(at.query_params["attempt"])
+    assert [a.value for a in store.answers(attempt.id).values()] == [32.0]
+    from drills.reports.timeline import grant_history
+
+    (given_back,) = grant_history(store, attempt.id)   # the outage's time, given back when the store answered
+    assert given_back.granted_by == "system" and given_back.minutes > 0 and "could not be reached" in given_back.reason
+    assert attempt.extra_s == given_back.minutes * 60
