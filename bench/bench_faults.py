@@ -283,16 +283,26 @@ async def _drive(url: str, cookies: list[str], budget_s: float, lockins: int, th
     return [await task for task in tasks], fault_result
 
 
+def _victim(stack: Stack, sessions_per_app: int) -> tuple[dict[str, list[str]], str, dict]:
+    """Sticky cookies for every app process, and the one the fault will hit (the last), with its cookies."""
+    per_backend = cookies_per_backend(stack.url, sessions_per_app, len(stack.app_ports))
+    victim = stack.app_names[-1]
+    return per_backend, victim, {"victim": victim, "victim_cookies": per_backend[f"127.0.0.1:{stack.app_ports[-1]}"]}
+
+
+def _first_told(sessions: list[FaultSession], since: float | None) -> float | None:
+    """Seconds from `since` to the first of these candidates being shown something (None: nobody was)."""
+    told = [t for s in sessions for t in s.told_at if since is not None and t >= since]
+    return min(told) - since if told else None
+
+
 def kill_one_app(stack: Stack, sessions_per_app: int = 2, lockins: int = 5, think_s: float = 1.0,
                  budget_s: float = 240) -> tuple[FaultReport, dict]:
     """SIGKILL one of the stack's app processes while every process has candidates locking in."""
     import os
     import signal
 
-    per_backend = cookies_per_backend(stack.url, sessions_per_app, len(stack.app_ports))
-    victim = stack.app_names[-1]
-    victim_addr = f"127.0.0.1:{stack.app_ports[-1]}"
-    facts: dict = {"victim": victim, "victim_cookies": per_backend[victim_addr]}
+    per_backend, victim, facts = _victim(stack, sessions_per_app)
 
     def fault() -> None:
         time.sleep(think_s * 1.5)   # a lock-in or so in
@@ -313,12 +323,11 @@ def kill_one_app(stack: Stack, sessions_per_app: int = 2, lockins: int = 5, thin
 
     cookies = [c for group in per_backend.values() for c in group]
     sessions, _ = run_blocking(_drive(stack.url, cookies, budget_s, lockins, think_s, fault))
-    told = [t for s in sessions if s.cookie in facts["victim_cookies"] for t in s.told_at
-            if t >= facts.get("killed_mono", float("inf"))]
     report = FaultReport(f"SIGKILL {victim} of {len(stack.app_ports)}", sessions, stored_of(stack.database, sessions),
                          facts.get("healthy_after_s"),
                          f"supervisord restarted it {facts.get('restarted_after_s', float('nan')):.1f} s after the kill",
-                         told_s=min(told) - facts["killed_mono"] if told else None)
+                         told_s=_first_told([s for s in sessions if s.cookie in facts["victim_cookies"]],
+                                            facts.get("killed_mono")))
     return report, facts
 
 
@@ -330,10 +339,7 @@ def hang_one_app(stack: Stack, sessions_per_app: int = 2, lockins: int = 5, thin
     kill it, and nginx must move its candidates. Told: the freeze -> the first of its candidates shown a
     reconnect (or an outcome); recovered: the freeze -> the last of them shown a stored lock-in again.
     """
-    per_backend = cookies_per_backend(stack.url, sessions_per_app, len(stack.app_ports))
-    victim = stack.app_names[-1]
-    victim_addr = f"127.0.0.1:{stack.app_ports[-1]}"
-    facts: dict = {"victim": victim, "victim_cookies": per_backend[victim_addr]}
+    per_backend, victim, facts = _victim(stack, sessions_per_app)
 
     def fault() -> None:
         time.sleep(think_s * 1.5)   # a lock-in or so in
@@ -355,12 +361,11 @@ def hang_one_app(stack: Stack, sessions_per_app: int = 2, lockins: int = 5, thin
     sessions, _ = run_blocking(_drive(stack.url, cookies, budget_s, lockins, think_s, fault))
     mine = [s for s in sessions if s.cookie in facts["victim_cookies"]]
     frozen_at = facts.get("frozen_at", float("inf"))
-    told = [t for s in mine for t in s.told_at if t >= frozen_at]
     served = [min((t for t in s.acked_at if t >= frozen_at), default=None) for s in mine]
     recover = max(served) - frozen_at if served and None not in served else None
     report = FaultReport(f"SIGSTOP {victim} of {len(stack.app_ports)}", sessions, stored_of(stack.database, sessions),
                          recover, f"the watchdog replaced it {facts.get('replaced_after_s', float('nan')):.1f} s "
-                                  "after the SIGSTOP", told_s=min(told) - frozen_at if told else None)
+                                  "after the SIGSTOP", told_s=_first_told(mine, facts.get("frozen_at")))
     return report, facts
 
 
@@ -396,9 +401,8 @@ def hang_postgres(stack: Stack, outage_s: float = 30, sessions: int = 4, lockins
 
     cookies = [f"fl_backend=pghang-{n}-{secrets.token_hex(4)}" for n in range(sessions)]
     found, _ = run_blocking(_drive(stack.url, cookies, budget_s, lockins, think_s, fault))
-    told = [t for s in found for t in s.told_at if t >= facts.get("stopped_at", float("inf"))]
     report = FaultReport(f"PostgreSQL SIGSTOP {outage_s:.0f} s", found, stored_of(stack.database, found),
-                         _recovery(found, facts), told_s=min(told) - facts["stopped_at"] if told else None)
+                         _recovery(found, facts), told_s=_first_told(found, facts.get("stopped_at")))
     return report, facts
 
 
@@ -420,11 +424,10 @@ def stop_postgres(stack: Stack, outage_s: float = 30, sessions: int = 4, lockins
     # Recovered: the first lock-in stored after PostgreSQL was started again, across the candidates.
     firsts = [s.outage_seen_at[0] for s in found if s.outage_seen_at]
     facts["page_after_s"] = (min(firsts) - facts["stopped_at"]) if firsts else None
-    told = [t for s in found for t in s.told_at if t >= facts["stopped_at"]]
     report = FaultReport(f"PostgreSQL stopped {outage_s:.0f} s", found, stored_of(stack.database, found),
                          _recovery(found, facts), "outage page first seen " + (
                              f"{facts['page_after_s']:.1f} s after the stop" if firsts else "never"),
-                         told_s=min(told) - facts["stopped_at"] if told else None)
+                         told_s=_first_told(found, facts.get("stopped_at")))
     return report, facts
 
 

@@ -25,6 +25,20 @@ def _no_candidate_saw_a_problem(report) -> None:
     assert report.stored == report.acknowledged, "an acknowledged lock-in is missing from the store"
 
 
+def _the_victims_moved_and_the_others_kept_serving(report, facts) -> None:
+    assert [len(s.acknowledged) for s in report.sessions] == [4] * 3, "every candidate finished, none lost"
+    on_the_victim = [s for s in report.sessions if s.cookie in facts["victim_cookies"]]
+    assert on_the_victim and all(s.reconnects >= 1 for s in on_the_victim), "they were moved, not left waiting"
+    assert all(s.reconnects == 0 for s in report.sessions if s not in on_the_victim), "the others kept serving"
+
+
+def _the_plain_page_came_and_went(report) -> None:
+    _no_candidate_saw_a_problem(report)
+    assert [len(s.acknowledged) for s in report.sessions] == [4] * 2, "every candidate carried on after it"
+    assert all(s.outage_pages >= 1 and s.refused >= 1 for s in report.sessions), "the plain page, and its refusal"
+    assert all(s.back_at for s in report.sessions), "the page came back on its own, with no reload"
+
+
 @pytest.fixture
 def stack():
     """A stack of three app processes for each fault: after the SIGKILL test, the outage test run on the same
@@ -40,21 +54,15 @@ def test_a_killed_app_process_is_restarted_and_its_candidates_go_on_through_a_li
     report, facts = kill_one_app(stack, sessions_per_app=1, lockins=4, think_s=1.0)
     assert stack.pid_of(facts["victim"]) == facts["new_pid"] != facts["old_pid"]
     _no_candidate_saw_a_problem(report)
-    assert [len(s.acknowledged) for s in report.sessions] == [4] * 3
+    _the_victims_moved_and_the_others_kept_serving(report, facts)
     # supervisord's own record of the new process's start (whole seconds), not this test's clock
     assert facts["new_start"] <= facts["killed_at"] + 10
-    on_the_victim = [s for s in report.sessions if s.cookie in facts["victim_cookies"]]
-    assert on_the_victim and all(s.reconnects >= 1 for s in on_the_victim)
-    assert all(s.reconnects == 0 for s in report.sessions if s not in on_the_victim), "the others kept serving"
 
 
 @pytest.mark.timeout(480)
 def test_postgresql_stopped_for_30_s_is_a_plain_page_and_nothing_acknowledged_is_lost(stack):
     report, facts = stop_postgres(stack, 30, sessions=2, lockins=4, think_s=3.0)
-    _no_candidate_saw_a_problem(report)
-    assert [len(s.acknowledged) for s in report.sessions] == [4] * 2, "every candidate carried on after it"
-    assert all(s.outage_pages >= 1 and s.refused >= 1 for s in report.sessions), "the plain page, and its refusal"
-    assert all(s.back_at for s in report.sessions), "the page came back on its own, with no reload"
+    _the_plain_page_came_and_went(report)
 
 
 @pytest.mark.timeout(420)
@@ -63,20 +71,14 @@ def test_a_hung_app_process_is_found_and_replaced_and_its_candidates_go_on_throu
     assert facts["new_pid"] != facts["old_pid"], "the watchdog killed it and supervisord started it again"
     assert "did not answer /_stcore/health" in stack.log_tail("watchdog"), "the watchdog, not the test, found it"
     _no_candidate_saw_a_problem(report)
-    assert [len(s.acknowledged) for s in report.sessions] == [4] * 3, "every candidate finished, none lost"
-    on_the_victim = [s for s in report.sessions if s.cookie in facts["victim_cookies"]]
-    assert on_the_victim and all(s.reconnects >= 1 for s in on_the_victim), "they were moved, not left waiting"
-    assert all(s.reconnects == 0 for s in report.sessions if s not in on_the_victim), "the others kept serving"
+    _the_victims_moved_and_the_others_kept_serving(report, facts)
 
 
 @pytest.mark.timeout(480)
 def test_postgresql_hung_for_20_s_is_the_plain_page_and_nothing_acknowledged_is_lost(stack):
     """SIGSTOP: the server's statement limit cannot fire; each press must still come back, as the outage page."""
     report, facts = hang_postgres(stack, 20, sessions=2, lockins=4, think_s=3.0)
-    _no_candidate_saw_a_problem(report)
-    assert [len(s.acknowledged) for s in report.sessions] == [4] * 2, "every candidate carried on after it"
-    assert all(s.outage_pages >= 1 and s.refused >= 1 for s in report.sessions), "the plain page, and its refusal"
-    assert all(s.back_at for s in report.sessions), "the page came back on its own, with no reload"
+    _the_plain_page_came_and_went(report)
 
 
 @pytest.mark.timeout(300)
