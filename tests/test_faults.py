@@ -337,11 +337,15 @@ def test_a_lock_in_while_postgresql_is_stopped_is_the_outage_page_and_not_locked
     at.button(key="start_button::one_tenant").click().run()
     at.selectbox(key="part_select").set_value("board").run()
     at.text_input(key="lock::job_duration::value").input("32")
+    asks = []   # each check of the store: on a hung server each one takes the store's whole deadline
+    check_writes = type(get_store()).check_writes
+    monkeypatch.setattr(type(get_store()), "check_writes", lambda self: (asks.append(1), check_writes(self))[1])
     hung_pg.freeze()
     next(b for b in at.button if b.label == LOCK).click().run(timeout=120)
     assert not at.exception, at.exception
     assert [t.value for t in at.title] == [OUTAGE_TITLE]
     assert "was not confirmed" in at.error[0].value
+    assert asks == [], "the page drawn on the refused press asked the store nothing more: one deadline, not two"
     hung_pg.thaw()
 
     def back():

@@ -122,7 +122,7 @@ def note_store_outage(error: BaseException, refused: str | None = None) -> None:
 
     `refused` says what the failed call did not store (a Lock in), for that page to say so.
     """
-    OUTAGE.began(now())
+    OUTAGE.began(getattr(error, "call_began", None) or now())   # from the call it held up (PostgreSQL's say when)
     st.session_state[keys.STORE_OUTAGE] = (outage_fault(database_path(), error), refused)
     st.session_state[STORE_OUTAGE_FRESH] = True   # the page drawn next need not ask again at once
 

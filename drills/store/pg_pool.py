@@ -162,17 +162,23 @@ class StorePool(ConnectionPool):
     def connection(self, timeout: float | None = None, *, within_s: float = CALL_DEADLINE_S):
         """A pooled connection for one store call, which fails (OperationalError) once `within_s` has passed
         since it began: the wait for a connection, its check and everything run on it share that deadline."""
-        deadline = time.monotonic() + within_s
+        deadline, began = time.monotonic() + within_s, time.time()
         _CALL.deadline = deadline
         try:
-            conn = self.getconn(min(timeout if timeout is not None else self.timeout, within_s))
-        finally:
-            _CALL.deadline = None
-        try:
-            with DEADLINES.armed(conn, deadline), conn:
-                yield conn
-        finally:
-            self.putconn(conn)
+            try:
+                conn = self.getconn(min(timeout if timeout is not None else self.timeout, within_s))
+            finally:
+                _CALL.deadline = None
+            try:
+                with DEADLINES.armed(conn, deadline), conn:
+                    yield conn
+            finally:
+                self.putconn(conn)
+        except psycopg.OperationalError as error:
+            # When the failed call began (Unix time): an outage given back counts from the press it held up,
+            # not from the moment its deadline ran out.
+            error.call_began = getattr(error, "call_began", began)
+            raise
 
     def _mark_idle(self, conn: psycopg.Connection) -> None:
         self._idle_since[conn] = time.monotonic()
