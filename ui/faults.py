@@ -4,7 +4,7 @@ diagnose() turns the exception into words (which file or server, what went wrong
 that need the store show that page, and the simulations and labs carry on without it. A store that fails
 after start-up (is_store_fault) gives the outage page instead: answers locked before are safe, and the
 page checks again by itself until the store answers. The process remembers when it first met the outage,
-and once the store answers again gives the attempts that ran through it their time back (outage_over).
+and once the store answers again gives the attempts that ran through it their time back (OUTAGE.over).
 """
 from __future__ import annotations
 
