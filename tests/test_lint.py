@@ -1,7 +1,9 @@
-"""The content rules of issue 21, each shown catching the defect it was written for.
+"""The content rules, each shown catching the defect it was written for.
 
-Each test puts back into the shipped drill the text (or numbers) it had before issue 21, and the rule names it;
-the shipped drills pass every rule (tests/test_loader.py), and the harvest walk from the issue finds no key.
+Every registered rule breaks its own minimal drill and nothing else (one generated test per rule, so a rule
+cannot exist without a failing case). Beyond that, each test puts back into the shipped drill the text (or
+numbers) it had before an issue, and the rule names it; the shipped drills pass every rule
+(tests/test_loader.py), and the harvest walk from issue 21 finds no key.
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import yaml
 
 from drills import lint
 from drills.draws import DRAWS, asked_givens, draw_for_seed, drawn_givens, sample_draws, sampled
+from drills.lint.registry import RULES, base, broken_case
 from drills.loader import CONTENT_DIR, check_file, load_catalogue
 from drills.schema import Drill, NumericQuestion
 from drills.store import AttemptStore
@@ -19,6 +22,41 @@ from drills.variants import in_variant, variant_for
 ONE = (CONTENT_DIR / "one_tenant.yaml").read_text(encoding="utf-8")
 HOT = (CONTENT_DIR / "hot_tenant.yaml").read_text(encoding="utf-8")
 CATALOGUE = load_catalogue()
+
+
+# -- the registry: every rule with the one drill that breaks only it --------------------------------
+
+
+def _run(data: dict) -> list:
+    return lint.run_rules(lint.Subject(Drill.model_validate(data), "base", draws=48))
+
+
+def test_the_base_drill_passes_every_rule():
+    assert _run(base()) == []
+
+
+@pytest.mark.parametrize("name", sorted(RULES))
+def test_each_rule_refuses_its_own_broken_drill_and_no_other_rule_does(name):
+    found = _run(broken_case(RULES[name]))
+    assert found, f"{name}'s broken case passes every rule"
+    assert {f.rule for f in found} == {name}, [(f.rule, f.message) for f in found]
+
+
+def test_every_rule_function_is_registered_with_a_case():
+    import inspect
+
+    defined = {fname.removeprefix("rule_") for family in lint.FAMILIES
+               for fname, fn in inspect.getmembers(family, inspect.isfunction)
+               if fname.startswith("rule_") and fn.__module__ == family.__name__}
+    assert defined <= set(RULES), sorted(defined - set(RULES))
+    assert "typed_figures" in RULES
+
+
+def test_a_rule_cannot_be_registered_twice():
+    from drills.lint.registry import register
+
+    with pytest.raises(ValueError, match="registered twice"):
+        register("pacing", 1, lambda s: [], lambda d: None)
 
 
 def _drill(text: str, *replacements: tuple[str, str]) -> Drill:
