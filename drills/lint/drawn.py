@@ -36,9 +36,11 @@ def rule_variants(drill: Drill, written: Mapping[str, float], drawn: Sequence[Dr
     varying = [(i, g) for i, g in enumerate(drill.givens) if g.vary is not None]
     for i, given in varying:
         allowed = given.vary.values()
-        if not min(allowed) <= given.value <= max(allowed):
-            yield Finding(("givens", i, "vary"), f"the written value {given.value:g} is outside the values "
-                                                 f"a draw takes ({min(allowed):g} to {max(allowed):g})")
+        if not any(math.isclose(given.value, v, rel_tol=1e-9, abs_tol=1e-12) for v in allowed):
+            yield Finding(("givens", i, "vary"), f"the written value {given.value:g} is not one of the values a "
+                                                 f"draw takes ({min(allowed):g} to {max(allowed):g}"
+                                                 f"{', in steps of ' + format(given.vary.step, 'g') if given.vary.step else ''}"
+                                                 "); write one of them, so the written numbers are a draw too")
     asked = asked_givens(drill) | _simulated_givens(drill)
     if varying and not any(g.name in asked for _, g in varying):
         yield Finding(("givens", varying[0][0], "vary"), "no given a question uses varies, so every retake would "
@@ -76,7 +78,7 @@ def rule_variants(drill: Drill, written: Mapping[str, float], drawn: Sequence[Dr
             value = values.get(q.id)
             if value is None:
                 continue
-            if value < 0 and once("negative", q.id):
+            if value < 0 and written.get(q.id, 0.0) >= 0 and once("negative", q.id):   # else rule_answerable's
                 yield Finding(("givens",), f"in {label}, {q.id} gives {value:g}, below zero")
             same = sorted(n for n in uses(q.answer) if math.isclose(values[n], value, rel_tol=1e-9)
                           and not math.isclose(written[n], written[q.id], rel_tol=1e-9))

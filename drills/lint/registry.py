@@ -79,15 +79,16 @@ def run_rules(subject: Subject, rules: Iterable[Rule] | None = None) -> list[Fin
     return findings
 
 
-# The smallest drill that passes every rule: a scene, one break with a numeric and a choice question, a worked
-# answer. Each rule's `breaks` edits a deep copy of it.
+# The smallest drill that passes every rule: a scene, one break with a numeric question, a worked answer, and a
+# rate drawn afresh by every attempt (1,000 values) so its truth moves. Each rule's `breaks` edits a deep copy of it.
 BASE: dict = {
     "id": "base",
     "title": "A base drill",
     "summary": "Jobs arrive at a steady rate; count them.",
     "time_box_min": 10,
     "givens": [
-        {"name": "rate", "value": 5, "unit": "jobs/s", "note": "Jobs arriving each second"},
+        {"name": "rate", "value": 5, "unit": "jobs/s", "note": "Jobs arriving each second",
+         "vary": {"low": 2, "high": 1001, "step": 1}},
         {"name": "window", "value": 60, "unit": "s", "note": "How long we watch"},
     ],
     "parts": [

@@ -106,6 +106,7 @@ def _run_findings(preset: SimPreset, name: str, loc: Loc, drill: Drill, runs: Se
 
 def _pool_question(data: dict) -> None:
     """A pool preset mirrors pool_sim_calls and pool_sim_limit, which this drill does not define."""
+    data["givens"][0].pop("vary")   # no formula question is left to use a drawn rate
     question = the_question(data)
     question.pop("answer")
     question["sim"] = "concurrency_pool.pool10_rejected"

@@ -82,6 +82,7 @@ def rule_file_name(drill: Drill, file_stem: str | None) -> Iterator[Finding]:
 
 
 def _sim_question(data: dict) -> None:
+    data["givens"][0].pop("vary")   # no formula question is left to use a drawn rate
     question = the_question(data)
     question.pop("answer")
     question["sim"] = "no.such_preset"
