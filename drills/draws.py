@@ -92,10 +92,20 @@ def joint_conditions(drill: Drill) -> tuple[str, ...]:
     return tuple(c for g in drill.givens if g.vary is not None for c in g.vary.when)
 
 
-def with_derived(drill: Drill, givens: Mapping[str, float]) -> dict[str, float]:
-    """The givens and every derived value that can be computed from them (a failing one is left out)."""
+def with_derived(drill: Drill, givens: Mapping[str, float], exprs: tuple[str, ...] = ()) -> dict[str, float]:
+    """The givens and the derived values `exprs` reach (all of them when none are given); one that fails is
+    left out. Only what the conditions read is computed: a draw is checked before its values are."""
+    derived = {d.name: d.expr for d in drill.derived}
+    needed, todo = set(), [n for e in exprs for n in re.findall(r"[A-Za-z_]\w*", e)]
+    while todo:
+        name = todo.pop()
+        if name in derived and name not in needed:
+            needed.add(name)
+            todo += re.findall(r"[A-Za-z_]\w*", derived[name])
     values = dict(givens)
     for item in drill.derived:
+        if exprs and item.name not in needed:
+            continue
         try:
             values[item.name] = evaluate(item.expr, values)
         except FormulaError:
@@ -108,7 +118,7 @@ def meets(drill: Drill, givens: Mapping[str, float], conditions: tuple[str, ...]
     conditions = joint_conditions(drill) if conditions is None else conditions
     if not conditions:
         return True
-    values = with_derived(drill, givens)
+    values = with_derived(drill, givens, conditions)
     try:
         return all(condition_holds(c, values) for c in conditions)
     except FormulaError:

@@ -27,8 +27,10 @@ def _moving(drill: Drill, written: Mapping[str, float], drawn: Sequence[Draw]) -
 
 
 def rule_fixed_truths(drill: Drill, written: Mapping[str, float], drawn: Sequence[Draw]) -> Iterator[Finding]:
-    """At most a tenth of a drill's formula truths may be the same in every draw, unless a truth is marked
-    `fixed` with its reason; a truth marked fixed must really be."""
+    """At most a tenth of a varying drill's formula truths may be the same in every draw, unless a truth is
+    marked `fixed` with its reason; a truth marked fixed must really be."""
+    if not drawn:
+        return   # a drill that varies nothing has no retake to differ (draw_space and variants ask for one)
     moving = _moving(drill, written, drawn)
     where = {q.id: loc for loc, q in questions(drill)}
     marked = {q.id for _, q in questions(drill) if isinstance(q, NumericQuestion) and q.fixed}
@@ -66,15 +68,19 @@ def rule_typed_truths(drill: Drill, written: Mapping[str, float], drawn: Sequenc
                                   "moves that truth, so name the value as a {placeholder} or leave it out")
 
 
-def _no_vary(data: dict) -> None:
-    data["givens"][0].pop("vary")
+def _fixed_second_question(data: dict) -> None:
+    """A second truth over the fixed window alone: 1 of 2 truths the same in every draw, where none may be."""
+    data["parts"][1]["questions"].append({"id": "minutes", "kind": "numeric", "prompt": "How many minutes is that?",
+                                          "unit": "min", "answer": "window / 60", "decimals": 0,
+                                          "tolerance": {"kind": "relative", "value": 0.1}, "skills": ["sizing"]})
 
 
 def _typed_truth(data: dict) -> None:
     data["parts"][0]["body"] += " About 300 of them will pile up."
 
 
-register("fixed_truths", 200, lambda s: rule_fixed_truths(s.drill, s.values, s.drawn), _no_vary, needs_draws=True)
+register("fixed_truths", 200, lambda s: rule_fixed_truths(s.drill, s.values, s.drawn), _fixed_second_question,
+         needs_draws=True)
 register("typed_truths", 210, lambda s: rule_typed_truths(s.drill, s.values, s.drawn), _typed_truth, needs_draws=True)
 
 __all__ = ["MAX_FIXED_SHARE", "rule_fixed_truths", "rule_typed_truths"]
