@@ -12,7 +12,7 @@ import urllib.request
 import pytest
 
 from drills import access
-from drills.accounts import THROTTLE_LIMIT
+from drills.store.accounts import THROTTLE_LIMIT
 from deploy.stack import NGINX, Stack
 from tests.browser import wait_for_app
 

@@ -175,7 +175,7 @@ def test_a_handle_with_attempts_but_no_code_is_never_issued_one(app_test, db_pat
 
 
 def test_wrong_resume_codes_are_throttled_per_handle_across_sessions(app_test, db_path):
-    from drills.accounts import THROTTLE_LIMIT
+    from drills.store.accounts import THROTTLE_LIMIT
     code = _code_from(_start(app_test, handle="ada"))
     for n in range(THROTTLE_LIMIT):
         at = _sign_in(_history(app_test), "ada", f"WRNG-{n:04d}")

@@ -127,7 +127,7 @@ def test_wrong_passphrases_are_refused_and_counted_in_the_store(app_test, demo_d
 
 
 def test_the_throttle_holds_across_sessions_even_for_the_right_passphrase(app_test, demo_db, configured):
-    from drills.accounts import THROTTLE_LIMIT
+    from drills.store.accounts import THROTTLE_LIMIT
     for n in range(THROTTLE_LIMIT):          # each a new browser session: a reload resets nothing
         at = app_test(PAGE)
         at.run()

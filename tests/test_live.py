@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from drills import live
-from drills.live_store import (
+from drills.store.live import (
     ALL_LOCKED,
     CLOSE,
     END,
@@ -200,7 +200,7 @@ def test_a_process_listening_on_postgresql_is_told_of_every_move(pg_opened, load
 
 
 def test_present_means_seen_within_the_window_and_the_auto_close_waits_only_for_those(opened, loaded):
-    from drills.live_store import HEARTBEAT_S, PRESENT_S
+    from drills.store.live import HEARTBEAT_S, PRESENT_S
 
     clock = FakeClock()
     store = opened(clock)
@@ -222,7 +222,7 @@ def test_present_means_seen_within_the_window_and_the_auto_close_waits_only_for_
 
 
 def test_a_seat_that_beats_keeps_the_question_open_until_it_locks_in(opened, loaded):
-    from drills.live_store import HEARTBEAT_S
+    from drills.store.live import HEARTBEAT_S
 
     clock = FakeClock()
     store = opened(clock)
@@ -239,7 +239,7 @@ def test_a_seat_that_beats_keeps_the_question_open_until_it_locks_in(opened, loa
 
 
 def test_a_late_lock_in_on_a_closed_questions_form_is_refused_and_not_counted(opened, loaded):
-    from drills.live_store import LiveClosed
+    from drills.store.live import LiveClosed
 
     store = opened()
     questions = live.questions_in_order(loaded)
@@ -262,7 +262,7 @@ def test_a_late_lock_in_on_a_closed_questions_form_is_refused_and_not_counted(op
 def test_a_batch_lock_in_of_a_live_seat_holds_only_the_open_question(opened, loaded):
     """The skip-a-part path locks many answers at once: for a live seat, a batch reaching past the room's open
     question is refused whole, so no answer to a question the room has not opened is stored."""
-    from drills.live_store import LiveClosed
+    from drills.store.live import LiveClosed
     from drills.records import AnswerEntry
 
     store = opened()

@@ -2,7 +2,7 @@
 is tried once and explained once beside the inputs and once beside the button; a good one opens the drill."""
 from __future__ import annotations
 
-from drills.accounts import AccountsStore
+from drills.store.accounts import AccountsStore
 
 
 def _press(app_test, handle: str, code: str = ""):

@@ -14,7 +14,7 @@ import pandas as pd
 import psycopg
 import pytest
 
-from drills.accounts import AccessRefused, anonymous_learner, may_open
+from drills.store.accounts import AccessRefused, anonymous_learner, may_open
 from drills.backends import open_store
 from drills.demo import populate
 from drills.loader import load_catalogue
@@ -585,7 +585,7 @@ def test_a_resume_code_is_issued_once_per_handle_and_cohort_and_checked_loosely(
 
 
 def test_guesses_at_a_secret_are_throttled_in_the_store(opened):
-    from drills.accounts import THROTTLE_LIMIT, Throttled
+    from drills.store.accounts import THROTTLE_LIMIT, Throttled
     store = opened()
     code = store.claim_handle("ada", "")
     for n in range(THROTTLE_LIMIT):
@@ -693,7 +693,7 @@ def test_a_review_appends_a_row_and_a_stale_one_stores_nothing(opened):
 
 _GUESSER = """
 import sys, threading
-from drills.accounts import Throttled, TryKind
+from drills.store.accounts import Throttled, TryKind
 from drills.backends import open_store
 
 store = open_store(sys.argv[1])
@@ -720,7 +720,7 @@ def test_parallel_wrong_passphrases_from_three_processes_share_one_limit(pg_url)
     import subprocess
     import sys
 
-    from drills.accounts import THROTTLE_LIMIT
+    from drills.store.accounts import THROTTLE_LIMIT
 
     store = open_store(pg_url)   # migrate once, before the guessers race
     store.close()

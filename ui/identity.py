@@ -13,12 +13,12 @@ from time import monotonic
 import streamlit as st
 from streamlit.errors import StreamlitSecretNotFoundError
 
-from drills.accounts import Account, AccessRefused, email_list, is_instructor_account
+from drills.store.accounts import Account, AccessRefused, email_list, is_instructor_account
 from ui import keys
 from ui.safe import escape_markdown
 
 K = keys.register("identity", __name__)   # this module's keys (ui.keys holds only shared ones)
-ACCOUNT = K.kept("account")              # the signed-in account (drills.accounts.Account) this session resolved
+ACCOUNT = K.kept("account")              # the signed-in account (drills.store.accounts.Account) this session resolved
 SIDEBAR_SIGN_IN = K.kept("sidebar::sign_in")  # the sidebar's Sign in button (a provider is configured)
 SIDEBAR_SIGN_OUT = K.kept("sidebar::sign_out")
 

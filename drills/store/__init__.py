@@ -2,7 +2,7 @@
 
 - `core`: StoreCore, every public method's SQL written once for both backends, and where the store lives
   (database_path, FAULTLINES_DB);
-- `reviews`: the spaced-review methods, a mixin of StoreCore (as drills.accounts and drills.live_store are);
+- `reviews`: the spaced-review methods, a mixin of StoreCore (as drills.store.accounts and drills.store.live are);
 - `migrations`: the numbered MIGRATIONS and apply_migrations;
 - `duckdb`: AttemptStore, the embedded DuckDB file, and the DuckDB plumbing;
 - `postgres`: PostgresAttemptStore, the same store on a server. Not imported here, so a DuckDB-only

@@ -2,7 +2,7 @@
 
 StoreCore holds every public method in DuckDB-flavoured SQL (`?` placeholders); drills.store.duckdb
 (the embedded file) and drills.store.postgres (the server) supply the plumbing. Accounts, live sessions
-spaced review and the timeline of events and hints are mixins of it (drills.accounts, drills.live_store,
+spaced review and the timeline of events and hints are mixins of it (drills.store.accounts, drills.store.live,
 drills.store.reviews, drills.store.timeline).
 
 Rows are never updated in place: a change of mind is a new row, and the latest one wins.
@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from drills.accounts import AccountsStore
-from drills.live_store import LiveStore
+from drills.store.accounts import AccountsStore
+from drills.store.live import LiveStore
 from drills.records import (ANSWER_COLUMNS, AnswerEntry, Attempt, AttemptFinished, Candidate, LockedAnswer,
                             RevealEntry, RubricScore)
 from drills.store.reviews import ReviewStore
@@ -205,7 +205,7 @@ class StoreCore(AccountsStore, LiveStore, ReviewStore, TimelineStore):
         now = self.clock()
         with self._transaction() as cur:
             self._guard(cur, attempt_id)
-            self._refuse_if_live_closed(cur, attempt_id, question_id)   # drills.live_store
+            self._refuse_if_live_closed(cur, attempt_id, question_id)   # drills.store.live
             opened = self._hints_opened(cur, attempt_id).get(question_id, set()) if hint_costs else set()
             cost = min(1.0, sum(c for i, c in enumerate(hint_costs) if i in opened))
             fields = [attempt_id, question_id, part_id, kind, value, low, high, choice, notes, skipped, now, cost]
@@ -240,7 +240,7 @@ class StoreCore(AccountsStore, LiveStore, ReviewStore, TimelineStore):
         fresh = list(first.values())
         with self._transaction() as cur:
             self._guard(cur, attempt_id)
-            self._refuse_if_live_closed(cur, attempt_id, *first)   # drills.live_store
+            self._refuse_if_live_closed(cur, attempt_id, *first)   # drills.store.live
             created: set[str] = set()
             for chunk in _chunks(fresh, _BATCH_ROWS):
                 rows = [[attempt_id, e.question_id, e.part_id, e.kind, e.value, e.low, e.high, e.choice, e.notes,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from drills.live_store import LIVE_MIGRATIONS
+from drills.store.live import LIVE_MIGRATIONS
 
 # No FOREIGN KEY clauses: in DuckDB they tripled the cost of a lock-in commit, and every
 # child row is written by AttemptStore for an attempt it has just looked up.
@@ -242,7 +242,7 @@ _NUMBERED: tuple[tuple[int, str], ...] = (
     CREATE TABLE store_checks (checked_at DOUBLE NOT NULL);
     """),
 )
-# In version order whatever module a number was reserved in (live sessions from 20: drills.live_store), so
+# In version order whatever module a number was reserved in (live sessions from 20: drills.store.live), so
 # the last one is the latest and a database gains them in the order they were numbered.
 MIGRATIONS: tuple[tuple[int, str], ...] = tuple(sorted(_NUMBERED + LIVE_MIGRATIONS, key=lambda m: m[0]))
 

@@ -1,6 +1,6 @@
 """Spaced review in the attempt store: the append-only review log and the schedule read from it.
 
-A mixin of StoreCore (like drills.accounts and drills.live_store), so both backends share the SQL.
+A mixin of StoreCore (like drills.store.accounts and drills.store.live), so both backends share the SQL.
 The FSRS scheduler stays outside: drills.review passes it in as `advance`.
 """
 from __future__ import annotations

@@ -13,7 +13,7 @@ import streamlit as st
 
 from drills import answers as checks
 from drills import scoring
-from drills.accounts import Learner, Throttled, account_learner, anonymous_learner
+from drills.store.accounts import Learner, Throttled, account_learner, anonymous_learner
 from drills.reports.aggregates import LEVEL_VALUE
 from drills.disclosure import withhold
 from drills.store import Attempt

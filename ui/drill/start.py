@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from drills import answers as checks
-from drills.accounts import Account, AccessRefused, Throttled, account_learner, anonymous_learner
+from drills.store.accounts import Account, AccessRefused, Throttled, account_learner, anonymous_learner
 from drills.records import Candidate
 from drills.scope import scoped_id
 from drills.variants import variant_for

@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from drills import access
-from drills.accounts import THROTTLE_LIMIT, Instructor, Throttled, TryKind
+from drills.store.accounts import THROTTLE_LIMIT, Instructor, Throttled, TryKind
 from drills.answers import InputError
 from drills.instructor_actions import instructor_name_entry
 from ui import keys

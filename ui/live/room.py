@@ -1,6 +1,6 @@
 """The live room: candidates of a class answer the question the instructor opened, then see the room's answers.
 
-The room's state is in the store (drills.live_store); a small fragment notices a move (LISTEN/NOTIFY on
+The room's state is in the store (drills.store.live); a small fragment notices a move (LISTEN/NOTIFY on
 PostgreSQL, the store's version on DuckDB) and reruns the page. Reports are drills.live's; figures ui.live.figures.
 """
 from __future__ import annotations
@@ -11,9 +11,9 @@ from dataclasses import dataclass, replace
 import streamlit as st
 
 from drills import live
-from drills.accounts import AccessRefused, Throttled
+from drills.store.accounts import AccessRefused, Throttled
 from drills.answers import InputError
-from drills.live_store import (
+from drills.store.live import (
     CLOSE,
     CLOSED,
     END,
