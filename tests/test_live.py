@@ -169,8 +169,10 @@ def test_ending_the_session_finishes_every_seats_attempt(opened, loaded):
     session, seats = _room(store, loaded)
     ended = store.live_move(session.id, END, seen_version=session.version, questions=[], actor="prof")
     assert ended.state == "ended" and store.live_sessions("c1") == []
-    with pytest.raises(AttemptFinished):
-        store.lock_answer(seats[0].attempt_id, "jobs_in_flight", "board", "numeric", value=1)
+    assert all(store.attempt_by_id(seat.attempt_id).finished_at is not None for seat in seats)
+    for seat in seats:   # finished, not merely closed: LiveClosed is no AttemptFinished, so this tells them apart
+        with pytest.raises(AttemptFinished):
+            store.lock_answer(seat.attempt_id, "jobs_in_flight", "board", "numeric", value=1)
     with pytest.raises(LiveRefused):
         store.live_move(session.id, NEXT, seen_version=ended.version, questions=[("q", "p")], actor="prof")
 

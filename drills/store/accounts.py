@@ -11,6 +11,7 @@ import secrets
 from dataclasses import dataclass
 
 from drills.records import Candidate
+from drills.store.contract import StorePart
 
 # Failed tries allowed per target inside the window, counted in the store so every process shares them.
 THROTTLE_LIMIT = 10
@@ -181,7 +182,7 @@ def resume_code_hash(code: str) -> str:
     return hashlib.sha256(cleaned.encode()).hexdigest()
 
 
-class AccountsStore:
+class AccountsStore(StorePart):
     """The store's accounts, classes, resume codes and throttles (mixed into StoreCore; same plumbing).
 
     Every write here goes through `_transaction`, so DuckDB and PostgreSQL share the SQL."""

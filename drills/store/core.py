@@ -76,27 +76,15 @@ def _chunks(items: list, size: int):
 class StoreCore(AccountsStore, LiveStore, ReviewStore, TimelineStore):
     """Every public method of the attempt store, written once in DuckDB-flavoured SQL (`?` placeholders).
 
-    A backend supplies the plumbing: `_transaction()` (a cursor whose writes commit together),
-    `_reading()` (a cursor for one read), `_hold_attempt` (serialise writers of one attempt),
-    `_insert_new` (insert unless the key is taken), `query`, `refresh_derived` and `close`.
+    A backend supplies the plumbing drills.store.contract.StorePart declares (`_transaction`, `_reading`,
+    `_hold_attempt`, `_insert_new`) and `query`, `refresh_derived` and `close`; the parts mixed in reach
+    the rest of the store only through StorePart. The core in turn calls two of theirs: LiveStore's
+    `_refuse_if_live_closed` and TimelineStore's `_hints_opened`, inside a lock-in's transaction.
     """
 
     path: str
-    clock: Callable[[], float]
 
     # -- plumbing a backend provides -------------------------------------------------
-    def _transaction(self):
-        raise NotImplementedError
-
-    def _reading(self):
-        raise NotImplementedError
-
-    def _hold_attempt(self, cur, attempt_id: int) -> None:
-        """Keep other writers of this attempt out until the transaction ends."""
-
-    def _insert_new(self, cur, table: str, columns: str, values: list, key: dict[str, object]) -> bool:
-        raise NotImplementedError
-
     def query(self, sql: str, params: Iterable | None = None):
         raise NotImplementedError
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from drills.store.live import LIVE_MIGRATIONS
-
+# Every feature's numbers, in this one list and in version order (a test holds it), so the last one is the
+# latest and a database gains them in the order they were numbered.
 # No FOREIGN KEY clauses: in DuckDB they tripled the cost of a lock-in commit, and every
 # child row is written by AttemptStore for an attempt it has just looked up.
-_NUMBERED: tuple[tuple[int, str], ...] = (
+MIGRATIONS: tuple[tuple[int, str], ...] = (
     (1, """
     CREATE SEQUENCE IF NOT EXISTS seq_ids START 1;
     CREATE TABLE candidates (
@@ -241,10 +241,50 @@ _NUMBERED: tuple[tuple[int, str], ...] = (
     (17, """
     CREATE TABLE store_checks (checked_at DOUBLE NOT NULL);
     """),
+    # Live sessions of a class (drills.store.live). Steps are never changed: a move is a new row, the latest row
+    # is the room's state, and its id is the version every page polls or is notified of.
+    (20, """
+    CREATE TABLE live_sessions (
+        id BIGINT PRIMARY KEY DEFAULT nextval('seq_ids'),
+        cohort VARCHAR NOT NULL,
+        drill_id VARCHAR NOT NULL,
+        variant INTEGER NOT NULL DEFAULT 0,
+        owner VARCHAR NOT NULL,
+        created_at DOUBLE NOT NULL
+    );
+    CREATE TABLE live_steps (
+        id BIGINT PRIMARY KEY DEFAULT nextval('seq_ids'),
+        session_id BIGINT NOT NULL,
+        state VARCHAR NOT NULL CHECK (state IN ('waiting', 'open', 'closed', 'revealed', 'ended')),
+        step_no INTEGER NOT NULL,
+        question_id VARCHAR,
+        part_id VARCHAR,
+        reason VARCHAR NOT NULL DEFAULT '',
+        actor VARCHAR NOT NULL DEFAULT '',
+        happened_at DOUBLE NOT NULL
+    );
+    CREATE INDEX idx_live_steps_session ON live_steps (session_id, id);
+    CREATE TABLE live_presence (
+        session_id BIGINT NOT NULL,
+        candidate_id BIGINT NOT NULL,
+        attempt_id BIGINT NOT NULL,
+        joined_at DOUBLE NOT NULL,
+        PRIMARY KEY (session_id, candidate_id)
+    );
+    """),
+    # The break the instructor injected into a simulation for the whole room (a platform scenario), carried
+    # on every later step so the latest row alone says what the room's sim pages show.
+    (21, """
+    ALTER TABLE live_steps ADD COLUMN scenario VARCHAR;
+    """),
+    # Presence is a heartbeat: a seat's page writes when it was last seen, and "present" means seen within
+    # PRESENT_S. The index finds a lock-in's seat (a Lock in is only taken while its question is open).
+    (22, """
+    ALTER TABLE live_presence ADD COLUMN seen_at DOUBLE;
+    UPDATE live_presence SET seen_at = joined_at;
+    CREATE INDEX idx_live_presence_attempt ON live_presence (attempt_id);
+    """),
 )
-# In version order whatever module a number was reserved in (live sessions from 20: drills.store.live), so
-# the last one is the latest and a database gains them in the order they were numbered.
-MIGRATIONS: tuple[tuple[int, str], ...] = tuple(sorted(_NUMBERED + LIVE_MIGRATIONS, key=lambda m: m[0]))
 
 
 _MIGRATIONS_TABLE = "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at DOUBLE NOT NULL)"

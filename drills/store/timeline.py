@@ -6,12 +6,13 @@ import json
 from collections.abc import Mapping
 
 from drills.records import Event, EventKind
+from drills.store.contract import StorePart
 
 FINISHED_SQL = "SELECT 1 FROM attempt_events WHERE attempt_id = ? AND kind = 'finished' LIMIT 1"
 
 
-class TimelineStore:
-    """Hints opened and events logged; StoreCore supplies _transaction, _reading, _guard, _all, _one, clock."""
+class TimelineStore(StorePart):
+    """Hints opened and events logged."""
 
     # -- graded hints ------------------------------------------------------------------
     def open_hint(self, attempt_id: int, question_id: str, part_id: str, index: int) -> bool:

@@ -45,7 +45,7 @@ from ui.live.clock import room_clock
 from ui.live.figures import Strip, choice_figure, numeric_figure, numeric_strip
 from ui.live.push import RoomPages
 from ui.live.shared import SharedReads
-from ui.drill.lockin import FINISHED, locked_line, render_question
+from ui.drill.lockin import FINISHED, REFUSED, locked_line, render_question
 from ui.drill.reveal import render_reveals
 from ui.safe import escape_markdown
 from ui.sims.embed import platform_query
@@ -388,7 +388,7 @@ def _late_locks(loaded, session: LiveSession) -> None:
         if session.state == OPEN and question_id == session.question_id:
             continue
         outcome = st.session_state.pop(keys.lock_outcome(question_id), None)
-        if outcome is not None and outcome[0] == FINISHED:
+        if outcome is not None and outcome[0] in (REFUSED, FINISHED):
             prompt = loaded.text(loaded.drill.question(question_id).prompt)
             st.error(f"Your Lock in for “{prompt}” came after the question closed, so it was not counted.",
                      icon="🔒")
