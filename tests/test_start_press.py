@@ -21,7 +21,7 @@ def test_a_refused_start_tries_the_resume_code_once_and_says_why_beside_inputs_a
     tries = []
     checked = AccountsStore.check_resume_code
     monkeypatch.setattr(AccountsStore, "check_resume_code",
-                        lambda self, *args: tries.append(args) or checked(self, *args))
+                        lambda self, *args, **kwargs: tries.append(args) or checked(self, *args, **kwargs))
     guessed = _press(app_test, "grace", code="AAAA-AAAA")
     assert "attempt" not in guessed.query_params
     assert len(tries) == 1, f"one press tried the code {len(tries)} times (each try counts against the throttle)"

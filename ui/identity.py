@@ -132,14 +132,3 @@ def _sign_out() -> None:
                 keys.INSTRUCTOR_NAME):
         st.session_state.pop(key, None)
     st.logout()
-
-
-def visitor_key(store) -> str:
-    """Who a throttle counts a join try against: the account when signed in, else the browser's address."""
-    account = signed_in_account(store)
-    if account is not None:
-        return f"account:{account.id}"
-    try:
-        return f"ip:{st.context.ip_address or 'unknown'}"
-    except Exception:
-        return "ip:unknown"

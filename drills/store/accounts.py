@@ -1,6 +1,7 @@
-"""Who someone is, what they may open, and how often they may guess: accounts, classes, resume codes, throttles.
+"""Who someone is and what they may open: accounts, classes, handles and their resume codes.
 
-Pure rules and the store's SQL for them (a mixin of StoreCore); no Streamlit. Identity comes from one place:
+Pure rules and the store's SQL for them (a mixin of StoreCore); no Streamlit. How often a secret may be guessed
+is drills.store.throttle's. Identity comes from one place:
 a signed-in OpenID Connect account when a provider is configured, else an anonymous handle with its code.
 """
 from __future__ import annotations
@@ -12,44 +13,7 @@ from dataclasses import dataclass
 
 from drills.records import Candidate
 from drills.store.contract import StorePart
-
-# Failed tries allowed per target inside the window, counted in the store so every process shares them.
-THROTTLE_LIMIT = 10
-THROTTLE_WINDOW_S = 600.0
-
-
-class TryKind:
-    """What a try guessed at; a throttle counts failures per kind and target."""
-
-    INSTRUCTOR = "instructor"     # the embedded-default instructor passphrase (target: "passphrase")
-    RESUME = "resume"             # a handle's resume code (target: the learner key of handle and cohort)
-    JOIN = "join"                 # a class's join code (target: who is trying: account or address)
-
-
-class Throttled(Exception):
-    """Too many failed tries at one target lately: the caller shows the wait and stores nothing."""
-
-    def __init__(self, wait_s: float):
-        super().__init__(f"Too many wrong tries. Try again in {format_wait(wait_s)}.")
-        self.wait_s = wait_s
-
-
-def format_wait(seconds: float) -> str:
-    minutes = int(-(-seconds // 60))   # rounded up: never promise a wait shorter than the real one
-    return f"{minutes} minute{'s' if minutes != 1 else ''}" if seconds > 60 else f"{max(1, int(-(-seconds // 1)))} s"
-
-
-def throttle_wait(failure_times: list[float], now: float, *, limit: int = THROTTLE_LIMIT,
-                  window_s: float = THROTTLE_WINDOW_S) -> float:
-    """Seconds until one more try is allowed, given the times of failures at one target (0: allowed now).
-
-    A try is allowed while fewer than `limit` failures fall inside the last `window_s`; once the limit is
-    reached, the wait lasts until the oldest of the latest `limit` failures leaves the window."""
-    recent = sorted(t for t in failure_times if now - t < window_s)
-    if len(recent) < limit:
-        return 0.0
-    return max(0.0, recent[-limit] + window_s - now)
-
+from drills.store.throttle import JOIN_TARGET, Client, TryKind
 
 class AccessRefused(ValueError):
     """A clear, user-facing reason why an identity may not do something; nothing was stored."""
@@ -183,58 +147,9 @@ def resume_code_hash(code: str) -> str:
 
 
 class AccountsStore(StorePart):
-    """The store's accounts, classes, resume codes and throttles (mixed into StoreCore; same plumbing).
+    """The store's accounts, classes and resume codes (mixed into StoreCore; same plumbing).
 
     Every write here goes through `_transaction`, so DuckDB and PostgreSQL share the SQL."""
-
-    # -- throttles -------------------------------------------------------------------------
-    def _failures(self, cur, kind: str, target: str, since: float) -> list[float]:
-        rows = cur.execute("SELECT tried_at FROM access_tries WHERE kind = ? AND target = ? AND NOT ok "
-                           "AND tried_at > ?", [kind, target, since]).fetchall()
-        return [row[0] for row in rows]
-
-    def throttle_wait(self, kind: str, target: str) -> float:
-        now = self.clock()
-        with self._reading() as cur:
-            return throttle_wait(self._failures(cur, kind, target, now - THROTTLE_WINDOW_S), now)
-
-    def attempt_secret(self, kind: str, target: str, check, *, who: str = "") -> bool:
-        """Run `check()` (True when the guess is right) unless the target is throttled, and record the try.
-
-        Raises Throttled, recording nothing, while the target has had too many failures lately. The check,
-        the count and the record share one transaction, held per target, so parallel guesses from several
-        processes cannot all slip in under the limit."""
-        now = self.clock()
-        with self._transaction() as cur:
-            self._hold_target(cur, kind, target)
-            wait = throttle_wait(self._failures(cur, kind, target, now - THROTTLE_WINDOW_S), now)
-            if wait > 0:
-                raise Throttled(wait)
-            ok = bool(check())
-            cur.execute("INSERT INTO access_tries (kind, target, ok, who, tried_at) VALUES (?, ?, ?, ?, ?)",
-                        [kind, target, ok, who[:200], now])
-        return ok
-
-    def _hold_target(self, cur, kind: str, target: str) -> None:
-        """Serialise tries at one target (a backend with row locks overrides this)."""
-
-    def previous_success(self, kind: str, target: str) -> float | None:
-        """When the target's latest right try before the newest one happened (None: this is the first)."""
-        rows = self._all("SELECT tried_at FROM access_tries WHERE kind = ? AND target = ? AND ok "
-                         "ORDER BY tried_at DESC LIMIT 2", [kind, target])
-        return rows[1][0] if len(rows) > 1 else None
-
-    def failed_tries_since(self, since: float | None) -> dict[str, int]:
-        """Wrong tries of each kind (instructor passphrase, resume code, join code) after `since` (None: ever)."""
-        rows = self._all("SELECT kind, COUNT(*) FROM access_tries WHERE NOT ok AND tried_at > ? GROUP BY kind",
-                         [since if since is not None else -1.0])
-        return {kind: int(n) for kind, n in rows}
-
-    def record_access(self, kind: str, target: str, ok: bool, who: str = "") -> None:
-        """A try that needs no check of ours (a provider's sign-in), kept so the board can count since it."""
-        with self._transaction() as cur:
-            cur.execute("INSERT INTO access_tries (kind, target, ok, who, tried_at) VALUES (?, ?, ?, ?, ?)",
-                        [kind, target, ok, who[:200], self.clock()])
 
     # -- accounts --------------------------------------------------------------------------
     def account_for(self, issuer: str, subject: str, email: str = "", name: str = "") -> Account:
@@ -311,8 +226,8 @@ class AccountsStore(StorePart):
                                        {"candidate_id": candidate_id})
         return code if created else None
 
-    def check_resume_code(self, handle: str, code: str, cohort: str = "") -> bool:
-        """Whether `code` opens (handle, cohort): throttled per handle and cohort in the store (Throttled)."""
+    def check_resume_code(self, handle: str, code: str, cohort: str = "", *, client: Client) -> bool:
+        """Whether `code` opens (handle, cohort); `client`'s tries are throttled (Throttled, see drills.store.throttle)."""
         learner = anonymous_learner(handle, cohort)
 
         def matches() -> bool:
@@ -320,7 +235,7 @@ class AccountsStore(StorePart):
                             "WHERE c.handle = ? AND c.cohort = ? AND c.account_id IS NULL", [handle, cohort])
             return row is not None and secrets.compare_digest(row[0], resume_code_hash(code))
 
-        return self.attempt_secret(TryKind.RESUME, learner.review_key, matches)
+        return self.attempt_secret(TryKind.RESUME, learner.review_key, matches, client=client)
 
     def learner_attempts(self, learner: Learner):
         """Every attempt the learner made: an account's in every class, a handle's in its one cohort."""
@@ -378,8 +293,8 @@ class AccountsStore(StorePart):
                              "(SELECT cohort FROM class_instructors WHERE email = ?) ORDER BY created_at", [email, email])
         return [self.class_info(r[0]) for r in rows]
 
-    def class_by_join_code(self, code: str, who: str) -> ClassInfo | None:
-        """The class a join code opens, throttled per visitor (Throttled); None when no class has it."""
+    def class_by_join_code(self, code: str, client: Client) -> ClassInfo | None:
+        """The class a join code opens, throttled per browser and address (Throttled); None when no class has it."""
         found: list[str] = []
 
         def matches() -> bool:
@@ -388,7 +303,7 @@ class AccountsStore(StorePart):
                 found.append(row[0])
             return row is not None
 
-        self.attempt_secret(TryKind.JOIN, who, matches)
+        self.attempt_secret(TryKind.JOIN, JOIN_TARGET, matches, client=client)
         return self.class_info(found[0]) if found else None
 
 

@@ -1,9 +1,10 @@
 """The attempt store's SQL, written once for both backends: candidates, attempts and what they lock in.
 
 StoreCore holds every public method in DuckDB-flavoured SQL (`?` placeholders); drills.store.duckdb
-(the embedded file) and drills.store.postgres (the server) supply the plumbing. Accounts, live sessions
-spaced review and the timeline of events and hints are mixins of it (drills.store.accounts, drills.store.live,
-drills.store.reviews, drills.store.timeline).
+(the embedded file) and drills.store.postgres (the server) supply the plumbing. Accounts, live sessions,
+throttles, spaced review and the timeline of events and hints are mixins of it (drills.store.accounts,
+drills.store.live, drills.store.throttle, drills.store.reviews, drills.store.timeline), each a StorePart
+(drills.store.contract).
 
 Rows are never updated in place: a change of mind is a new row, and the latest one wins.
 Times are UNIX seconds (DOUBLE) so that clocks are easy to inject and compare.
@@ -22,6 +23,7 @@ from drills.store.live import LiveStore
 from drills.records import (ANSWER_COLUMNS, AnswerEntry, Attempt, AttemptFinished, Candidate, LockedAnswer,
                             RevealEntry, RubricScore)
 from drills.store.reviews import ReviewStore
+from drills.store.throttle import ThrottleStore
 from drills.store.timeline import FINISHED_SQL as _FINISHED_SQL
 from drills.store.timeline import TimelineStore
 
@@ -73,7 +75,7 @@ def _chunks(items: list, size: int):
         yield items[start:start + size]
 
 
-class StoreCore(AccountsStore, LiveStore, ReviewStore, TimelineStore):
+class StoreCore(AccountsStore, ThrottleStore, LiveStore, ReviewStore, TimelineStore):
     """Every public method of the attempt store, written once in DuckDB-flavoured SQL (`?` placeholders).
 
     A backend supplies the plumbing drills.store.contract.StorePart declares (`_transaction`, `_reading`,

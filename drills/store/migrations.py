@@ -284,6 +284,17 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
     UPDATE live_presence SET seen_at = joined_at;
     CREATE INDEX idx_live_presence_attempt ON live_presence (attempt_id);
     """),
+    # Accounts and throttles from 30. A try is counted by the browser and the network address it came from as
+    # well as by its target (drills.store.throttle); '' where unknown, as for every try before this. (DuckDB
+    # alters no table an index depends on: the index goes while the columns come.)
+    (30, """
+    DROP INDEX idx_access_target;
+    ALTER TABLE access_tries ADD COLUMN browser VARCHAR NOT NULL DEFAULT '';
+    ALTER TABLE access_tries ADD COLUMN address VARCHAR NOT NULL DEFAULT '';
+    CREATE INDEX idx_access_target ON access_tries (kind, target, tried_at);
+    CREATE INDEX idx_access_browser ON access_tries (kind, browser, tried_at);
+    CREATE INDEX idx_access_address ON access_tries (kind, address, tried_at);
+    """),
 )
 
 

@@ -11,7 +11,8 @@ from dataclasses import dataclass, replace
 import streamlit as st
 
 from drills import live
-from drills.store.accounts import AccessRefused, Throttled
+from drills.store.accounts import AccessRefused
+from drills.store.throttle import Throttled
 from drills.answers import InputError
 from drills.store.live import (
     CLOSE,
