@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+import unicodedata
 from dataclasses import dataclass
 
 from drills.records import Candidate
@@ -131,6 +132,33 @@ def is_instructor_account(email: str, claims: dict, allowed_emails: tuple[str, .
     return value == wanted or (isinstance(value, (list, tuple)) and wanted in value)
 
 
+def handle_key(handle: str) -> str:
+    """A handle as people read it: NFKC-normalised, case-folded and its runs of whitespace one space, so ADA,
+    ` ada ` and ａｄａ are one handle. Claims and look-ups compare keys; the row keeps what was typed first."""
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", handle).casefold())
+    return " ".join(folded.split())
+
+
+def handle_named(typed: str, stored: str | None) -> str:
+    """How a message names a typed handle: “ada”, or “ADA” (read the same as “ada”) when it is a look-alike."""
+    return f"“{typed}”" if stored is None or stored == typed else f"“{typed}” (read the same as “{stored}”)"
+
+
+# The candidate a typed handle names in a cohort: the row it reads as (by key), or a look-alike taken before keys
+# existed (left without one, see migration 31) when it is spelled exactly so.
+_BY_HANDLE = ("SELECT id, handle, cohort, account_id FROM candidates WHERE cohort = ? AND (handle_key = ? OR handle = ?) "
+              "ORDER BY (handle = ?) DESC, id LIMIT 1")
+
+
+def _by_handle(handle: str, cohort: str) -> list:
+    return [cohort, handle_key(handle), handle, handle]
+
+
+def resume_target(handle: str, cohort: str) -> str:
+    """What a throttle counts tries at one handle's code under: the handle as read, and its cohort."""
+    return handle_key(handle) + (f"/{cohort}" if cohort else "")
+
+
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"   # no 0/O or 1/I to misread
 
 
@@ -177,11 +205,11 @@ class AccountsStore(StorePart):
                 return Candidate(*row)
             name = (display_name or account.email or f"account {account.id}") if cohort else (
                 account.email or f"account {account.id}")
-            taken = cur.execute("SELECT 1 FROM candidates WHERE handle = ? AND cohort = ?", [name, cohort]).fetchone()
+            taken = cur.execute(_BY_HANDLE, _by_handle(name, cohort)).fetchone()
             if taken is not None:
-                raise AccessRefused(f"The name “{name}” is taken in this class: pick another.")
-            cur.execute("INSERT INTO candidates (handle, cohort, created_at, account_id) VALUES (?, ?, ?, ?)",
-                        [name, cohort, self.clock(), account.id])
+                raise AccessRefused(f"The name {handle_named(name, taken[1])} is taken in this class: pick another.")
+            cur.execute("INSERT INTO candidates (handle, cohort, created_at, account_id, handle_key) VALUES (?, ?, ?, ?, ?)",
+                        [name, cohort, self.clock(), account.id, handle_key(name)])
             row = cur.execute("SELECT id, handle, cohort FROM candidates WHERE account_id = ? AND cohort = ?",
                               [account.id, cohort]).fetchone()
         return Candidate(*row)
@@ -193,30 +221,45 @@ class AccountsStore(StorePart):
             [account_id])]
 
     # -- anonymous handles -----------------------------------------------------------------
+    def ensure_candidate(self, handle: str, cohort: str = "") -> Candidate:
+        """The candidate a handle names in a cohort, made the first time: the row it reads as, if any."""
+        with self._transaction() as cur:
+            cur.execute("INSERT INTO candidates (handle, cohort, created_at, handle_key) VALUES (?, ?, ?, ?) "
+                        "ON CONFLICT DO NOTHING", [handle, cohort, self.clock(), handle_key(handle)])
+            row = cur.execute(_BY_HANDLE, _by_handle(handle, cohort)).fetchone()
+        return Candidate(*row[:3])
+
+    def stored_handle(self, handle: str, cohort: str) -> str | None:
+        """The handle as stored (typed by whoever took it first) that `handle` reads as; None when nobody has it."""
+        row = self._one(_BY_HANDLE, _by_handle(handle, cohort))
+        return row[1] if row else None
+
+    def learner(self, handle: str, cohort: str) -> Learner:
+        """Whose history a proven handle opens: the stored one it reads as, so ADA and ada share one history."""
+        return anonymous_learner(self.stored_handle(handle, cohort) or handle, cohort)
+
     def handle_status(self, handle: str, cohort: str) -> str:
         """'free' (never used), 'coded' (has a resume code), 'closed' (used, with no code: nobody may take it
-        up again), or 'account' (a signed-in account's name in this class)."""
-        row = self._one("SELECT c.id, c.account_id, k.code_hash FROM candidates c "
-                        "LEFT JOIN candidate_codes k ON k.candidate_id = c.id WHERE c.handle = ? AND c.cohort = ?",
-                        [handle, cohort])
+        up again), or 'account' (a signed-in account's name in this class). A look-alike has its original's."""
+        row = self._one(_BY_HANDLE, _by_handle(handle, cohort))
         if row is None:
             return "free"
-        if row[1] is not None:
+        if row[3] is not None:
             return "account"
-        if row[2] is not None:
+        if self._one("SELECT 1 FROM candidate_codes WHERE candidate_id = ?", [row[0]]) is not None:
             return "coded"
         used = self._one("SELECT 1 FROM attempts WHERE candidate_id = ? LIMIT 1", [row[0]])
         return "closed" if used else "free"
 
     def claim_handle(self, handle: str, cohort: str) -> str | None:
         """Take up a handle that nobody has used: its new resume code (returned this once), or None when the
-        handle is already in use (then only its code, through check_resume_code, lets anyone back in)."""
+        handle, or one it reads the same as, is already in use (then only its code, through check_resume_code,
+        lets anyone back in)."""
         code = new_resume_code()
         with self._transaction() as cur:
-            cur.execute("INSERT INTO candidates (handle, cohort, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                        [handle, cohort, self.clock()])
-            candidate_id, account_id = cur.execute(
-                "SELECT id, account_id FROM candidates WHERE handle = ? AND cohort = ?", [handle, cohort]).fetchone()
+            cur.execute("INSERT INTO candidates (handle, cohort, created_at, handle_key) VALUES (?, ?, ?, ?) "
+                        "ON CONFLICT DO NOTHING", [handle, cohort, self.clock(), handle_key(handle)])
+            candidate_id, _, _, account_id = cur.execute(_BY_HANDLE, _by_handle(handle, cohort)).fetchone()
             if account_id is not None:
                 return None
             if cur.execute("SELECT 1 FROM attempts WHERE candidate_id = ? LIMIT 1", [candidate_id]).fetchone():
@@ -228,14 +271,13 @@ class AccountsStore(StorePart):
 
     def check_resume_code(self, handle: str, code: str, cohort: str = "", *, client: Client) -> bool:
         """Whether `code` opens (handle, cohort); `client`'s tries are throttled (Throttled, see drills.store.throttle)."""
-        learner = anonymous_learner(handle, cohort)
-
         def matches() -> bool:
-            row = self._one("SELECT k.code_hash FROM candidates c JOIN candidate_codes k ON k.candidate_id = c.id "
-                            "WHERE c.handle = ? AND c.cohort = ? AND c.account_id IS NULL", [handle, cohort])
+            found = self._one(_BY_HANDLE, _by_handle(handle, cohort))
+            row = (self._one("SELECT code_hash FROM candidate_codes WHERE candidate_id = ?", [found[0]])
+                   if found is not None and found[3] is None else None)
             return row is not None and secrets.compare_digest(row[0], resume_code_hash(code))
 
-        return self.attempt_secret(TryKind.RESUME, learner.review_key, matches, client=client)
+        return self.attempt_secret(TryKind.RESUME, resume_target(handle, cohort), matches, client=client)
 
     def learner_attempts(self, learner: Learner):
         """Every attempt the learner made: an account's in every class, a handle's in its one cohort."""

@@ -118,16 +118,6 @@ class StoreCore(AccountsStore, ThrottleStore, LiveStore, ReviewStore, TimelineSt
             cur.execute("INSERT INTO store_checks (checked_at) VALUES (?)", [self.clock()])
 
     # -- candidates and attempts ---------------------------------------------------
-    def ensure_candidate(self, handle: str, cohort: str = "") -> Candidate:
-        with self._transaction() as cur:
-            cur.execute(
-                "INSERT INTO candidates (handle, cohort, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                [handle, cohort, self.clock()],
-            )
-            row = cur.execute("SELECT id, handle, cohort FROM candidates WHERE handle = ? AND cohort = ?",
-                              [handle, cohort]).fetchone()
-        return Candidate(*row)
-
     def start_attempt(self, drill_id: str, handle: str, cohort: str, time_box_s: float,
                       *, seed: int | None = None, variant: int = 0) -> Attempt:
         return self.start_attempt_for(self.ensure_candidate(handle, cohort), drill_id, time_box_s,

@@ -8,12 +8,35 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from typing import Union
+
+from drills.store.accounts import handle_key
+
+# A migration is DuckDB SQL, or a function of a cursor for what SQL cannot say in both backends (NFKC).
+Migration = Union[str, Callable[[object], None]]
+
+
+def _key_every_handle(cur) -> None:
+    """Fill candidates.handle_key: each row's handle as people read it (drills.store.accounts.handle_key).
+
+    Where two rows of one cohort already read the same (ADA and ada, both taken before keys existed), the
+    older keeps the key and the later is left without one: still found by the handle exactly as typed, so its
+    owner keeps their history, while nobody new can take a third look-alike. No index may stand on the table
+    while DuckDB alters it, and none may be made in the transaction that updated it: version 32 makes them."""
+    cur.execute("DROP INDEX idx_candidates_account")
+    cur.execute("ALTER TABLE candidates ADD COLUMN handle_key VARCHAR")
+    keyed: set[tuple[str, str]] = set()
+    for candidate_id, handle, cohort in cur.execute("SELECT id, handle, cohort FROM candidates ORDER BY id").fetchall():
+        key = (handle_key(handle), cohort)
+        if key not in keyed:
+            keyed.add(key)
+            cur.execute("UPDATE candidates SET handle_key = ? WHERE id = ?", [key[0], candidate_id])
 
 # Every feature's numbers, in this one list and in version order (a test holds it), so the last one is the
 # latest and a database gains them in the order they were numbered.
 # No FOREIGN KEY clauses: in DuckDB they tripled the cost of a lock-in commit, and every
 # child row is written by AttemptStore for an attempt it has just looked up.
-MIGRATIONS: tuple[tuple[int, str], ...] = (
+MIGRATIONS: tuple[tuple[int, Migration], ...] = (
     (1, """
     CREATE SEQUENCE IF NOT EXISTS seq_ids START 1;
     CREATE TABLE candidates (
@@ -295,13 +318,20 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
     CREATE INDEX idx_access_browser ON access_tries (kind, browser, tried_at);
     CREATE INDEX idx_access_address ON access_tries (kind, address, tried_at);
     """),
+    # Handles compared as people read them: claimed and looked up by their key (case-folded, NFKC, spaces
+    # collapsed), unique per cohort, while `handle` keeps what was typed first.
+    (31, _key_every_handle),
+    (32, """
+    CREATE INDEX idx_candidates_account ON candidates (account_id);
+    CREATE UNIQUE INDEX idx_candidates_key ON candidates (handle_key, cohort);
+    """),
 )
 
 
 _MIGRATIONS_TABLE = "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at DOUBLE NOT NULL)"
 
 
-def apply_migrations(cur, now: float, migrations: Iterable[tuple[int, str]] = MIGRATIONS,
+def apply_migrations(cur, now: float, migrations: Iterable[tuple[int, Migration]] = MIGRATIONS,
                      dialect: Callable[[str], str] = str) -> None:
     """Run the `migrations` that `cur`'s database has not recorded yet, each in its own transaction.
 
@@ -315,7 +345,7 @@ def apply_migrations(cur, now: float, migrations: Iterable[tuple[int, str]] = MI
             continue
         cur.execute("BEGIN TRANSACTION")
         try:
-            cur.execute(sql)
+            cur.execute(sql) if isinstance(sql, str) else sql(cur)
             cur.execute("INSERT INTO schema_migrations VALUES (?, ?)", [version, now])
             cur.execute("COMMIT")
         except Exception:
@@ -331,4 +361,5 @@ def postgres_dialect(sql: str) -> str:
 # The same numbered migrations, spelled for PostgreSQL. Versions 2 to 4 create the derived tables there
 # too, unused: reports keep theirs in the in-memory DuckDB copy (drills.store.postgres.ReportCopy), so
 # version numbers and schema_version() agree with the DuckDB store.
-PG_MIGRATIONS: tuple[tuple[int, str], ...] = tuple((version, postgres_dialect(sql)) for version, sql in MIGRATIONS)
+PG_MIGRATIONS: tuple[tuple[int, Migration], ...] = tuple(
+    (version, postgres_dialect(sql) if isinstance(sql, str) else sql) for version, sql in MIGRATIONS)

@@ -13,7 +13,7 @@ import streamlit as st
 
 from drills import answers as checks
 from drills import scoring
-from drills.store.accounts import Learner, account_learner, anonymous_learner
+from drills.store.accounts import Learner, account_learner
 from drills.store.throttle import Throttled
 from drills.reports.aggregates import LEVEL_VALUE
 from drills.disclosure import withhold
@@ -141,7 +141,7 @@ def sign_in(store, *, intro: str = HISTORY_INTRO, button: str = "Open my history
                      icon="⛔")
             return None
         if matched:
-            st.session_state[keys.HISTORY_HANDLE] = anonymous_learner(clean, clean_cohort)
+            st.session_state[keys.HISTORY_HANDLE] = store.learner(clean, clean_cohort)
             st.rerun()
         st.error("That handle, cohort and resume code do not match. Check all three; the code is the one shown "
                  "when you first started a drill under this handle.", icon="⚠️")

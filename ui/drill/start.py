@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from drills import answers as checks
-from drills.store.accounts import Account, AccessRefused, account_learner, anonymous_learner
+from drills.store.accounts import Account, AccessRefused, account_learner, handle_named
 from drills.store.throttle import Throttled
 from drills.records import Candidate
 from drills.scope import scoped_id
@@ -147,24 +147,25 @@ def anonymous_candidate(store, visitor: Visitor) -> tuple[Candidate, str | None]
     if found is not None and found.requires_sign_in and sign_in_configured():
         raise AccessRefused(f"The class “{found.title}” asks everyone to sign in: press Sign in above.")
     status = store.handle_status(handle, cohort)
+    named = handle_named(handle, store.stored_handle(handle, cohort))   # handles compare as people read them
     code = None
     if status == "account":
-        raise AccessRefused(f"“{handle}” is a signed-in member's name in this cohort: pick another handle.")
+        raise AccessRefused(f"{named} is a signed-in member's name in this cohort: pick another handle.")
     if status == "closed":
-        raise AccessRefused(f"The handle “{handle}” was used before resume codes existed, so nobody can prove it is "
+        raise AccessRefused(f"The handle {named} was used before resume codes existed, so nobody can prove it is "
                             "theirs: pick another handle.")
     if status == "free":
         code = store.claim_handle(handle, cohort)
         if code is None:
-            raise AccessRefused(f"Someone has just taken the handle “{handle}”: pick another.")
+            raise AccessRefused(f"Someone has just taken the handle {named}: pick another.")
     elif not visitor.code.strip():
-        raise AccessRefused(f"The handle “{handle}” is in use. If it is yours, type its resume code beside it; "
+        raise AccessRefused(f"The handle {named} is in use. If it is yours, type its resume code beside it; "
                             "otherwise pick another handle.")
     elif not store.check_resume_code(handle, visitor.code, cohort, client=current_client(store)):
-        raise AccessRefused(f"That resume code is not the one of “{handle}”"
+        raise AccessRefused(f"That resume code is not the one of {named}"
                             + (f" in the cohort {cohort}" if cohort else "") + ".")
     else:
-        st.session_state[keys.HISTORY_HANDLE] = anonymous_learner(handle, cohort)   # proven: history opens too
+        st.session_state[keys.HISTORY_HANDLE] = store.learner(handle, cohort)   # proven: history opens too
     return store.ensure_candidate(handle, cohort), code
 
 
