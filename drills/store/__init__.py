@@ -2,7 +2,9 @@
 
 - `core`: StoreCore, every public method's SQL written once for both backends, and where the store lives
   (database_path, FAULTLINES_DB);
-- `reviews`: the spaced-review methods, a mixin of StoreCore (as drills.store.accounts and drills.store.live are);
+- the parts StoreCore is mixed from, each a StorePart (`contract`, which names what a part may call on the core):
+  `accounts` (accounts, classes, handles, resume codes), `throttle` (guesses at secrets), `live` (live sessions),
+  `reviews` (spaced review) and `timeline` (events and hints);
 - `migrations`: the numbered MIGRATIONS and apply_migrations;
 - `duckdb`: AttemptStore, the embedded DuckDB file, and the DuckDB plumbing;
 - `postgres`: PostgresAttemptStore, the same store on a server. Not imported here, so a DuckDB-only
