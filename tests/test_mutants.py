@@ -30,9 +30,9 @@ import streamlit as st
 
 from bench.mutants import load_mutants, mutant_lists
 from drills import answers, lint, scoring
-from drills.accounts import Account, is_instructor_account
+from drills.store.accounts import Account, is_instructor_account
 from drills.draws import draw_for_seed, given_uses
-from drills.live_store import CLOSE, CLOSED, NEXT, OPEN, LiveRefused, plan_move
+from drills.store.live import CLOSE, CLOSED, NEXT, OPEN, LiveRefused, plan_move
 from drills.timebox import Clock, clock_for
 from drills.variants import pick_variant
 from drills.disclosure import disclosed, open_questions_answered_by, option_order
