@@ -8,6 +8,7 @@ drill's numbers. Other models add entries to ``PRESETS`` the same way.
 """
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import math
 from dataclasses import dataclass, field
@@ -56,11 +57,32 @@ def _replay(buckets: int, horizon_s: float, *, partitions: float, partition_capa
                               buckets=buckets, pending=pending, horizon_s=horizon)
 
 
+_STORM_INPUTS = ("after_hang_minutes", "a_pool_per_process", "processes", "rate_a_per_s", "breaker_probe_s",
+                 "peak_calls_per_s", "call_s")
+
+
 def _storm(jitter: bool) -> Callable[..., object]:
     """The retry-storm run for a drill's outage: the breakers open when A stops hanging and starts failing,
-    so A is back `after_hang_minutes` later, with each process's pool for A parked behind its breaker."""
-    return lambda after_hang_minutes, a_pool_per_process: retry_storm.Params(
-        jitter=jitter, outage_s=60.0 * after_hang_minutes, in_flight_per_process=round(a_pool_per_process))
+    so A is back `after_hang_minutes` later, with each process's pool for A parked behind its breaker, on the
+    drill's fleet, provider limit and peak demand."""
+    return lambda after_hang_minutes, a_pool_per_process, processes, rate_a_per_s, breaker_probe_s, \
+        peak_calls_per_s, call_s: retry_storm.Params(
+            jitter=jitter, outage_s=60.0 * after_hang_minutes, in_flight_per_process=round(a_pool_per_process),
+            processes=round(processes), provider_limit_per_s=round(rate_a_per_s), probe_interval_s=breaker_probe_s,
+            demand_per_s=peak_calls_per_s, call_s=call_s)
+
+
+_TENANT_INPUTS = ("tenants", "acme_normal_rate", "acme_storm_rate", "storm_minutes", "storm_arrivals", "slots",
+                  "job_seconds")
+
+
+def _tenant_groups(tenants: float, acme_normal_rate: float, acme_storm_rate: float, storm_minutes: float,
+                   storm_arrivals: float, slots: float, job_seconds: float) -> object:
+    """The tenant-group run for a drill's storm: the stock run's shape, on the drill's traffic and fleet."""
+    stock = hot_shard.tenant_groups(multiplier=acme_storm_rate / acme_normal_rate, tenants=int(tenants),
+                                    duration_s=60.0 * storm_minutes)
+    return dataclasses.replace(stock, hot_key_share=acme_storm_rate / storm_arrivals, arrival_rps=storm_arrivals,
+                               servers_per_shard=max(1, math.floor(slots / stock.shards)), service_s=job_seconds)
 
 
 def _mirrors(own: str, **formulas: str) -> dict[str, str | None]:
@@ -94,9 +116,7 @@ PRESETS: dict[str, SimPreset] = _entries(
     SimPreset("hot_shard.tenant_groups", "hot_shard", hot_shard.tenant_groups(),
               "neighbour_mean_wait_s", "s",
               "Mean wait of the noisy tenant's neighbours, 4 worker groups",
-              inputs=("tenants", "acme_normal_rate", "acme_storm_rate", "storm_minutes"),
-              build=lambda tenants, acme_normal_rate, acme_storm_rate, storm_minutes: hot_shard.tenant_groups(
-                  multiplier=acme_storm_rate / acme_normal_rate, tenants=int(tenants), duration_s=60.0 * storm_minutes),
+              inputs=_TENANT_INPUTS, build=_tenant_groups,
               mirrors=_mirrors("groups_per_key sample_every_s", shards="hash_groups", ordinary_keys="tenants - 1",
                                hot_key_share="acme_storm_rate / storm_arrivals", arrival_rps="storm_arrivals",
                                servers_per_shard="floor(slots / hash_groups)", service_s="job_seconds",
@@ -118,10 +138,10 @@ PRESETS: dict[str, SimPreset] = _entries(
               "pool.makespan_s", "s", "Time for a pool of 10 to finish"),
     SimPreset("retry_storm.no_jitter_peak", "retry_storm", retry_storm.Params(jitter=False),
               "peak_calls_per_s", "calls/s", "Calls reaching the provider in the worst second, no jitter",
-              inputs=("after_hang_minutes", "a_pool_per_process"), build=_storm(jitter=False), mirrors=_STORM),
+              inputs=_STORM_INPUTS, build=_storm(jitter=False), mirrors=_STORM),
     SimPreset("retry_storm.jitter_peak", "retry_storm", retry_storm.Params(jitter=True),
               "peak_calls_per_s", "calls/s", "Worst second with jitter, a shared breaker and a ramp",
-              inputs=("after_hang_minutes", "a_pool_per_process"), build=_storm(jitter=True), mirrors=_STORM),
+              inputs=_STORM_INPUTS, build=_storm(jitter=True), mirrors=_STORM),
     SimPreset("platform.peak_in_flight", "platform", platform.Params.for_scenario("baseline"),
               "jobs_in_flight", "jobs", "Jobs in flight at the weekday peak"),
     SimPreset("platform.break1_growth", "platform", platform.Params.for_scenario("break1_fifo"),
