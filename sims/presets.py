@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
-from sims import concurrency_pool, hot_shard, partitions, platform, retry_storm
+from sims import cache_stampede, concurrency_pool, hot_shard, partitions, platform, retry_storm
 
 _partitions_params = partitions.Params
 
@@ -77,6 +77,30 @@ _STORM = _mirrors("stage_s after_s", processes="processes", in_flight_per_proces
 _PARTITION = {name: name for name in _PARTITION_INPUTS}
 
 
+_STAMPEDE_LEAD_S = 1.0                  # the hot keys expire this long into a cache-stampede run
+
+
+def _hot_key_expiry(hot_rate: float, query_s: float, db_slots: float) -> object:
+    """One hot key expiring with nothing to stop the stampede; the run lasts until the database should have
+    worked through every miss (a tenth over the floor, requests x query time over slots)."""
+    floor_s = hot_rate * query_s * query_s / db_slots
+    return cache_stampede.Params(request_rate_per_s=hot_rate, recompute_s=query_s, db_slots=int(db_slots),
+                                 expires_in_s=_STAMPEDE_LEAD_S, duration_s=_STAMPEDE_LEAD_S + 1.1 * floor_s + 1.0)
+
+
+def _jittered_sections(section_keys: float, section_rate: float, query_s: float, db_slots: float,
+                       jitter_s: float) -> object:
+    """Keys written together, their expiry spread over `jitter_s`, rebuilt one query per key (coalesced)."""
+    drain_s = math.ceil(section_keys / db_slots) * query_s
+    return cache_stampede.Params(request_rate_per_s=section_rate, keys=int(section_keys), recompute_s=query_s,
+                                 db_slots=int(db_slots), jitter_s=jitter_s, policy="coalesce",
+                                 expires_in_s=_STAMPEDE_LEAD_S,
+                                 duration_s=_STAMPEDE_LEAD_S + jitter_s + drain_s + 1.0)
+
+
+_STAMPEDE_OWN = "ttl_s expires_in_s duration_s"
+
+
 def _entries(*presets: SimPreset) -> dict[str, SimPreset]:
     return {preset.id: preset for preset in presets}
 
@@ -121,6 +145,16 @@ PRESETS: dict[str, SimPreset] = _entries(
     SimPreset("retry_storm.jitter_peak", "retry_storm", retry_storm.Params(jitter=True),
               "peak_calls_per_s", "calls/s", "Worst second with jitter, a shared breaker and a ramp",
               inputs=("after_hang_minutes",), build=_storm(jitter=True), mirrors=_STORM),
+    SimPreset("cache_stampede.hot_key_busy", "cache_stampede", _hot_key_expiry(2_400.0, 0.6, 40),
+              "db_busy_s", "s", "Seconds the database stays busy after the hot key expires, nothing coalesced",
+              inputs=("hot_rate", "query_s", "db_slots"), build=_hot_key_expiry,
+              mirrors=_mirrors(_STAMPEDE_OWN + " keys jitter_s", request_rate_per_s="hot_rate",
+                               recompute_s="query_s", db_slots="db_slots")),
+    SimPreset("cache_stampede.jitter_peak", "cache_stampede", _jittered_sections(320, 1_500.0, 0.6, 40, 20.0),
+              "peak_db_in_flight", "queries", "Most rebuild queries at the database at once, expiry jittered",
+              inputs=("section_keys", "section_rate", "query_s", "db_slots", "jitter_s"), build=_jittered_sections,
+              mirrors=_mirrors(_STAMPEDE_OWN, request_rate_per_s="section_rate", keys="section_keys",
+                               recompute_s="query_s", db_slots="db_slots", jitter_s="jitter_s")),
     SimPreset("platform.peak_in_flight", "platform", platform.Params.for_scenario("baseline"),
               "jobs_in_flight", "jobs", "Jobs in flight at the weekday peak"),
     SimPreset("platform.break1_growth", "platform", platform.Params.for_scenario("break1_fifo"),

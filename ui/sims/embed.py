@@ -30,6 +30,10 @@ POOL_LANE, FANOUT_LANE = "the pool of K (bottom lanes)", "the fan-out (top lanes
 # The tabs of the hot-shard and retry-storm pages, bound to ?tab= (keys.TAB).
 HOT_SHARD_TABS = ("Celebrity key", "Tenant groups", "Shuffle sharding")
 RETRY_STORM_TABS = ("Synchronised breakers", "Jitter, shared state, ramp")
+# The cache-stampede page's tabs (?tab=) and its hot-key tab's "On a miss" choices (?cs_hot_policy=).
+STAMPEDE_TABS = ("One hot key", "Many keys")
+STAMPEDE_POLICIES = {"every request queries": "none", "one query per key": "coalesce",
+                     "serve stale, refresh once": "stale"}
 
 # Which app page lets a candidate explore each model on their own, and the query that opens it there.
 MODEL_PAGES = {
@@ -38,6 +42,7 @@ MODEL_PAGES = {
     "retry_storm": ("pages/sim_retry_storm.py", "Retry storm", None),
     "platform": ("pages/sim_platform.py", "Whole platform", None),
     "partitions": ("pages/hot_tenant.py", "Hot tenant", {keys.TAB: HOT_TENANT_TABS[1]}),
+    "cache_stampede": ("pages/sim_cache_stampede.py", "Cache stampede", None),
 }
 
 
@@ -56,6 +61,11 @@ def _figure(preset_id: str, seed: int, inputs: tuple[tuple[str, float], ...] = (
         from ui.labs.hot_tenant_charts import backlog_figure
 
         return backlog_figure(partitions.run(params, seed))
+    if preset.model == "cache_stampede":
+        from sims import cache_stampede
+        from ui.sims.stampede_charts import db_queue_figure
+
+        return db_queue_figure(cache_stampede.run(params, seed))
     from ui.sims.charts import preset_figure
 
     return preset_figure(preset_id, seed, params)
@@ -144,7 +154,18 @@ def explore_query(preset_id: str, values: Mapping[str, float] | None = None) -> 
         query.update(_settings(keys.HOT_TENANT_SIM_PREFIX, buckets=p.buckets, rate=p.hot_rate,
                                capacity=p.partition_capacity, partitions=p.partitions, pending=p.pending,
                                placement=p.placement))
+    elif preset.model == "cache_stampede":
+        query.update(_stampede_query(p))
     return query
+
+
+def _stampede_query(p) -> dict[str, str]:
+    if p.keys > 1:
+        return {keys.TAB: STAMPEDE_TABS[1], **_settings("cs_many", keys=p.keys, jitter=round(p.jitter_s),
+                                                        slots=p.db_slots)}
+    policy = next(label for label, name in STAMPEDE_POLICIES.items() if name == p.policy)
+    return {keys.TAB: STAMPEDE_TABS[0], **_settings("cs_hot", rate=round(p.request_rate_per_s),
+                                                    query=p.recompute_s, slots=p.db_slots, policy=policy)}
 
 
 def render_sim_embed(preset_id: str, seed: int, *, revealed: bool, locked: bool,

@@ -1,0 +1,50 @@
+"""AppTest runs of the drill library's simulation pages: each loads alone, asks for a guess before Play, and
+grades the guess against the run, with the page's text following the run.
+"""
+from __future__ import annotations
+
+import pytest
+
+from tests.test_sim_pages import drawn_charts, lock_and_play
+
+PAGES = {
+    "pages/sim_cache_stampede.py": ["One hot key", "Many keys"],
+}
+
+
+@pytest.mark.parametrize("script, tabs", PAGES.items())
+def test_page_loads_alone_with_its_tabs_and_nothing_drawn_before_a_guess(app_test, script, tabs):
+    at = app_test(script).run()
+    assert not at.exception
+    assert [t.label for t in at.tabs] == tabs
+    assert all(b.disabled for b in at.button if b.key and b.key.startswith("play::"))
+    assert not drawn_charts(at) and len(at.get("plotly_chart")) == len(tabs)
+
+
+def test_hot_key_guess_then_play_grades_against_the_busy_time(app_test):
+    at = app_test("pages/sim_cache_stampede.py").run()
+    at.slider(key="cs_hot_rate").set_value(1_200).run()
+    at = lock_and_play(at, "cache_stampede.hot_key", 10.0)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Your guess"].startswith("10")
+    # 1,200 req/s x 0.6 s = 720 misses; 720 x 0.6 / 40 = 10.8 s of database time at least
+    busy = float(metrics["Simulation"].split()[0])
+    assert 10.8 <= busy <= 10.8 + 0.6
+    text = " ".join(m.value for m in at.markdown)
+    assert "about 1,200 × 0.6 requests each sent a query" in text
+    assert len(drawn_charts(at)) == 1
+
+
+def test_coalescing_leaves_one_query_for_the_database(app_test):
+    at = app_test("pages/sim_cache_stampede.py").run()
+    at.radio(key="cs_hot_policy").set_value("one query per key").run()
+    at = lock_and_play(at, "cache_stampede.hot_key", 1.0)
+    assert any("**1 query** reached the database" in m.value for m in at.markdown)
+
+
+def test_many_keys_with_jitter_states_the_mean_and_the_peak(app_test):
+    at = app_test("pages/sim_cache_stampede.py").run()
+    at.slider(key="cs_many_jitter").set_value(20).run()
+    at = lock_and_play(at, "cache_stampede.many_keys", 12.0)
+    text = " ".join(m.value for m in at.markdown)
+    assert "the mean is 320 × 0.6 ÷ 20 = 9.6" in text
