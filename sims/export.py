@@ -40,9 +40,13 @@ def _cache_stampede(result) -> tuple[tuple[str, ...], list[tuple]]:
     return ("key", "requested_s", "started_s", "ended_s"), list(result.queries)
 
 
+def _retry_chain(result) -> tuple[tuple[str, ...], list[tuple]]:
+    return ("request", "started_s", "ended_s", "user_waiting"), list(result.attempts)
+
+
 EVENT_TABLES = {"hot_shard": _hot_shard, "concurrency_pool": _concurrency_pool,
                 "retry_storm": _retry_storm, "platform": _platform, "partitions": _partitions,
-                "cache_stampede": _cache_stampede}
+                "cache_stampede": _cache_stampede, "retry_chain": _retry_chain}
 
 
 def events(model: str, result) -> tuple[tuple[str, ...], list[tuple]]:

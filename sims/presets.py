@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
-from sims import cache_stampede, concurrency_pool, hot_shard, partitions, platform, retry_storm
+from sims import cache_stampede, concurrency_pool, hot_shard, partitions, platform, retry_chain, retry_storm
 
 _partitions_params = partitions.Params
 
@@ -101,6 +101,20 @@ def _jittered_sections(section_keys: float, section_rate: float, query_s: float,
 _STAMPEDE_OWN = "ttl_s expires_in_s duration_s"
 
 
+def _chain(fault: str, budget: bool) -> Callable[..., object]:
+    """A retry-chain run for a drill's chain: its depth, retries, timeouts, deadline and budget. The traffic is
+    the model's own (a few hundred requests): every figure asked for is per request."""
+    def build(depth: float, retries: float, timeout_s: float, deadline_s: float, budget_ratio: float) -> object:
+        return retry_chain.Params(depth=int(depth), retries=int(retries), timeout_s=timeout_s, deadline_s=deadline_s,
+                                  budget_ratio=budget_ratio, fault=fault, budget=budget,
+                                  request_rate_per_s=20.0 if budget else 5.0, duration_s=20.0 if budget else 4.0)
+    return build
+
+
+_CHAIN_INPUTS = ("depth", "retries", "timeout_s", "deadline_s", "budget_ratio")
+_CHAIN = _mirrors("request_rate_per_s duration_s dependency_s slow_s", **{name: name for name in _CHAIN_INPUTS})
+
+
 def _entries(*presets: SimPreset) -> dict[str, SimPreset]:
     return {preset.id: preset for preset in presets}
 
@@ -155,6 +169,12 @@ PRESETS: dict[str, SimPreset] = _entries(
               inputs=("section_keys", "section_rate", "query_s", "db_slots", "jitter_s"), build=_jittered_sections,
               mirrors=_mirrors(_STAMPEDE_OWN, request_rate_per_s="section_rate", keys="section_keys",
                                recompute_s="query_s", db_slots="db_slots", jitter_s="jitter_s")),
+    SimPreset("retry_chain.budget_amplification", "retry_chain", _chain("errors", True)(3, 3, 1.0, 2.5, 0.1),
+              "attempts_per_request", "attempts", "Attempts per user request at the failing dependency, budgets at "
+              "every layer", inputs=_CHAIN_INPUTS, build=_chain("errors", True), mirrors=_CHAIN),
+    SimPreset("retry_chain.orphaned_pct", "retry_chain", _chain("slow", False)(3, 3, 1.0, 2.5, 0.1),
+              "orphaned_pct", "%", "Share of the hanging dependency's attempts started after the user gave up",
+              inputs=_CHAIN_INPUTS, build=_chain("slow", False), mirrors=_CHAIN),
     SimPreset("platform.peak_in_flight", "platform", platform.Params.for_scenario("baseline"),
               "jobs_in_flight", "jobs", "Jobs in flight at the weekday peak"),
     SimPreset("platform.break1_growth", "platform", platform.Params.for_scenario("break1_fifo"),

@@ -9,6 +9,7 @@ from tests.test_sim_pages import drawn_charts, lock_and_play
 
 PAGES = {
     "pages/sim_cache_stampede.py": ["One hot key", "Many keys"],
+    "pages/sim_retry_chain.py": ["Partner fails fast", "Partner hangs"],
 }
 
 
@@ -48,3 +49,17 @@ def test_many_keys_with_jitter_states_the_mean_and_the_peak(app_test):
     at = lock_and_play(at, "cache_stampede.many_keys", 12.0)
     text = " ".join(m.value for m in at.markdown)
     assert "the mean is 320 × 0.6 ÷ 20 = 9.6" in text
+
+
+def test_retry_chain_guess_then_play_counts_the_multiplication(app_test):
+    at = lock_and_play(app_test("pages/sim_retry_chain.py").run(), "retry_chain.errors", 64.0)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Simulation"].startswith("64")
+    assert any("4 to the power 3 = 64" in m.value for m in at.markdown)
+
+
+def test_a_propagated_deadline_leaves_no_call_for_a_user_who_left(app_test):
+    at = app_test("pages/sim_retry_chain.py").run()
+    at.toggle(key="rc_hang_propagate").set_value(True).run()
+    at = lock_and_play(at, "retry_chain.slow", 0.0)
+    assert any(m.value.startswith("**0.0%** of the") for m in at.markdown)

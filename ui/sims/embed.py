@@ -32,6 +32,7 @@ HOT_SHARD_TABS = ("Celebrity key", "Tenant groups", "Shuffle sharding")
 RETRY_STORM_TABS = ("Synchronised breakers", "Jitter, shared state, ramp")
 # The cache-stampede page's tabs (?tab=) and its hot-key tab's "On a miss" choices (?cs_hot_policy=).
 STAMPEDE_TABS = ("One hot key", "Many keys")
+CHAIN_TABS = ("Partner fails fast", "Partner hangs")   # the retry-chain page's tabs (?tab=)
 STAMPEDE_POLICIES = {"every request queries": "none", "one query per key": "coalesce",
                      "serve stale, refresh once": "stale"}
 
@@ -43,6 +44,7 @@ MODEL_PAGES = {
     "platform": ("pages/sim_platform.py", "Whole platform", None),
     "partitions": ("pages/hot_tenant.py", "Hot tenant", {keys.TAB: HOT_TENANT_TABS[1]}),
     "cache_stampede": ("pages/sim_cache_stampede.py", "Cache stampede", None),
+    "retry_chain": ("pages/sim_retry_chain.py", "Retry chain", None),
 }
 
 
@@ -66,6 +68,11 @@ def _figure(preset_id: str, seed: int, inputs: tuple[tuple[str, float], ...] = (
         from ui.sims.stampede_charts import db_queue_figure
 
         return db_queue_figure(cache_stampede.run(params, seed))
+    if preset.model == "retry_chain":
+        from sims import retry_chain
+        from ui.sims.chain_charts import partner_calls_figure
+
+        return partner_calls_figure(retry_chain.run(params, seed))
     from ui.sims.charts import preset_figure
 
     return preset_figure(preset_id, seed, params)
@@ -156,6 +163,14 @@ def explore_query(preset_id: str, values: Mapping[str, float] | None = None) -> 
                                placement=p.placement))
     elif preset.model == "cache_stampede":
         query.update(_stampede_query(p))
+    elif preset.model == "retry_chain":
+        if p.fault == "errors":
+            query.update({keys.TAB: CHAIN_TABS[0], **_settings("rc_fast", depth=p.depth, retries=p.retries,
+                                                               budget=round(100 * p.budget_ratio) if p.budget else 0)})
+        else:
+            query.update({keys.TAB: CHAIN_TABS[1], **_settings("rc_hang", depth=p.depth, retries=p.retries,
+                                                               timeout=p.timeout_s, deadline=p.deadline_s,
+                                                               propagate=p.propagate)})
     return query
 
 
