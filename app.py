@@ -50,6 +50,7 @@ def _declare() -> dict[str, list[st.Page]]:
             st.Page("pages/sim_platform.py", title="Whole platform", icon="🏭"),
             st.Page("pages/sim_cache_stampede.py", title="Cache stampede", icon="🐃"),
             st.Page("pages/sim_retry_chain.py", title="Retry chain", icon="⛓️"),
+            st.Page("pages/sim_leases.py", title="Leases and split brain", icon="👑"),
         ],
         "Labs": [
             st.Page("pages/hot_tenant.py", title="Hot tenant event store", icon="🧪"),

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
-from sims import cache_stampede, concurrency_pool, hot_shard, partitions, platform, retry_chain, retry_storm
+from sims import cache_stampede, concurrency_pool, hot_shard, leases, partitions, platform, retry_chain, retry_storm
 
 _partitions_params = partitions.Params
 
@@ -111,6 +111,27 @@ def _chain(fault: str, budget: bool) -> Callable[..., object]:
     return build
 
 
+_LEASE_INPUTS = ("lease_s", "renew_every_s", "since_renew", "pause_s", "write_rate", "poll_s", "clock_step_s")
+
+
+def _lease(fault: str) -> Callable[..., object]:
+    """A lease run for a drill's numbers: the fault strikes `since_renew` after A's second renewal. A pause lasts
+    `pause_s`; a partition outlasts the lease and the clock step, so A finds out only from its own clock."""
+    def build(lease_s: float, renew_every_s: float, since_renew: float, pause_s: float, write_rate: float,
+              poll_s: float, clock_step_s: float) -> object:
+        fault_at = 2 * renew_every_s + since_renew
+        pause = fault == "pause"
+        fault_s = pause_s if pause else lease_s + clock_step_s + 5.0
+        return leases.Params(lease_s=lease_s, renew_every_s=renew_every_s, write_every_s=1.0 / write_rate,
+                             fault=fault, fault_at_s=fault_at, fault_s=fault_s, poll_s=poll_s,
+                             clock_step_s=0.0 if pause else clock_step_s, duration_s=fault_at + fault_s + 5.0)
+    return build
+
+
+_LEASE = dict(lease_s="lease_s", renew_every_s="renew_every_s", fault_at_s="2 * renew_every_s + since_renew",
+              write_every_s="1 / write_rate", poll_s="poll_s")
+_LEASE_WRITTEN = (10.0, 3.0, 1.5, 18.0, 2.0, 1.0, 4.0)
+
 _CHAIN_INPUTS = ("depth", "retries", "timeout_s", "deadline_s", "budget_ratio")
 _CHAIN = _mirrors("request_rate_per_s duration_s dependency_s slow_s", **{name: name for name in _CHAIN_INPUTS})
 
@@ -175,6 +196,13 @@ PRESETS: dict[str, SimPreset] = _entries(
     SimPreset("retry_chain.orphaned_pct", "retry_chain", _chain("slow", False)(3, 3, 1.0, 2.5, 0.1),
               "orphaned_pct", "%", "Share of the hanging dependency's attempts started after the user gave up",
               inputs=_CHAIN_INPUTS, build=_chain("slow", False), mirrors=_CHAIN),
+    SimPreset("leases.pause_wake", "leases", _lease("pause")(*_LEASE_WRITTEN), "wake_after_takeover_s", "s",
+              "How long the standby had led when the paused leader woke", inputs=_LEASE_INPUTS, build=_lease("pause"),
+              mirrors=_mirrors("margin_s write_s clock_step_s duration_s", fault_s="pause_s", **_LEASE)),
+    SimPreset("leases.step_stale", "leases", _lease("partition")(*_LEASE_WRITTEN), "stale_accepted", "writes",
+              "Old leader's writes accepted after the standby took over, clock stepped back",
+              inputs=_LEASE_INPUTS, build=_lease("partition"),
+              mirrors=_mirrors("margin_s write_s fault_s duration_s", clock_step_s="clock_step_s", **_LEASE)),
     SimPreset("platform.peak_in_flight", "platform", platform.Params.for_scenario("baseline"),
               "jobs_in_flight", "jobs", "Jobs in flight at the weekday peak"),
     SimPreset("platform.break1_growth", "platform", platform.Params.for_scenario("break1_fifo"),

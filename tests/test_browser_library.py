@@ -17,7 +17,7 @@ from tests.browser import resume_code_on, start_drill, wait_for_app
 
 pytestmark = pytest.mark.browser
 
-LIBRARY = ("cache_stampede",)
+LIBRARY = ("cache_stampede", "retry_chain", "split_brain")
 LOCK = "🔒 Lock in"
 
 

@@ -10,6 +10,7 @@ from tests.test_sim_pages import drawn_charts, lock_and_play
 PAGES = {
     "pages/sim_cache_stampede.py": ["One hot key", "Many keys"],
     "pages/sim_retry_chain.py": ["Partner fails fast", "Partner hangs"],
+    "pages/sim_leases.py": ["Stop-the-world pause", "Clock set back"],
 }
 
 
@@ -63,3 +64,19 @@ def test_a_propagated_deadline_leaves_no_call_for_a_user_who_left(app_test):
     at.toggle(key="rc_hang_propagate").set_value(True).run()
     at = lock_and_play(at, "retry_chain.slow", 0.0)
     assert any(m.value.startswith("**0.0%** of the") for m in at.markdown)
+
+
+def test_a_pause_past_the_lease_wakes_a_leader_after_the_takeover(app_test):
+    at = lock_and_play(app_test("pages/sim_leases.py").run(), "leases.pause", 8.0)
+    # 10 s lease, 1.5 s used: it lapses 8.5 s into the 18 s pause; B takes over within a 1 s poll
+    wake = float({m.label: m.value for m in at.metric}["Simulation"].split()[0])
+    assert 18 - 9.5 <= wake <= 18 - 8.5
+    assert any("lapsed 8.5 s into the pause" in m.value for m in at.markdown)
+
+
+def test_fencing_refuses_the_old_leaders_writes_after_a_clock_step(app_test):
+    at = app_test("pages/sim_leases.py").run()
+    at.toggle(key="ls_step_fencing").set_value(True).run()
+    at = lock_and_play(at, "leases.step", 0.0)
+    assert {m.label: m.value for m in at.metric}["Simulation"].startswith("0")
+    assert any("**0 accepted**" in m.value for m in at.markdown)

@@ -32,6 +32,7 @@ HOT_SHARD_TABS = ("Celebrity key", "Tenant groups", "Shuffle sharding")
 RETRY_STORM_TABS = ("Synchronised breakers", "Jitter, shared state, ramp")
 # The cache-stampede page's tabs (?tab=) and its hot-key tab's "On a miss" choices (?cs_hot_policy=).
 STAMPEDE_TABS = ("One hot key", "Many keys")
+LEASE_TABS = ("Stop-the-world pause", "Clock set back")   # the leases page's tabs (?tab=)
 CHAIN_TABS = ("Partner fails fast", "Partner hangs")   # the retry-chain page's tabs (?tab=)
 STAMPEDE_POLICIES = {"every request queries": "none", "one query per key": "coalesce",
                      "serve stale, refresh once": "stale"}
@@ -45,6 +46,7 @@ MODEL_PAGES = {
     "partitions": ("pages/hot_tenant.py", "Hot tenant", {keys.TAB: HOT_TENANT_TABS[1]}),
     "cache_stampede": ("pages/sim_cache_stampede.py", "Cache stampede", None),
     "retry_chain": ("pages/sim_retry_chain.py", "Retry chain", None),
+    "leases": ("pages/sim_leases.py", "Leases and split brain", None),
 }
 
 
@@ -73,6 +75,11 @@ def _figure(preset_id: str, seed: int, inputs: tuple[tuple[str, float], ...] = (
         from ui.sims.chain_charts import partner_calls_figure
 
         return partner_calls_figure(retry_chain.run(params, seed))
+    if preset.model == "leases":
+        from sims import leases
+        from ui.sims.lease_charts import writes_figure
+
+        return writes_figure(leases.run(params, seed))
     from ui.sims.charts import preset_figure
 
     return preset_figure(preset_id, seed, params)
@@ -171,6 +178,14 @@ def explore_query(preset_id: str, values: Mapping[str, float] | None = None) -> 
             query.update({keys.TAB: CHAIN_TABS[1], **_settings("rc_hang", depth=p.depth, retries=p.retries,
                                                                timeout=p.timeout_s, deadline=p.deadline_s,
                                                                propagate=p.propagate)})
+    elif preset.model == "leases":
+        if p.fault == "pause":
+            query.update({keys.TAB: LEASE_TABS[0], **_settings("ls_pause", lease=round(p.lease_s),
+                                                               pause=round(p.fault_s))})
+        else:
+            query.update({keys.TAB: LEASE_TABS[1], **_settings("ls_step", lease=round(p.lease_s),
+                                                               step=p.clock_step_s,
+                                                               rate=round(1 / p.write_every_s))})
     return query
 
 

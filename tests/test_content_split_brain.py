@@ -1,0 +1,69 @@
+"""The split-brain drill: every figure worked by hand from its scenario, the simulations it grades against,
+and its shape.
+
+The scenario: a 10 s lease renewed every 3 s, the fault 1.5 s after a renewal, an 18 s pause, a standby that
+polls every 1 s, 2 writes a second and a clock set back 4 s. The checks every drill shares run on BRIEF in
+test_content_common.py.
+"""
+from __future__ import annotations
+
+import re
+
+from drills.loader import CONTENT_DIR, load_drill
+from tests.content_checks import DrillBrief
+
+LOADED = load_drill(CONTENT_DIR / "split_brain.yaml")
+DRILL = LOADED.drill
+VALUES = LOADED.values
+
+BRIEF_ANSWERS: dict[str, tuple[float, float, str]] = {
+    "b_missed": (3, 0.0, "renewals due at 3, 6 and 9 s may fail; the one at 12 s is past the 10 s lease"),
+    "p_lapse": (8.5, 0.0, "10 s lease - 1.5 s since the renewal"),
+    "p_takeover": (9.5, 0.0, "8.5 s + one 1 s poll at most"),
+    "p_asleep": (9.5, 0.0, "18 s pause - 8.5 s"),
+    "c_extra": (8, 0.0, "4 s set back x 2 writes a second"),
+    "c_trust": (6, 0.0, "10 s lease - 4 s a sync may step"),
+}
+
+BRIEF_DERIVED: dict[str, tuple[float, float, str]] = {
+    "lapse_at_s": (8.5, 0.0, "10 - 1.5"),
+    "takeover_by_s": (9.5, 0.0, "10 - 1.5 + 1"),
+    "trust_s": (6, 0.0, "10 - 4"),
+}
+
+BRIEF_SIMS: dict[str, tuple[str, float | None, float, str]] = {
+    "p_sim_wake": ("leases.pause_wake", None, 0.0, "between 18 - 9.5 = 8.5 s and 18 - 8.5 = 9.5 s"),
+    "c_sim_stale": ("leases.step_stale", None, 0.0, "at most the 8 batches after the lapse"),
+}
+
+_LABELS = re.compile(r"\b\d{1,2}:\d{2}\b|\bBreak\s+\d\b|\b80% range\b")
+
+BRIEF = DrillBrief(LOADED, BRIEF_ANSWERS, BRIEF_DERIVED, BRIEF_SIMS, _LABELS, time_box_min=35, sim_seed=0,
+                   figures_allowed_in=frozenset({"prompt", "board"}))
+
+
+def test_the_drill_has_its_parts_follow_ups_and_a_close():
+    assert [p.id for p in DRILL.parts] == ["prompt", "board", "pause", "skew", "closing"]
+    breaks = [p for p in DRILL.parts if p.kind == "break"]
+    assert all(p.followup is not None and p.followup.questions for p in breaks)
+    assert {q.kind for q in DRILL.all_questions()} == {"numeric", "choice", "notes"}
+
+
+def test_the_essentials_path_fits_45_minutes():
+    assert sum(p.minutes for p in DRILL.parts if p.kind != "closing") <= 45
+    per_break = [sum(q.essential for q in p.questions) for p in DRILL.parts if p.kind == "break"]
+    assert all(2 <= n <= 5 for n in per_break)
+
+
+def test_skills_share_ids_with_the_hot_tenant_drill_where_they_mean_the_same():
+    hot = {s.id for s in load_drill(CONTENT_DIR / "hot_tenant.yaml").drill.rubric}
+    assert "ordering_fencing" in hot & {s.id for s in DRILL.rubric}
+
+
+def test_the_simulated_wake_sits_between_the_hand_worked_bounds():
+    wake = BRIEF.sim_values["p_sim_wake"]
+    assert VALUES["pause_s"] - VALUES["takeover_by_s"] <= wake <= VALUES["pause_s"] - VALUES["lapse_at_s"]
+
+
+def test_the_simulated_split_brain_is_within_the_writes_after_the_lapse():
+    assert 0 < BRIEF.sim_values["c_sim_stale"] <= LOADED.truth("c_extra")
