@@ -46,7 +46,7 @@ def _lock(page, question, seen) -> None:
         page.get_by_text(seen.text(right), exact=True).click()
         page.get_by_role("button", name=LOCK).first.click()
     else:
-        page.get_by_label("Your notes").fill("one query per key, and serve the old value meanwhile")
+        page.get_by_role("textbox", name="Your notes").fill("one query per key, and serve the old value meanwhile")
         page.get_by_role("button", name=LOCK).first.click()
     page.wait_for_function(
         "([n, label]) => [...document.querySelectorAll('button')].filter(b => b.innerText.includes(label)).length < n",

@@ -7,14 +7,13 @@ shares run on BRIEF in test_content_common.py.
 """
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from drills.loader import CONTENT_DIR, load_drill
 from drills.variants import in_variant
 from drills.draws import sample_draws
-from tests.content_checks import DrillBrief, numeric
+from tests.content_checks import DrillBrief
+from tests.library_checks import LABELS, assert_essentials_fit, assert_shape, assert_truths_move
 
 LOADED = load_drill(CONTENT_DIR / "cache_stampede.yaml")
 DRILL = LOADED.drill
@@ -41,26 +40,16 @@ BRIEF_SIMS: dict[str, tuple[str, float | None, float, str]] = {
     "s_sim_peak": ("cache_stampede.jitter_peak", None, 0.0, "random expiries bunch above the 9.6 mean"),
 }
 
-_LABELS = re.compile(r"\b\d{1,2}:\d{2}\b|\bBreak\s+\d\b|\b80% range\b")
-
-BRIEF = DrillBrief(LOADED, BRIEF_ANSWERS, BRIEF_DERIVED, BRIEF_SIMS, _LABELS, time_box_min=35, sim_seed=0,
+BRIEF = DrillBrief(LOADED, BRIEF_ANSWERS, BRIEF_DERIVED, BRIEF_SIMS, LABELS, time_box_min=35, sim_seed=0,
                    figures_allowed_in=frozenset({"prompt", "board"}))
 
 
 def test_the_drill_has_its_parts_follow_ups_and_a_close():
-    assert [p.id for p in DRILL.parts] == ["prompt", "board", "expiry", "sections", "closing"]
-    breaks = [p for p in DRILL.parts if p.kind == "break"]
-    assert all(p.followup is not None and p.followup.questions for p in breaks)
-    assert {q.kind for q in DRILL.all_questions()} == {"numeric", "choice", "notes"}
-    stages = [s.stage for s in breaks[0].reveal]
-    assert stages == ["why", "worked", "detect", "contain", "degrade", "recover", "prevent", "tradeoff"]
+    assert_shape(DRILL, ["prompt", "board", "expiry", "sections", "closing"])
 
 
 def test_the_essentials_path_fits_45_minutes():
-    essential_parts = [p for p in DRILL.parts if p.kind != "closing"]
-    assert sum(p.minutes for p in essential_parts) <= 45
-    per_break = [sum(q.essential for q in p.questions) for p in DRILL.parts if p.kind == "break"]
-    assert all(2 <= n <= 5 for n in per_break)
+    assert_essentials_fit(DRILL)
 
 
 def test_skills_share_ids_with_the_other_drills_where_they_mean_the_same():
@@ -92,13 +81,4 @@ def test_every_draw_grades_the_simulations_on_its_own_numbers(variant):
 
 
 def test_no_more_than_a_tenth_of_the_numeric_truths_are_the_same_in_every_draw():
-    from ui.drill.attempt_view import sim_truths_of
-
-    questions = numeric(DRILL)
-    draws = [in_variant(LOADED, v) for v in sample_draws(4)]
-    written = {q.id: LOADED.truth(q.id) for q in numeric(DRILL, with_answer=True)}
-    fixed = [q.id for q in numeric(DRILL, with_answer=True)
-             if all(seen.truth(q.id) == written[q.id] for seen in draws)]
-    fixed += [q.id for q in numeric(DRILL, with_answer=False)
-              if len({sim_truths_of(seen)[q.id] for seen in draws}) == 1]
-    assert len(fixed) <= 0.1 * len(questions), fixed
+    assert_truths_move(LOADED)

@@ -7,10 +7,9 @@ test_content_common.py.
 """
 from __future__ import annotations
 
-import re
-
 from drills.loader import CONTENT_DIR, load_drill
 from tests.content_checks import DrillBrief
+from tests.library_checks import LABELS, assert_essentials_fit, assert_shape, assert_truths_move
 
 LOADED = load_drill(CONTENT_DIR / "split_brain.yaml")
 DRILL = LOADED.drill
@@ -36,23 +35,20 @@ BRIEF_SIMS: dict[str, tuple[str, float | None, float, str]] = {
     "c_sim_stale": ("leases.step_stale", None, 0.0, "at most the 8 batches after the lapse"),
 }
 
-_LABELS = re.compile(r"\b\d{1,2}:\d{2}\b|\bBreak\s+\d\b|\b80% range\b")
-
-BRIEF = DrillBrief(LOADED, BRIEF_ANSWERS, BRIEF_DERIVED, BRIEF_SIMS, _LABELS, time_box_min=35, sim_seed=0,
+BRIEF = DrillBrief(LOADED, BRIEF_ANSWERS, BRIEF_DERIVED, BRIEF_SIMS, LABELS, time_box_min=35, sim_seed=0,
                    figures_allowed_in=frozenset({"prompt", "board"}))
 
 
 def test_the_drill_has_its_parts_follow_ups_and_a_close():
-    assert [p.id for p in DRILL.parts] == ["prompt", "board", "pause", "skew", "closing"]
-    breaks = [p for p in DRILL.parts if p.kind == "break"]
-    assert all(p.followup is not None and p.followup.questions for p in breaks)
-    assert {q.kind for q in DRILL.all_questions()} == {"numeric", "choice", "notes"}
+    assert_shape(DRILL, ["prompt", "board", "pause", "skew", "closing"])
 
 
 def test_the_essentials_path_fits_45_minutes():
-    assert sum(p.minutes for p in DRILL.parts if p.kind != "closing") <= 45
-    per_break = [sum(q.essential for q in p.questions) for p in DRILL.parts if p.kind == "break"]
-    assert all(2 <= n <= 5 for n in per_break)
+    assert_essentials_fit(DRILL)
+
+
+def test_no_more_than_a_tenth_of_the_numeric_truths_are_the_same_in_every_draw():
+    assert_truths_move(LOADED)
 
 
 def test_skills_share_ids_with_the_hot_tenant_drill_where_they_mean_the_same():
