@@ -29,7 +29,7 @@ def _points(result: leases.Result, cut: float) -> list[dict]:
 
 def _title(result: leases.Result) -> str:
     p = result.params
-    what = (f"a {p.fault_s:g} s pause" if p.fault == "pause"
+    what = (f"a pause of {p.fault_s:g} s" if p.fault == "pause"
             else f"a split with the clock set back {p.clock_step_s:g} s")
     return f"{p.lease_s:g} s lease, {what}, fencing {'on' if p.fencing else 'off'}"
 
@@ -46,10 +46,15 @@ def writes_figure(result: leases.Result) -> go.Figure:
               ("refused by fencing", GREY, "square-open"))
     for (label, colour, symbol), data in zip(styles, traces):
         fig.add_trace(go.Scatter(name=label, mode="markers", marker=dict(color=colour, symbol=symbol, size=9), **data))
-    for moment, label, colour in ((result.lease_lapsed_s, "lease lapses", LIMIT),
-                                  (result.b_acquired_s, "B takes over", HOT)):
+    fault = "A frozen" if p.fault == "pause" else "A cut off from the lease service"
+    fig.add_vrect(x0=p.fault_at_s, x1=min(p.fault_at_s + p.fault_s, p.duration_s), fillcolor=GREY, opacity=0.12,
+                  line_width=0, annotation_text=fault, annotation_position="bottom left")
+    # the two moments are often under a second apart: one label each side of its line
+    for moment, label, colour, side in ((result.lease_lapsed_s, "lease lapses", LIMIT, "top left"),
+                                        (result.b_acquired_s, "B takes over", HOT, "top right")):
         if moment is not None:
-            fig.add_vline(x=moment, line=dict(color=colour, dash="dash"), annotation_text=label)
+            fig.add_vline(x=moment, line=dict(color=colour, dash="dash"), annotation_text=label,
+                          annotation_position=side)
     fig.update_xaxes(title_text="seconds (the coordination service's clock)", range=[0.0, p.duration_s])
     fig.update_yaxes(tickvals=list(ROWS.values()), ticktext=[f"node {n}" for n in ROWS], range=[-0.5, 1.5])
     fig.update_layout(title=title, height=380, margin=dict(l=60, r=20, t=60, b=40),

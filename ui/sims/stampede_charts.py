@@ -30,7 +30,7 @@ def _steps_until(result: cache_stampede.Result, cut: float) -> tuple[list[float]
 
 def _title(result: cache_stampede.Result) -> str:
     p = result.params
-    keys = "one hot key" if p.keys == 1 else f"{p.keys:,} keys"
+    keys = "One hot key" if p.keys == 1 else f"{p.keys:,} keys"
     spread = f", expiry spread over {p.jitter_s:g} s" if p.jitter_s else ""
     return f"{keys}, {POLICY_NAMES[p.policy]}{spread}"
 
