@@ -40,8 +40,8 @@ with fast_tab:
     chosen = settings(
         FAST, "The partner answers every call with an error at once. Each layer retries straight away; with a "
               "budget, a layer retries only while its retries stay within that share of the calls it handles.",
-        dict(label="Layers that retry", min_value=1, max_value=5, value=3, key=keys.sim_setting(FAST.prefix, "depth")),
-        dict(label="Retries per layer", min_value=0, max_value=5, value=3,
+        dict(label="Layers that retry", min_value=1, max_value=4, value=3, key=keys.sim_setting(FAST.prefix, "depth")),
+        dict(label="Retries per layer", min_value=0, max_value=4, value=3,
              key=keys.sim_setting(FAST.prefix, "retries")),
         dict(label="Retry budget, % (0 = none)", min_value=0, max_value=50, value=0, step=5,
              key=keys.sim_setting(FAST.prefix, "budget")),
@@ -66,7 +66,7 @@ with hang_tab:
     chosen = settings(
         HANG, "The partner accepts every call and never answers. Each layer waits its timeout, then retries; the "
               "user gives up at the deadline. Without propagation nothing below the user knows.",
-        dict(label="Layers that retry", min_value=1, max_value=5, value=3, key=keys.sim_setting(HANG.prefix, "depth")),
+        dict(label="Layers that retry", min_value=1, max_value=4, value=3, key=keys.sim_setting(HANG.prefix, "depth")),
         dict(label="Retries per layer", min_value=0, max_value=4, value=3,
              key=keys.sim_setting(HANG.prefix, "retries")),
         dict(label="Timeout per attempt, s", min_value=0.2, max_value=2.0, value=1.0, step=0.1,

@@ -23,9 +23,9 @@ Assumptions (units are seconds and writes; real time is the lock service's clock
 * A stops for good once it knows it lost the lease: its own clock says the lease is over, or a renewal is
   refused.
 
-Default params reproduce the lease drill's first break: a 10 s lease renewed every 3 s, a 14 s pause that
-starts 1.5 s after a renewal, so the lease lapses 10 - 1.5 = 8.5 s into the pause and A wakes
-14 - 8.5 = 5.5 s after that, with B already writing.
+Default params: a 10 s lease renewed every 3 s and a 14 s pause that starts 1.5 s after the renewal at 6 s,
+so the lease lapses 10 - 1.5 = 8.5 s into the pause and A wakes 14 - 8.5 = 5.5 s after that, with B already
+writing. The split-brain drill's runs come from its presets (sims/presets.py), built from each draw.
 """
 from __future__ import annotations
 

@@ -130,7 +130,7 @@ def _lease(fault: str) -> Callable[..., object]:
 
 _LEASE = dict(lease_s="lease_s", renew_every_s="renew_every_s", fault_at_s="2 * renew_every_s + since_renew",
               write_every_s="1 / write_rate", poll_s="poll_s")
-_LEASE_WRITTEN = (10.0, 3.0, 1.5, 18.0, 2.0, 1.0, 4.0)
+_LEASE_WRITTEN = (10.0, 3.0, 1.3, 18.0, 2.0, 0.25, 4.0)   # the split-brain drill as written
 
 _CHAIN_INPUTS = ("depth", "retries", "timeout_s", "deadline_s", "budget_ratio")
 _CHAIN = _mirrors("request_rate_per_s duration_s dependency_s slow_s", **{name: name for name in _CHAIN_INPUTS})

@@ -1,8 +1,8 @@
 """The split-brain drill: every figure worked by hand from its scenario, the simulations it grades against,
 and its shape.
 
-The scenario: a 10 s lease renewed every 3 s, the fault 1.5 s after a renewal, an 18 s pause, a standby that
-polls every 1 s, 2 writes a second and a clock set back 4 s. The checks every drill shares run on BRIEF in
+The scenario: a 10 s lease renewed every 3 s, the fault 1.3 s after a renewal, an 18 s pause, a standby that
+polls every 0.25 s, 2 writes a second and a clock set back 4 s. The checks every drill shares run on BRIEF in
 test_content_common.py.
 """
 from __future__ import annotations
@@ -17,21 +17,22 @@ VALUES = LOADED.values
 
 BRIEF_ANSWERS: dict[str, tuple[float, float, str]] = {
     "b_missed": (3, 0.0, "renewals due at 3, 6 and 9 s may fail; the one at 12 s is past the 10 s lease"),
-    "p_lapse": (8.5, 0.0, "10 s lease - 1.5 s since the renewal"),
-    "p_takeover": (9.5, 0.0, "8.5 s + one 1 s poll at most"),
-    "p_asleep": (9.5, 0.0, "18 s pause - 8.5 s"),
+    "p_lapse": (8.7, 0.0, "10 s lease - 1.3 s since the renewal"),
+    "p_takeover": (8.95, 0.0, "8.7 s + one 0.25 s poll at most"),
+    "p_asleep": (18.6, 0.0, "(18 s pause - 8.7 s) x 2 batches a second"),
     "c_extra": (8, 0.0, "4 s set back x 2 writes a second"),
     "c_trust": (6, 0.0, "10 s lease - 4 s a sync may step"),
 }
 
 BRIEF_DERIVED: dict[str, tuple[float, float, str]] = {
-    "lapse_at_s": (8.5, 0.0, "10 - 1.5"),
-    "takeover_by_s": (9.5, 0.0, "10 - 1.5 + 1"),
+    "lapse_at_s": (8.7, 0.0, "10 - 1.3"),
+    "takeover_by_s": (8.95, 0.0, "10 - 1.3 + 0.25"),
+    "asleep_s": (9.3, 0.0, "18 - 8.7"),
     "trust_s": (6, 0.0, "10 - 4"),
 }
 
 BRIEF_SIMS: dict[str, tuple[str, float | None, float, str]] = {
-    "p_sim_wake": ("leases.pause_wake", None, 0.0, "between 18 - 9.5 = 8.5 s and 18 - 8.5 = 9.5 s"),
+    "p_sim_wake": ("leases.pause_wake", None, 0.0, "between 18 - 8.95 = 9.05 s and 18 - 8.7 = 9.3 s"),
     "c_sim_stale": ("leases.step_stale", None, 0.0, "at most the 8 batches after the lapse"),
 }
 
