@@ -36,8 +36,22 @@ def _partitions(result) -> tuple[tuple[str, ...], list[tuple]]:
                     in zip(result.times_s, result.replay_left, result.fresh_backlog)]
 
 
+def _cache_stampede(result) -> tuple[tuple[str, ...], list[tuple]]:
+    return ("key", "requested_s", "started_s", "ended_s"), list(result.queries)
+
+
+def _retry_chain(result) -> tuple[tuple[str, ...], list[tuple]]:
+    return ("request", "started_s", "ended_s", "user_waiting"), list(result.attempts)
+
+
+def _leases(result) -> tuple[tuple[str, ...], list[tuple]]:
+    return ("landed_s", "node", "token", "accepted"), list(result.writes)
+
+
 EVENT_TABLES = {"hot_shard": _hot_shard, "concurrency_pool": _concurrency_pool,
-                "retry_storm": _retry_storm, "platform": _platform, "partitions": _partitions}
+                "retry_storm": _retry_storm, "platform": _platform, "partitions": _partitions,
+                "cache_stampede": _cache_stampede, "retry_chain": _retry_chain,
+                "leases": _leases}
 
 
 def events(model: str, result) -> tuple[tuple[str, ...], list[tuple]]:
