@@ -12,6 +12,7 @@ import bisect
 import heapq
 import math
 from collections.abc import Callable
+from random import NV_MAGICCONST
 
 import simpy
 
@@ -45,7 +46,7 @@ class CalmStretch:
         if stop <= 0:
             return 0
         rng = self.rng
-        draw, mu, sigma = rng.lognormvariate, self.mu, p.call_sigma
+        rnd, log, exp, mu, sigma = rng.random, math.log, math.exp, self.mu, p.call_sigma
         safe_until, safe_call = self.calm_safe_until, self.calm_safe_call_s
         cumulative, total = self.others_cumulative, self.others_rate
         free_at = [0.0] * p.slots                  # a heap: when each slot is next free
@@ -71,7 +72,16 @@ class CalmStretch:
                     rng.random()                   # repeat or not (a new job either way without keys)
                 tenant = ACME
             self.submissions += 1
-            calls = (draw(mu, sigma), draw(mu, sigma), draw(mu, sigma), draw(mu, sigma))
+            # four lognormvariate(mu, sigma) draws, its normalvariate (Kinderman-Monahan) written out:
+            # the same draws in the same order, for half the time of the calls
+            drawn = []
+            while len(drawn) < 4:
+                u1 = rnd()
+                u2 = 1.0 - rnd()
+                z = NV_MAGICCONST * (u1 - 0.5) / u2
+                if z * z / 4.0 <= -log(u2):
+                    drawn.append(exp(mu + z * sigma))
+            calls = tuple(drawn)
             job = Job(tenant, t, calls)
             jobs.append(job)
             free = free_at[0]

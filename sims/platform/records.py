@@ -141,11 +141,19 @@ def job_records(jobs: list[Job], plans: tuple[int, ...]) -> tuple[JobRecord, ...
     """
     new = object.__new__
     records = []
+    add = records.append
     for j in jobs:
         record = new(JobRecord)
-        record.__dict__.update(tenant=j.tenant, plan=plans[j.tenant], arrived=j.arrived, started=j.started,
-                               ended=j.ended, state=j.state, steps_done=j.steps_done, degraded=j.degraded,
-                               interruptions=j.interruptions)
-        records.append(record)
+        fields = record.__dict__            # item by item: no keyword dict built and copied per record
+        fields["tenant"] = j.tenant
+        fields["plan"] = plans[j.tenant]
+        fields["arrived"] = j.arrived
+        fields["started"] = j.started
+        fields["ended"] = j.ended
+        fields["state"] = j.state
+        fields["steps_done"] = j.steps_done
+        fields["degraded"] = j.degraded
+        fields["interruptions"] = j.interruptions
+        add(record)
     return tuple(records)
 
