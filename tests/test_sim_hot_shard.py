@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -198,7 +199,29 @@ def test_the_clockless_run_is_the_simpy_run(params):
 
 def test_a_tie_between_an_arrival_and_a_tick_goes_to_the_event_scheduled_first(monkeypatch):
     # Whole-second gaps put every arrival on a tick: SimPy runs the one whose event is older first.
-    monkeypatch.setattr(random.Random, "random", lambda self: 1.0 - math.exp(-1.0))
+    every = 1.0 - math.exp(-1.0)                # -log(1 - every) is exactly 1.0
+    monkeypatch.setattr(random.Random, "random", lambda self: every)
+
+    class Constant:                             # the clockless run's block draws, the same number each time
+        def __init__(self, bits):
+            pass
+
+        def random(self, size=None):
+            return every if size is None else np.full(size, every)
+
+    monkeypatch.setattr(hot_shard.np.random, "Generator", Constant)
     params = Params(shards=2, hot_key_share=0.0, ordinary_keys=2, arrival_rps=1.0, duration_s=6.0)
     assert run(params, 1) == hot_shard.run_on_simpy(params, 1)
     assert [row[2] for row in run(params, 1).jobs] == pytest.approx([1.0, 2.0, 3.0, 4.0, 5.0])
+
+
+def test_draws_in_blocks_of_any_size_give_the_same_run(monkeypatch):
+    original = hot_shard._Draws.__init__
+
+    def small_blocks(self, *args):
+        original(self, *args)
+        self.block = self.more = 7              # many blocks, each ending mid-stream
+
+    monkeypatch.setattr(hot_shard._Draws, "__init__", small_blocks)
+    for params in (hot_shard.celebrity(), hot_shard.shuffle_sharding()):
+        assert run(params, 3) == hot_shard.run_on_simpy(params, 3)
