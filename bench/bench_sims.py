@@ -5,7 +5,8 @@ count timed in the same run. Targets: default under 100 ms, maximum under 2 s. N
 Then the spread each page offers: 20 seeds of its default settings, run cold (no cache), against
 a target of 2 s, with the same bare-loop ratio. The platform page runs its spread in worker
 processes (``sims.spread``, one per core), so it gets a second line timed that way.
-Run: ``python -m bench.bench_sims [--repeat N] [--spread-repeat N]``.
+Run: ``python -m bench.bench_sims [--repeat N] [--spread-repeat N] [--clock cpu]``; the model and the bare
+loop are timed in turns, so the load of a shared machine falls on both.
 """
 from __future__ import annotations
 
@@ -13,10 +14,12 @@ import argparse
 import contextlib
 import importlib
 import os
+import time
+from collections.abc import Callable
 
 import simpy
 
-from bench.timing import bare_loop, measure
+from bench.timing import bare_loop, measure, summarise
 from sims import concurrency_pool, hot_shard, platform, retry_storm, spread as seed_spread
 
 # (page tab, which setting, model, params): the maxima are the pages' slider bounds
@@ -74,6 +77,23 @@ def counting_events():
         simpy.Environment.step = original
 
 
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+
+
+def measure_side_by_side(model: Callable[[], object], bare: Callable[[], object], repeat: int,
+                         clock: Callable[[], float]) -> tuple[dict[str, float], dict[str, float]]:
+    """Time the model and the bare loop in turns, so a change in the machine's load falls on both alike."""
+    model()
+    bare()
+    model_samples, bare_samples = [], []
+    for _ in range(repeat):
+        for fn, samples in ((model, model_samples), (bare, bare_samples)):
+            start = clock()
+            fn()
+            samples.append(clock() - start)
+    return summarise(model_samples), summarise(bare_samples)
+
+
 def simulated_events(result: object, counter: dict[str, int]) -> int:
     """The events a run simulated: its own count where it keeps one, else the SimPy steps counted.
 
@@ -88,7 +108,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=11, help="timed runs per case (median is reported)")
     parser.add_argument("--spread-repeat", type=int, default=3, help="timed 20-seed spreads per page default")
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
+                        help="time the runs by the wall clock (default) or by this process's CPU time, which other "
+                             "work on a shared machine barely moves")
     args = parser.parse_args()
+    print(f"Load average before the timed runs: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; "
+          f"{args.clock} clock, each model run timed beside a bare loop of its events")
     print(f"{'tab':28} {'setting':8} {'median ms':>10} {'target':>7} {'events':>8} "
           f"{'events/s':>10} {'bare ev/s':>10} {'ratio':>6}")
     for tab, setting, model, params in CASES:
@@ -96,8 +121,8 @@ def main() -> None:
         with counting_events() as counter:
             result = module.run(params, 1)
         events = simulated_events(result, counter)
-        model_stats = measure(lambda: module.run(params, 1), repeat=args.repeat)
-        bare_stats = measure(lambda: bare_loop(events), repeat=args.repeat)
+        model_stats, bare_stats = measure_side_by_side(lambda: module.run(params, 1), lambda: bare_loop(events),
+                                                       args.repeat, CLOCKS[args.clock])
         target_s = 0.1 if setting == "default" else 2.0
         verdict = "ok" if model_stats["median"] < target_s else "MISS"
         model_rate = events / model_stats["median"]
