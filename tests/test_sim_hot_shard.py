@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from sims import hot_shard
 from sims.hot_shard import Params, run, summary
 from sims.stable_hash import jump_bucket, pick_groups, stable_hash
+from tests.sim_reference import assert_same_as_simpy
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -187,14 +188,7 @@ EQUIVALENCE_CASES = [
 
 @pytest.mark.parametrize("params", EQUIVALENCE_CASES)
 def test_the_clockless_run_is_the_simpy_run(params):
-    from bench.bench_sims import counting_events
-
-    for seed in range(4):
-        with counting_events() as counter:
-            reference = hot_shard.run_on_simpy(params, seed)
-        fast = run(params, seed)
-        assert fast == reference
-        assert fast.events == counter["events"]     # the bench's ratio is per event of the same run
+    assert_same_as_simpy(run, hot_shard.run_on_simpy, params)
 
 
 def test_a_tie_between_an_arrival_and_a_tick_goes_to_the_event_scheduled_first(monkeypatch):

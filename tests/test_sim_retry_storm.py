@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from sims import retry_storm as rs
 from sims.retry_storm import Params, run, summary
+from tests.sim_reference import assert_same_as_simpy
 
 
 def test_without_jitter_360_parked_calls_land_in_one_second():
@@ -100,11 +101,4 @@ EQUIVALENCE_CASES = [
 
 @pytest.mark.parametrize("params", EQUIVALENCE_CASES)
 def test_the_run_is_the_simpy_run(params):
-    from bench.bench_sims import counting_events
-
-    for seed in range(4):
-        with counting_events() as counter:
-            reference = rs.run_on_simpy(params, seed)
-        fast = run(params, seed)
-        assert fast == reference
-        assert fast.events == counter["events"]     # the bench's ratio is per event of the same run
+    assert_same_as_simpy(run, rs.run_on_simpy, params)

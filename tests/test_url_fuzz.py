@@ -9,14 +9,15 @@ from __future__ import annotations
 import pytest
 
 from sims.platform import SCENARIOS
+from tests.test_pages import _open
 from ui import keys
-from ui.sims.hot_shard_tabs import CELEBRITY, SHUFFLE, TENANTS
-from ui.sims.platform_page import sim_tab
 from ui.instructor.integrity import TIMELINE_PARAM
 from ui.labs.pg_lab import EXPERIMENT
 from ui.live.room import ROOM_PARAM
 from ui.sims.guess import guess_for_param, guess_param
+from ui.sims.hot_shard_tabs import CELEBRITY, SHUFFLE, TENANTS
 from ui.sims.pins import pin_param
+from ui.sims.platform_page import sim_tab
 
 PAGES = ["pages/home.py", "pages/drill.py", "pages/results.py", "pages/history.py", "pages/review.py",
          "pages/live.py", "pages/sim_hot_shard.py", "pages/sim_concurrency_pool.py", "pages/sim_retry_storm.py",
@@ -51,22 +52,13 @@ def _widget_keys(at) -> set[str]:
     return found
 
 
-def _open(app_test, page: str, params: dict[str, str]):
-    at = app_test("app.py")
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.run()
-    at.switch_page(page).run()
-    return at
-
-
 @pytest.mark.parametrize("page", PAGES)
 def test_no_parameter_value_breaks_a_page(app_test, page):
-    plain = _open(app_test, page, {})
+    plain = _open(app_test, page)
     assert not plain.exception, plain.exception
     names = sorted(set(READ_BY_HAND) | _widget_keys(plain) | set(plain.query_params))
     for label, value in HOSTILE.items():
-        at = _open(app_test, page, {name: value for name in names})
+        at = _open(app_test, page, **{name: value for name in names})
         assert not at.exception, f"{page} with every parameter {label}: {at.exception[0].value[:300]}"
 
 
