@@ -206,15 +206,23 @@ def run(params: Params, seed: int = 1) -> Result:
     single = params.groups_per_key == 1
     home = [groups[0] for groups in placement] if single else None
     healthy = None if single else _healthy_groups(params)
+    broken = [shard.broken for shard in shards]
     free_at = [shard.free_at for shard in shards]          # one heap each, read in the hot loop
     leaves_at = [shard.leaves_at for shard in shards]
     budget = 2 * MAX_JOBS + MAX_SAMPLES
     ticks = 0
+    servers = params.servers_per_shard
 
     def tick(now: float) -> None:
-        for index, shard in enumerate(shards):
-            present = shard.in_system(now)
-            busy = 0 if shard.broken else min(present, shard.servers)
+        # _Shard.in_system written out: sixteen shards a tick add up on the larger settings
+        for index, leaves in enumerate(leaves_at):
+            if broken[index]:
+                samples.append((now, index, shards[index].stuck, 0))
+                continue
+            while leaves and leaves[0] <= now:
+                pop(leaves)
+            present = len(leaves)
+            busy = present if present < servers else servers
             samples.append((now, index, present - busy, busy))
 
     tick(0.0)                                   # the monitor's first sample, before any arrival
@@ -247,16 +255,16 @@ def run(params: Params, seed: int = 1) -> Result:
                 elif len(choice) == 1:
                     chosen = choice[0]
                 elif choice:
-                    chosen, fewest = -1, 0
+                    chosen, fewest = -1, math.inf
                     for g in choice:
                         leaves = leaves_at[g]
                         while leaves and leaves[0] <= now:
                             pop(leaves)
-                        if chosen < 0 or len(leaves) < fewest:
+                        if len(leaves) < fewest:
                             chosen, fewest = g, len(leaves)
                 else:                           # every group is broken: the fewest stuck
                     chosen = min(placement[key], key=lambda g: (shards[g].stuck, g))
-            if chosen in down:
+            if broken[chosen]:
                 shards[chosen].stuck += 1
                 add((key, chosen, now, None, None))
             else:
@@ -281,6 +289,14 @@ def run(params: Params, seed: int = 1) -> Result:
     return Result(params=params, seed=seed, placement=placement,
                   shard_offered_rps=offered_rps(params, placement), down_shards=tuple(sorted(down)),
                   jobs=tuple(jobs), samples=tuple(samples), events=len(jobs) + ticks + 3)
+
+
+def _logs(values: np.ndarray) -> np.ndarray:
+    """``math.log`` of each value: NumPy's own log may differ from the C library's in the last bit.
+
+    Negating and dividing the result in NumPy is exact IEEE arithmetic, as Python's own is.
+    """
+    return np.fromiter(map(math.log, values.tolist()), dtype=float, count=len(values))
 
 
 _THREAD = threading.local()             # each thread's own bit generator: sessions run side by side
@@ -331,11 +347,10 @@ class _Draws:
     def next_block(self) -> tuple[list[float], list[int], list[float]]:
         size, self.block = self.block, self.more
         u = self.uniform(3 * size).reshape(size, 3)                     # (key, service, next gap) per arrival
-        log = math.log
         rate, service_rate = self.total_rate, self.service_rate
         keys = (self.first_key + np.searchsorted(self.cumulative, u[:, 0] * rate, side="right")).tolist()
-        services = [-log(x) / service_rate for x in (1.0 - u[:, 1]).tolist()]
-        gaps = [self.pending_gap] + [-log(x) / rate for x in (1.0 - u[:, 2]).tolist()]
+        services = (-_logs(1.0 - u[:, 1]) / service_rate).tolist()
+        gaps = [self.pending_gap] + (-_logs(1.0 - u[:, 2]) / rate).tolist()
         self.pending_gap = gaps.pop()
         times = list(itertools.accumulate(gaps, initial=self.now))[1:]
         self.now = times[-1]
