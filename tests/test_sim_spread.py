@@ -77,11 +77,17 @@ def test_workers_stay_warm_from_one_spread_to_the_next():
 def test_a_spread_after_a_worker_died_forks_afresh_and_gives_every_figure():
     import os
     import signal
+    import time
 
     spread.close_pools()
     spread.figures("concurrency_pool", concurrency_pool.Params(), [1, 2], "pool.rejected", processes=2)
     pool = spread._POOLS[2]
     os.kill(next(iter(pool._processes)), signal.SIGKILL)
+    for _ in range(1_000):                  # until the pool's manager thread has seen it die (a bounded wait)
+        if pool._broken:
+            break
+        time.sleep(0.01)
+    assert pool._broken, "the pool never noticed its worker died"
     seeds = range(1, 7)
     figures = spread.figures("concurrency_pool", concurrency_pool.Params(), seeds, "pool.rejected", processes=2)
     assert figures == [concurrency_pool.summary(concurrency_pool.run(concurrency_pool.Params(), s))["pool"]["rejected"]
