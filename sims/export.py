@@ -25,8 +25,8 @@ def _retry_storm(result) -> tuple[tuple[str, ...], list[tuple]]:
 
 
 def _platform(result) -> tuple[tuple[str, ...], list[tuple]]:
-    names = tuple(f.name for f in dataclasses.fields(result.jobs[0])) if result.jobs else ("tenant",)
-    return names, [dataclasses.astuple(job) for job in result.jobs]
+    names = result.jobs[0]._fields if result.jobs else ("tenant",)
+    return names, [tuple(job) for job in result.jobs]
 
 
 def _partitions(result) -> tuple[tuple[str, ...], list[tuple]]:
