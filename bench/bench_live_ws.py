@@ -44,7 +44,7 @@ from drills.backends import open_store
 from drills.live_store import CLOSE, NEXT
 from drills.loader import load_catalogue
 from drills.scope import ScopedDrills
-from ui.live.room import PUSHED_POLL_S
+from ui.live.common import PUSHED_POLL_S
 
 DRILL = "one_tenant~break2"
 QUESTION = "jobs_in_flight"

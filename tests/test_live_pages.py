@@ -281,7 +281,7 @@ def test_a_room_part_cut_short_is_not_taken_for_drawn_so_the_pages_tick_redraws_
     """The page's tick redraws the room's part when the step it last drew is not the room's: a run that stops
     half way (an error, a store that went away) must leave the step it was drawing unseen, or the tick takes
     the half-drawn room for the current one and the page never shows the move."""
-    import ui.live.room as ui_live
+    import ui.live.seat as ui_live
 
     prof = _started(app_test)
     ana = _as(app_test, "ana@school.edu")

@@ -90,7 +90,7 @@ def test_a_room_made_for_nobody_marks_each_viewers_own_guess_and_option_as_numer
 
 
 def test_after_a_close_two_seats_share_one_report_and_strip_and_each_sees_its_own_guess(db_path, loaded):
-    from ui.live import room as live_page
+    from ui.live import report
     from ui.live.figures import numeric_figure
 
     store = AttemptStore(db_path)
@@ -104,8 +104,8 @@ def test_after_a_close_two_seats_share_one_report_and_strip_and_each_sees_its_ow
                               high=value + 10)
         closed = store.live_move(session.id, CLOSE, seen_version=session.version, questions=questions, actor="p")
         question = loaded.drill.question(QUESTION)
-        first = live_page._closed_report(store, closed, 3, question, loaded)
-        assert live_page._closed_report(store, closed, 3, question, loaded) is first, "built once per process"
+        first = report.closed_report(store, closed, 3, question, loaded)
+        assert report.closed_report(store, closed, 3, question, loaded) is first, "built once per process"
         figures = {}
         for seat in seats:
             room = live.for_viewer(first.room, first.answers, seat.attempt_id, until=first.until)
