@@ -109,7 +109,9 @@ def test_an_instructor_runs_a_break_for_the_room_and_it_is_recorded_as_live_atte
     assert "Truth: 160 jobs" in _texts(ana) and "full marks" in _texts(ana)
     prof.run()
     table = prof.dataframe[-1].value
-    assert list(table["name"]) == ["Ana", "Bo"] and list(table["accuracy"]) == ["100%", "0%"]
+    # Ana's 140-170 held 160: 30/160 of the widest 10 off 1 point; Bo gave no range, which scores the widest
+    assert list(table["name"]) == ["Ana", "Bo"] and list(table["points"]) == ["0.98 of 1", "0.00 of 1"]
+    assert "10 times any miss of the truth" in _texts(prof), "the scoreboard says what its score is"
 
     prof.selectbox(key="live::scenario").select("break2")
     _button(prof, "Inject for the room").click().run()

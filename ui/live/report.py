@@ -123,8 +123,9 @@ def render_scoreboard(store, session: LiveSession, loaded, steps, seats) -> None
     board = live.scoreboard(loaded, steps, seats, seat_graders(store, session, seats, loaded),
                             store.live_answers(session.id))
     if board and board[0].questions:
-        st.markdown("**Scoreboard** — accuracy over the closed questions, then how often ranges held; never speed")
-        st.dataframe({"rank": [s.rank for s in board], "name": [s.handle for s in board],
-                      "accuracy": [f"{s.accuracy:.0%}" for s in board],
+        st.markdown("**Scoreboard**")
+        st.caption(live.score_rule())
+        st.dataframe({"rank": [s.rank for s in board], "name": [s.handle for s in board],   # user text: a table
+                      "points": [f"{s.points:.2f} of {s.questions}" for s in board],
                       "ranges held": ["—" if s.held is None else f"{s.hits} of {s.ranges}" for s in board]},
                      hide_index=True)
