@@ -41,6 +41,9 @@ class PollingWatch:
     def on_move(self, callback: Moved) -> None:
         """Nothing is heard here, so `callback` is never called."""
 
+    def every_second(self, callback: Callable[[], None]) -> None:
+        """No thread here to call it from: pages poll."""
+
     def close(self) -> None:
         pass
 
@@ -60,6 +63,7 @@ class NotifyWatch:
         self._counts: dict[int, int] = {}
         self._rooms: dict[int, tuple] = {}
         self._callbacks: list[Moved] = []
+        self._periodic: list[Callable[[], None]] = []
         self._epoch = 0
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -86,6 +90,21 @@ class NotifyWatch:
         """Call `callback(session_id, version)` in the listener thread after each read of a moved room."""
         with self._lock:
             self._callbacks.append(callback)
+
+    def every_second(self, callback: Callable[[], None]) -> None:
+        """Call `callback()` in the listener thread after each wait for notifications (at most WAIT_S apart), as
+        long as it listens: the pages' pushes are checked there without a thread of their own."""
+        with self._lock:
+            self._periodic.append(callback)
+
+    def _tick(self) -> None:
+        with self._lock:
+            callbacks = list(self._periodic)
+        for callback in callbacks:
+            try:
+                callback()
+            except Exception:   # noqa: BLE001 - a failed check must not stop the listener
+                _LOG.warning("a live room's periodic check failed", exc_info=True)
 
     def _bump(self, session_id: int | None) -> None:
         with self._lock:
@@ -129,6 +148,7 @@ class NotifyWatch:
                             moved |= self._heard(conn.notifies(timeout=0))
                             if self._read is not None:
                                 self._moved(sorted(moved))
+                        self._tick()
             except psycopg.Error:
                 self.listening.clear()
                 self._bump(None)

@@ -272,6 +272,24 @@ def test_present_means_seen_within_the_window_and_the_auto_close_waits_only_for_
     assert store.live_session(session.id).reason == ALL_LOCKED
 
 
+def test_a_seat_stays_present_for_15_seconds_after_its_last_beat_and_no_longer(opened, loaded):
+    """The window the console's "present means seen in the last 15 s" promises, written as the number it is."""
+    clock = FakeClock()
+    store = opened(clock)
+    session, seats = _room(store, loaded, n=2)
+    store.live_heartbeat(session.id, seats[0].candidate_id)
+    seen = clock()
+    clock.t = seen + 15.0   # the window's last instant: still present
+    assert [s.present(clock()) for s in store.live_seats(session.id) if s.candidate_id == seats[0].candidate_id] \
+        == [True]
+    assert store.live_version(session.id)[1] == 2
+    clock.t = seen + 15.5   # half a second past it: away, for the console and the auto-close alike
+    assert [s.present(clock()) for s in store.live_seats(session.id)] == [False, False]
+    assert store.live_version(session.id)[1] == 0
+    store.live_heartbeat(session.id, seats[1].candidate_id)
+    assert [s.present(clock()) for s in store.live_seats(session.id)] == [False, True], "a beat brings it back"
+
+
 def test_a_seat_that_beats_keeps_the_question_open_until_it_locks_in(opened, loaded):
     from drills.live_store import HEARTBEAT_S
 

@@ -1,10 +1,12 @@
 """The live room's process registry: one watcher per process and store, and the room pages it reruns.
 
 On PostgreSQL the watcher is a LISTEN thread (drills.live_watch) that reruns a room's pages after a move it heard
-(ui.live.push); on DuckDB it is the store's own version, which pages poll.
+(ui.live.push); on DuckDB it is the store's own version, which pages poll. In the plain mode
+(FAULTLINES_PLAIN_STREAMLIT=1, Streamlit's documented API only) nothing is pushed: every page polls.
 """
 from __future__ import annotations
 
+import os
 import threading
 
 from drills.live_watch import watch_for
@@ -25,9 +27,23 @@ def _process_watch(target: str) -> tuple:
             if found is None:
                 pages = RoomPages()
                 watch = watch_for(get_store())
-                watch.on_move(pages.moved)
+                if not plain_streamlit():   # a server-side rerun is below Streamlit's documented API
+                    watch.on_move(pages.moved)
+                    watch.every_second(pages.retry)
                 found = _WATCHES[target] = (watch, pages)
     return found
+
+
+def plain_streamlit() -> bool:
+    """The plain mode: every optimisation that leans on Streamlit's internals is off (the server push here)."""
+    return os.environ.get("FAULTLINES_PLAIN_STREAMLIT", "") not in ("", "0")
+
+
+def pushes(store, page_session: str | None) -> bool:
+    """Whether the process's listener reruns this page's room part itself after a move: it listens, the push
+    is on, and no push to this page has failed. Otherwise the page polls."""
+    return (not plain_streamlit() and page_session is not None and watch(store.path).pushes
+            and not pages(store.path).lost(page_session))
 
 
 def watch(target: str):

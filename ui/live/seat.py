@@ -5,6 +5,7 @@ for by the page's tick); after a Close it draws from what the process shares (ui
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, replace
 
 import streamlit as st
@@ -27,7 +28,7 @@ from ui.live.report import closed_report, room_distribution, session_at
 from ui.runtime import fragment_push
 from ui.safe import escape_markdown
 
-LIVE_ASKED = K("asked")   # (session, step) this page's tick last asked its room part to redraw for
+_LOG = logging.getLogger(__name__)
 LIVE_DREW = K("drew")   # (session, step) a candidate's room part last drew, and its fragment (ui.runtime.fragment_push)
 LIVE_REPORTED = K("reported")   # (session, question) lock-ins this session has told the room of
 LIVE_BEAT = K("beat")   # when this page last told the store its seat is still here (store clock)
@@ -76,18 +77,22 @@ def _seat_part(session_id: int, seat) -> None:
     listener, or asked for by the page's tick), not the page: after a Close the whole room redraws at once."""
     store = get_store()
     page = fragment_push.this_fragment()
-    drawn = registry.pages(store.path).drawing(session_id, page, lambda: registry.room_version(store, session_id))
+    pages = registry.pages(store.path)
+    drawn = pages.drawing(session_id, page, lambda: registry.room_version(store, session_id))
     last = st.session_state.get(LIVE_DREW)
     if last is None or last[0] != session_id:
         st.session_state[LIVE_DREW] = (session_id, None, page)   # the tick's to redraw until a draw completes
-    _draw_seat_part(store, session_id, seat, drawn)
-    # Only a draw that ran to its end counts as drawn: a run cut short leaves the step unseen, so the page's
-    # tick redraws the part instead of taking a half-drawn room for the current one.
-    st.session_state[LIVE_DREW] = (session_id, drawn[0], page)
-
-
-def _draw_seat_part(store, session_id: int, seat, drawn: tuple) -> None:
     session = session_at(store, session_id, drawn[0])   # as of the step drawn: a later move reruns the part
+    _draw_seat_part(store, session, seat, drawn)
+    # Only a draw that ran to its end counts as drawn, and as of the row it drew: a run cut short, or one whose
+    # read of the session was older than the move the listener heard, leaves the move unseen, so the push's
+    # retry or the page's tick redraws the part instead of taking an older room for the current one.
+    if session.version != drawn[0]:
+        pages.drew(session_id, page, session.version)
+    st.session_state[LIVE_DREW] = (session_id, session.version, page)
+
+
+def _draw_seat_part(store, session: LiveSession, seat, drawn: tuple) -> None:
     if session.state == ENDED and fragment_run():
         st.rerun(scope="app")   # the page around the room changes too (where to wait for the next session)
     loaded = drill_of(session)
@@ -203,11 +208,14 @@ def _worked_answer(view: AttemptView, loaded, question) -> None:
 
 def _seat_tick(session_id: int, seat) -> None:
     """A candidate's page: beat every HEARTBEAT_S (present means seen lately), and redraw the room's part if a
-    move was missed. Where the process's listener reruns the pages of a room itself (PostgreSQL), this is only
-    the fallback and ticks slowly; on DuckDB it is how a page learns of a move, every POLL_S."""
+    move was missed. Where the process's listener reruns the room's part itself (PostgreSQL), this is only the
+    fallback and ticks slowly; without the push (DuckDB, the plain mode, a push that failed or never drew) it is
+    how a page learns of a move, every POLL_S, inside the 1 s a move must take to reach the room."""
     store = get_store()
-    watch = registry.watch(store.path)
-    every = PUSHED_POLL_S if watch.pushes else POLL_S
+    drew = st.session_state.get(LIVE_DREW)
+    page = drew[2] if drew is not None and drew[0] == session_id else None
+    pushed = registry.pushes(store, page.session_id if page else None)
+    every = PUSHED_POLL_S if pushed else POLL_S
 
     @st.fragment(run_every=every)
     def tick() -> None:
@@ -218,11 +226,18 @@ def _seat_tick(session_id: int, seat) -> None:
         if now_s - st.session_state.get(LIVE_BEAT, float("-inf")) >= HEARTBEAT_S - every / 2:
             st.session_state[LIVE_BEAT] = now_s   # the tick nearest HEARTBEAT_S after the last beat
             store.live_heartbeat(session_id, seat.candidate_id)
+        if pushed and not registry.pushes(store, page.session_id):
+            st.rerun(scope="app")   # the push stopped (the listener lost its connection, a push failed): poll now
         step = registry.room_version(store, session_id)[0]
-        if step != drew[1]:   # the room moved and this page's part did not redraw (yet)
-            asked = st.session_state.get(LIVE_ASKED)
-            st.session_state[LIVE_ASKED] = (session_id, step)
-            if drew[2] is None or asked == (session_id, step) or not fragment_push.rerun(drew[2]):
-                st.rerun(scope="app")   # no part to rerun, or asking for it once already did not redraw it
+        if step == drew[1]:
+            return
+        if pushed:
+            pages = registry.pages(store.path)
+            if pages.in_flight(session_id, page.session_id):
+                return   # pushed moments ago, and retried by the listener: its run is on the way
+            _LOG.warning("live room %s: page %s drew step %s, the room is at %s, and no push is on the way: "
+                         "it polls from now on", session_id, page.session_id, drew[1], step)
+            pages.lose(page.session_id)
+        st.rerun(scope="app")   # redraw the room now, not on a later tick; a page that lost a push then polls
 
     tick()
