@@ -82,7 +82,7 @@ class RoomPages:
                 if found is not None:
                     again.setdefault(room, []).append((session_id, found[0]))
         for room, pages in again.items():
-            _LOG.info("live room %s: %d pages had not drawn the move %.1f s after it was pushed: pushed again",
+            _LOG.warning("live room %s: %d pages had not drawn the move %.1f s after it was pushed: pushed again",
                       room, len(pages), PUSH_RETRY_S)
             self._push(room, pages)
         return sum(len(p) for p in again.values())

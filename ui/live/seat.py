@@ -88,6 +88,8 @@ def _seat_part(session_id: int, seat) -> None:
     # read of the session was older than the move the listener heard, leaves the move unseen, so the push's
     # retry or the page's tick redraws the part instead of taking an older room for the current one.
     if session.version != drawn[0]:
+        _LOG.warning("live room %s: page %s read the session at step %s after hearing step %s; left for the "
+                     "push's retry", session_id, page.session_id if page else None, session.version, drawn[0])
         pages.drew(session_id, page, session.version)
     st.session_state[LIVE_DREW] = (session_id, session.version, page)
 
