@@ -97,6 +97,16 @@ def _keep_evidence(stack: Stack, into: Path) -> str:
     return str(into)
 
 
+def _log_tally(stack: Stack) -> str:
+    """What the app processes logged about the room's pushes (ui.live.push, ui.live.seat) over the run."""
+    text = "".join(p.read_text(errors="replace") for p in (stack.run_dir / "logs").glob("app-*.log"))
+    found = {"pages pushed again": len(re.findall(r"pages had not drawn the move", text)),
+             "reads older than the move heard": text.count("after hearing step"),
+             "pages that lost a push and poll": text.count("it polls from now on"),
+             "tracebacks": text.count("Traceback")}
+    return ", ".join(f"{n} {what}" for what, n in found.items())
+
+
 def _stop(profilers: list[subprocess.Popen]) -> None:
     for spy in profilers:
         spy.send_signal(signal.SIGINT)   # py-spy writes its file on SIGINT
@@ -354,6 +364,7 @@ def main() -> None:
                 figures[app] = asyncio.run(_bench(stack.url, stack.database, args.seats, stack.app_pids,
                                                   stack.pid_of("postgres"), args.profile, args.idle,
                                                   lambda: _keep_evidence(stack, kept)))
+                print(f"  the app logs: {_log_tally(stack)}", flush=True)
     if len(figures) == 2:
         (before, b), (after, a) = figures.items()
         ratio = lambda x, y: f"{x / y:.2f}x" if y > 0 else "n/a"   # noqa: E731 - a CPU read in 10 ms ticks may be 0
