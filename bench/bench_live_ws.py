@@ -100,7 +100,7 @@ def _keep_evidence(stack: Stack, into: Path) -> str:
 def _log_tally(stack: Stack) -> str:
     """What the app processes logged about the room's pushes (ui.live.push, ui.live.seat) over the run."""
     text = "".join(p.read_text(errors="replace") for p in (stack.run_dir / "logs").glob("app-*.log"))
-    found = {"pages pushed again": len(re.findall(r"pages had not drawn the move", text)),
+    found = {"rounds of pushes sent again": text.count("pages had not drawn the move"),
              "reads older than the move heard": text.count("after hearing step"),
              "pages that lost a push and poll": text.count("it polls from now on"),
              "tracebacks": text.count("Traceback")}
