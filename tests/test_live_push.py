@@ -170,6 +170,21 @@ def test_after_a_close_two_seats_share_one_report_and_strip_and_each_sees_its_ow
 
 
 # -- a real server: the room's part redraws alone -----------------------------------------------------------------
+async def _locked_in_an_open_question(store, seat, questions):
+    """A session in class night with `seat` joined, its first question open and locked in by the seat, and a
+    second seat present and not locking in, so only the instructor's Close ends the question. The open step."""
+    session = store.start_live_session("night", DRILL, "prof")
+    await seat.join("night")
+    opened = store.live_move(session.id, NEXT, seen_version=store.live_session(session.id).version,
+                             questions=questions, actor="prof")
+    found = await asyncio.wait_for(seat.follow_until(lambda x: any(
+        w.label.startswith("Best guess") for w in x.page.of_kind("text_input")), asyncio.Event()), BUDGET_S)
+    assert found is not None
+    store.live_join(session.id, store.ensure_candidate("bo", "night"), 600)
+    await seat.lock_in("150")
+    return opened
+
+
 async def _close_seen(url: str, database: str, *, timers: bool) -> tuple[tuple[str, ...], int, str]:
     """A seat joins, the question opens, it locks in, the instructor closes: (the fragments the run that drew
     the room's answers ran alone, the run_every reruns the seat asked for after the Close, what it showed)."""
@@ -181,19 +196,10 @@ async def _close_seen(url: str, database: str, *, timers: bool) -> tuple[tuple[s
     questions = live.questions_in_order(loaded)
     seat = Seat(url, 1, timers=timers)
     try:
-        session = store.start_live_session("night", DRILL, "prof")
-        await seat.join("night")
+        opened = await _locked_in_an_open_question(store, seat, questions)
         stop = asyncio.Event()
-        opened = store.live_move(session.id, NEXT, seen_version=store.live_session(session.id).version,
-                                 questions=questions, actor="prof")
-        found = await asyncio.wait_for(seat.follow_until(lambda x: any(
-            w.label.startswith("Best guess") for w in x.page.of_kind("text_input")), stop), BUDGET_S)
-        assert found is not None
-        # a second seat, present and not locking in, keeps the question open until the instructor's Close
-        store.live_join(session.id, store.ensure_candidate("bo", "night"), 600)
-        await seat.lock_in("150")
         seat.asked = 0
-        store.live_move(session.id, CLOSE, seen_version=opened.version, questions=questions, actor="prof")
+        store.live_move(opened.id, CLOSE, seen_version=opened.version, questions=questions, actor="prof")
         found = await asyncio.wait_for(seat.follow_until(lambda x: _shows(x, "1 guess of 2"), stop), BUDGET_S)
         shown = " | ".join(m.body[:50] for m in seat.session.page.of_kind("markdown"))
         return (seat.run_fragments if found else ("never shown",)), seat.asked, shown
@@ -233,18 +239,11 @@ async def _close_polled(url: str, database: str) -> tuple[float, int, bool]:
     questions = live.questions_in_order(ScopedDrills(load_catalogue().drills)[DRILL])
     seat = Seat(url, 1, timers=True)
     try:
-        session = store.start_live_session("night", DRILL, "prof")
-        await seat.join("night")
+        opened = await _locked_in_an_open_question(store, seat, questions)
         stop = asyncio.Event()
-        opened = store.live_move(session.id, NEXT, seen_version=store.live_session(session.id).version,
-                                 questions=questions, actor="prof")
-        assert await asyncio.wait_for(seat.follow_until(lambda x: any(
-            w.label.startswith("Best guess") for w in x.page.of_kind("text_input")), stop), BUDGET_S) is not None
-        store.live_join(session.id, store.ensure_candidate("bo", "night"), 600)   # keeps the question open
-        await seat.lock_in("150")
         every = min(v for v in seat.session.auto_reruns.values() if v <= MAX_TIMER_S)
         closed = time.monotonic()
-        store.live_move(session.id, CLOSE, seen_version=opened.version, questions=questions, actor="prof")
+        store.live_move(opened.id, CLOSE, seen_version=opened.version, questions=questions, actor="prof")
         found = await asyncio.wait_for(seat.follow_until(lambda x: _shows(x, "1 guess of 2"), stop), BUDGET_S)
         ticks = sum(1 for at, fragments, _ in seat.runs if at >= closed and fragments)
         return every, ticks, found is not None
