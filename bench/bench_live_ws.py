@@ -321,7 +321,8 @@ async def _bench(url: str, database: str, seats: int, app_pids: list[int], db_pi
                          for m in s.session.page.of_kind("markdown") if " guesses of" in m.body})
         if counts != [str(len(lockers))]:
             print(f"  the pages count {' / '.join(counts) or 'no'} guesses, not the {len(lockers)} lock-ins confirmed")
-        print(f"  instructor's Close (store commit): {1000 * (after - closed_at):.1f} ms")
+        print(f"  instructor's Close (store commit): {1000 * (after - closed_at):.1f} ms; the machine's load average "
+              f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
         print(f"  close -> page shows the room's answers, {sum(x is not None for x in shown)} of {len(room)} pages: "
               f"p50 {statistics.median(delays):.2f} s, p95 {q[18]:.2f} s, max {delays[-1]:.2f} s" + _missing(room, shown))
         if None in shown and evidence is not None:
