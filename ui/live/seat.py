@@ -85,12 +85,13 @@ def _seat_part(session_id: int, seat) -> None:
     session = session_at(store, session_id, drawn[0])   # as of the step drawn: a later move reruns the part
     _draw_seat_part(store, session, seat, drawn)
     # Only a draw that ran to its end counts as drawn, and as of the row it drew: a run cut short, or one whose
-    # read of the session was older than the move the listener heard, leaves the move unseen, so the push's
-    # retry or the page's tick redraws the part instead of taking an older room for the current one.
+    # read of the session was older than the move the listener heard, leaves the move unseen, so a push (at
+    # once, for an older read) or the page's tick redraws the part instead of taking an older room for current.
     if session.version != drawn[0]:
-        _LOG.warning("live room %s: page %s read the session at step %s after hearing step %s; left for the "
-                     "push's retry", session_id, page.session_id if page else None, session.version, drawn[0])
+        _LOG.warning("live room %s: page %s read the session at step %s after hearing step %s; pushed again",
+                     session_id, page.session_id if page else None, session.version, drawn[0])
         pages.drew(session_id, page, session.version)
+        pages.moved(session_id, drawn)   # this page is behind what was heard: its part runs again after this run
     st.session_state[LIVE_DREW] = (session_id, session.version, page)
 
 
