@@ -307,4 +307,3 @@ def test_a_room_part_cut_short_is_not_taken_for_drawn_so_the_pages_tick_redraws_
     assert not ana.exception, ana.exception
     assert "1 guess of 2 in the room" in _texts(ana)
     assert ana.session_state[ui_live.LIVE_DREW][1] != opened
-
