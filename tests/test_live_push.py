@@ -299,3 +299,49 @@ def test_the_listener_reads_a_moved_room_once_for_the_process_and_tells_its_call
         watch.close()
         store.close()
         other.close()
+
+
+def test_a_listener_whose_read_fails_forgets_the_old_version_and_reads_again(pg_url, loaded):
+    """After a notification the listener reads the room once for the process; a read that fails (the pool
+    timing out under load) must not leave the version from before the move standing, or every page of the
+    room takes it for the room's and never redraws: room() says unknown, and the next second reads again."""
+    import threading
+
+    from drills.backends import open_store
+    from drills.live_watch import NotifyWatch
+
+    store = open_store(pg_url)
+    fail, reads, heard = threading.Event(), [], threading.Event()
+
+    def read(session_id):
+        reads.append(session_id)
+        if fail.is_set():
+            fail.clear()
+            raise TimeoutError("couldn't get a connection after 4.00 sec")
+        return store.live_version(session_id)
+
+    watch = NotifyWatch(pg_url, read)
+    watch.on_move(lambda session_id, version: heard.set())
+    try:
+        assert watch.listening.wait(BUDGET_S)
+        session = store.start_live_session("c1", DRILL, "prof")
+        questions = live.questions_in_order(loaded)
+        for _ in range(400):   # an event budget: each wait ends as soon as the thread has read the room
+            if watch.room(session.id) is not None:
+                break
+            heard.wait(0.05)
+        before = watch.room(session.id)
+        assert before is not None
+        fail.set()
+        heard.clear()
+        store.live_move(session.id, NEXT, seen_version=session.version, questions=questions, actor="prof")
+        for _ in range(400):   # until the failing read has been handled
+            if not fail.is_set() and watch.room(session.id) != before:
+                break
+            heard.wait(0.05)
+        assert watch.room(session.id) != before, "the version from before the move is not kept"
+        assert heard.wait(BUDGET_S), "read again within a second, and the pages told"
+        assert watch.room(session.id) == store.live_version(session.id)
+    finally:
+        watch.close()
+        store.close()
