@@ -307,3 +307,35 @@ def test_a_room_part_cut_short_is_not_taken_for_drawn_so_the_pages_tick_redraws_
     assert not ana.exception, ana.exception
     assert "1 guess of 2 in the room" in _texts(ana)
     assert ana.session_state[ui_live.LIVE_DREW][1] != opened
+
+
+def test_a_store_too_busy_for_the_room_part_shows_a_note_not_an_error_and_the_part_is_drawn_again(
+        app_test, db_path, klass, monkeypatch):
+    """A whole room drawing at once can exhaust the store's pool (a PoolTimeout in the 200-seat bench): the
+    candidate sees that the room is busy and their answers safe, never an error box, and nothing counts as
+    drawn, so the next run draws the room."""
+    import duckdb
+
+    import ui.live.seat as ui_live
+
+    prof = _started(app_test)
+    ana = _as(app_test, "ana@school.edu")
+    _as(app_test, "bo@school.edu")
+    _button(prof, "Open the first question").click().run()
+    ana.run()
+    opened = ana.session_state[ui_live.LIVE_DREW][1]
+    _lock(ana, "150")
+    _button(prof, "Close the question").click().run()
+
+    def busy(*args, **kwargs):
+        raise duckdb.IOException("could not get a connection in time")
+
+    whole = ui_live.session_at
+    monkeypatch.setattr(ui_live, "session_at", busy)
+    ana.run()
+    assert not ana.exception, ana.exception
+    assert "The room is busy: your locked answers are safe" in _texts(ana)
+    assert ana.session_state[ui_live.LIVE_DREW][1] == opened, "nothing drawn: still the open step"
+    monkeypatch.setattr(ui_live, "session_at", whole)
+    ana.run()
+    assert "1 guess of 2 in the room" in _texts(ana) and "The room is busy" not in _texts(ana)

@@ -20,6 +20,7 @@ from ui.context import fragment_run, get_store
 from ui.drill.attempt_view import AttemptView, SimTruths
 from ui.drill.lockin import FINISHED, locked_line, render_question
 from ui.drill.reveal import render_reveals
+from ui.faults import is_store_fault
 from ui.live import registry
 from ui.live.common import (LIVE_ROOM, POLL_S, PUSHED_POLL_S, WAITING_POLL_S, K, drill_of, question_of,
                             scenario_link)
@@ -29,6 +30,7 @@ from ui.runtime import fragment_push
 from ui.safe import escape_markdown
 
 _LOG = logging.getLogger(__name__)
+LIVE_ASKED = K("asked")   # (session, step) this page's tick last asked its room part alone to redraw for
 LIVE_DREW = K("drew")   # (session, step) a candidate's room part last drew, and its fragment (ui.runtime.fragment_push)
 LIVE_REPORTED = K("reported")   # (session, question) lock-ins this session has told the room of
 LIVE_BEAT = K("beat")   # when this page last told the store its seat is still here (store clock)
@@ -82,8 +84,21 @@ def _seat_part(session_id: int, seat) -> None:
     last = st.session_state.get(LIVE_DREW)
     if last is None or last[0] != session_id:
         st.session_state[LIVE_DREW] = (session_id, None, page)   # the tick's to redraw until a draw completes
-    session = session_at(store, session_id, drawn[0])   # as of the step drawn: a later move reruns the part
-    _draw_seat_part(store, session, seat, drawn)
+    try:
+        session = session_at(store, session_id, drawn[0])   # as of the step drawn: a later move reruns the part
+        _draw_seat_part(store, session, seat, drawn)
+    except Exception as error:
+        if not is_store_fault(error):
+            raise
+        # A store too busy to answer (a pool timeout while a whole room draws at once) is a state, not an error
+        # box: nothing is recorded as drawn, so the part is drawn again (pushed, else by the page's tick).
+        _LOG.warning("live room %s: the room part could not read the store: %s", session_id, error)
+        st.info("The room is busy: your locked answers are safe, and this part draws again in a few seconds.",
+                icon="⏳")
+        # Ask for this part again (after this run), not the whole page: the pool's own wait spaces the tries.
+        pages.drew(session_id, page, -1)
+        pages.moved(session_id, drawn)
+        return
     # Only a draw that ran to its end counts as drawn, and as of the row it drew: a run cut short, or one whose
     # read of the session was older than the move the listener heard, leaves the move unseen, so a push (at
     # once, for an older read) or the page's tick redraws the part instead of taking an older room for current.
@@ -222,6 +237,14 @@ def _seat_tick(session_id: int, seat) -> None:
 
     @st.fragment(run_every=every)
     def tick() -> None:
+        try:
+            look()
+        except Exception as error:   # a busy store: nothing to show, the next tick looks again
+            if not is_store_fault(error):
+                raise
+            _LOG.warning("live room %s: a page's tick could not read the store: %s", session_id, error)
+
+    def look() -> None:
         drew = st.session_state.get(LIVE_DREW)
         if drew is None or drew[0] != session_id:
             return
@@ -229,6 +252,8 @@ def _seat_tick(session_id: int, seat) -> None:
         if now_s - st.session_state.get(LIVE_BEAT, float("-inf")) >= HEARTBEAT_S - every / 2:
             st.session_state[LIVE_BEAT] = now_s   # the tick nearest HEARTBEAT_S after the last beat
             store.live_heartbeat(session_id, seat.candidate_id)
+        if not fragment_run():
+            return   # drawn inline in the page's own run, just after the part: nothing can be missed yet
         if pushed and not registry.pushes(store, page.session_id):
             st.rerun(scope="app")   # the push stopped (the listener lost its connection, a push failed): poll now
         step = registry.room_version(store, session_id)[0]
@@ -241,6 +266,11 @@ def _seat_tick(session_id: int, seat) -> None:
             _LOG.warning("live room %s: page %s drew step %s, the room is at %s, and no push is on the way: "
                          "it polls from now on", session_id, page.session_id, drew[1], step)
             pages.lose(page.session_id)
+        elif page is not None and not registry.plain_streamlit() and st.session_state.get(LIVE_ASKED) != (
+                session_id, step):
+            st.session_state[LIVE_ASKED] = (session_id, step)   # polling (DuckDB): redraw the part alone, once
+            if fragment_push.rerun(page):
+                return
         st.rerun(scope="app")   # redraw the room now, not on a later tick; a page that lost a push then polls
 
     tick()
