@@ -278,6 +278,22 @@ def test_the_rooms_sim_link_is_followed_only_by_a_seat_of_that_room(app_test, db
     assert "This link follows a live room" in _texts(eve)
 
 
+def _closed_after_ana_locked_in(app_test):
+    """Ana locks in the first question and the instructor closes it (bo, present and not locking in, keeps it
+    open until then); Ana's page has not run since. Her page, and the step her room part drew while it was open."""
+    import ui.live.seat as ui_live
+
+    prof = _started(app_test)
+    ana = _as(app_test, "ana@school.edu")
+    _as(app_test, "bo@school.edu")
+    _button(prof, "Open the first question").click().run()
+    ana.run()
+    opened = ana.session_state[ui_live.LIVE_DREW][1]
+    _lock(ana, "150")
+    _button(prof, "Close the question").click().run()
+    return ana, opened
+
+
 def test_a_room_part_cut_short_is_not_taken_for_drawn_so_the_pages_tick_redraws_it(app_test, db_path, klass,
                                                                                    monkeypatch):
     """The page's tick redraws the room's part when the step it last drew is not the room's: a run that stops
@@ -285,14 +301,7 @@ def test_a_room_part_cut_short_is_not_taken_for_drawn_so_the_pages_tick_redraws_
     the half-drawn room for the current one and the page never shows the move."""
     import ui.live.seat as ui_live
 
-    prof = _started(app_test)
-    ana = _as(app_test, "ana@school.edu")
-    _as(app_test, "bo@school.edu")   # present and not locking in: only the instructor's Close ends the question
-    _button(prof, "Open the first question").click().run()
-    ana.run()
-    opened = ana.session_state[ui_live.LIVE_DREW][1]
-    _lock(ana, "150")
-    _button(prof, "Close the question").click().run()
+    ana, opened = _closed_after_ana_locked_in(app_test)
 
     def cut_short(*args, **kwargs):
         raise RuntimeError("the run stopped half way")
@@ -318,14 +327,7 @@ def test_a_store_too_busy_for_the_room_part_shows_a_note_not_an_error_and_the_pa
 
     import ui.live.seat as ui_live
 
-    prof = _started(app_test)
-    ana = _as(app_test, "ana@school.edu")
-    _as(app_test, "bo@school.edu")
-    _button(prof, "Open the first question").click().run()
-    ana.run()
-    opened = ana.session_state[ui_live.LIVE_DREW][1]
-    _lock(ana, "150")
-    _button(prof, "Close the question").click().run()
+    ana, opened = _closed_after_ana_locked_in(app_test)
 
     def busy(*args, **kwargs):
         raise duckdb.IOException("could not get a connection in time")
