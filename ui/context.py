@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from drills.accounts import may_open
+from drills.store.accounts import may_open
 from drills.backends import open_store
 from drills.loader import Catalogue, LoadedDrill, content_dir, load_catalogue
 from drills.schema import Drill

@@ -28,7 +28,7 @@ from drills.store.pg_pool import (POOL_MAX, POOL_MIN, POOL_TIMEOUT_S, PULL_DEADL
 
 # pg_advisory_lock's two-key form: a space of its own, apart from the one-key locks held per attempt.
 _MIGRATION_LOCK = (0x464C, 1)
-_THROTTLE_LOCK_SPACE = 0x464D
+_THROTTLE_LOCK_SPACE = 0x464D   # and the two after it
 LIVE_CHANNEL = "faultlines_live"   # NOTIFY payload: the id of the live session that moved
 # The record tables a report copy holds, each pulled in the order its rows were added (by id, from one
 # sequence; answers and reveals, which have none, by their time), so rowid grows as rows reach the copy.
@@ -247,10 +247,14 @@ class PostgresAttemptStore(StoreCore):
     def _hold_attempt(self, cur, attempt_id: int) -> None:
         cur.execute("SELECT pg_advisory_xact_lock(?::BIGINT)", [attempt_id])
 
-    def _hold_target(self, cur, kind: str, target: str) -> None:
-        # Two-key form, apart from the per-attempt locks: tries at one target from every process queue here,
-        # so each counts the failures committed before it and a burst cannot all pass under the limit.
-        cur.execute("SELECT pg_advisory_xact_lock(?, hashtext(?))", [_THROTTLE_LOCK_SPACE, f"{kind}:{target}"])
+    def _hold_throttle(self, cur, kind: str, keys: tuple[str, str, str]) -> None:
+        # Two-key form, apart from the per-attempt locks, one space per count (target, browser, address) taken
+        # in that order: tries sharing any count queue, each sees the failures committed before it, so a burst
+        # cannot all pass under a count, and locks always taken in one order of spaces cannot deadlock.
+        for space, key in enumerate(keys):
+            if key:
+                cur.execute("SELECT pg_advisory_xact_lock(?, hashtext(?))", [_THROTTLE_LOCK_SPACE + space,
+                                                                             f"{kind}:{key}"])
 
     def _live_notify(self, cur, session_id: int) -> None:
         # Delivered at commit, to every process LISTENing (drills.live_watch), never for a rolled-back move.

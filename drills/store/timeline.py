@@ -7,6 +7,7 @@ import json
 from collections.abc import Mapping
 
 from drills.records import Event, EventKind
+from drills.store.contract import StorePart
 from drills.timebox import MIN_OUTAGE_CREDIT_S, SYSTEM_GRANTOR, outage_reason, outage_spans
 
 FINISHED_SQL = "SELECT 1 FROM attempt_events WHERE attempt_id = ? AND kind = 'finished' LIMIT 1"
@@ -25,9 +26,8 @@ _RUNNING_THROUGH_SQL = """
 """
 
 
-class TimelineStore:
-    """Hints opened, events logged and outages given back; StoreCore supplies _transaction, _reading, _guard,
-    _hold_attempt, _all, _one, clock."""
+class TimelineStore(StorePart):
+    """Hints opened, events logged and outages given back."""
 
     # -- time an outage cost -----------------------------------------------------------
     def give_back_outage(self, down_at: float, up_at: float) -> int:

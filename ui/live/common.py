@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from drills.live_store import HEARTBEAT_S, LiveSession
+from drills.store.live import HEARTBEAT_S, LiveSession
 from sims.platform import SCENARIO_TITLES
 from ui import keys
 from ui.context import get_catalogue

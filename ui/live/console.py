@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from drills import live
-from drills.live_store import (
+from drills.store.live import (
     CLOSE,
     CLOSED,
     END,

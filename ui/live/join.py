@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from drills.accounts import AccessRefused, Throttled
 from drills.answers import InputError
 from drills.records import Candidate
+from drills.store.accounts import AccessRefused
+from drills.store.throttle import Throttled
 from ui import keys
 from ui.drill.start import Visitor, anonymous_candidate
 from ui.identity import account_or_sign_in, sign_in_configured

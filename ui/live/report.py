@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from drills import live
-from drills.live_store import OPEN, LiveSession
+from drills.store.live import OPEN, LiveSession
 from drills.schema import ChoiceQuestion, NumericQuestion
 from drills.variants import in_variant
 from ui.drill.attempt_view import SimTruths

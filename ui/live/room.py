@@ -1,13 +1,13 @@
 """The live room's two doors: the live page (take part, or run the room) and the sim page that follows the room.
 
 A class answers the question its instructor opened, then sees the room's answers against the truth. The seat is
-ui.live.seat, the console ui.live.console; the room's state is in the store (drills.live_store).
+ui.live.seat, the console ui.live.console; the room's state is in the store (drills.store.live).
 """
 from __future__ import annotations
 
 import streamlit as st
 
-from drills.live_store import ENDED, LiveSession
+from drills.store.live import ENDED, LiveSession
 from sims.platform import SCENARIO_TITLES
 from ui import keys
 from ui.context import get_store

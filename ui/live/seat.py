@@ -11,14 +11,14 @@ from dataclasses import dataclass, replace
 import streamlit as st
 
 from drills import live
-from drills.live_store import CLOSED, ENDED, HEARTBEAT_S, OPEN, REVEALED, WAITING, LiveSession
+from drills.store.live import CLOSED, ENDED, HEARTBEAT_S, OPEN, REVEALED, WAITING, LiveSession
 from drills.loader import LoadedDrill
 from drills.records import LockedAnswer
 from drills.schema import ChoiceQuestion, NumericQuestion
 from ui import keys
 from ui.context import fragment_run, get_store
 from ui.drill.attempt_view import AttemptView, SimTruths
-from ui.drill.lockin import FINISHED, locked_line, render_question
+from ui.drill.lockin import FINISHED, REFUSED, locked_line, render_question
 from ui.drill.reveal import render_reveals
 from ui.faults import is_store_fault
 from ui.live import registry
@@ -197,7 +197,7 @@ def _late_locks(loaded, session: LiveSession) -> None:
         if session.state == OPEN and question_id == session.question_id:
             continue
         outcome = st.session_state.pop(keys.lock_outcome(question_id), None)
-        if outcome is not None and outcome[0] == FINISHED:
+        if outcome is not None and outcome[0] in (REFUSED, FINISHED):
             prompt = loaded.text(loaded.drill.question(question_id).prompt)
             st.error(f"Your Lock in for “{prompt}” came after the question closed, so it was not counted.",
                      icon="🔒")
