@@ -6,12 +6,12 @@ On PostgreSQL the watcher is a LISTEN thread (drills.live_watch) that reruns a r
 """
 from __future__ import annotations
 
-import os
 import threading
 
 from drills.live_watch import watch_for
 from ui.context import get_store
 from ui.live.push import RoomPages
+from ui.runtime import seam
 
 _PROCESS_LOCK = threading.Lock()
 _WATCHES: dict[str, tuple] = {}   # store target -> (its watcher, the room pages it reruns): one per process
@@ -35,8 +35,9 @@ def _process_watch(target: str) -> tuple:
 
 
 def plain_streamlit() -> bool:
-    """The plain mode: every optimisation that leans on Streamlit's internals is off (the server push here)."""
-    return os.environ.get("FAULTLINES_PLAIN_STREAMLIT", "") not in ("", "0")
+    """The plain mode: every optimisation that leans on Streamlit's internals is off (the server push here);
+    the seam is the one place that reads it."""
+    return seam.plain()
 
 
 def pushes(store, page_session: str | None) -> bool:
