@@ -25,7 +25,8 @@ class InputError(ValueError):
     """Bad input; the message is written for the person who typed it."""
 
 
-def _finite(value: object, what: str, unit: str | None = None) -> float:
+def _finite(value: object, what: str, unit: str | None = None, limit: float = MAX_ABS_NUMBER) -> float:
+    """A finite number within ±`limit`; a caller with a tighter bound of its own passes math.inf and says it."""
     if value is None or (isinstance(value, str) and not value.strip()):
         raise InputError(f"Enter {what}.")
     if isinstance(value, str):
@@ -40,7 +41,9 @@ def _finite(value: object, what: str, unit: str | None = None) -> float:
             raise InputError(f"Type {what} as the number alone: the field is already in {unit}." if suffix == unit
                              else f"Type {what} as the number alone, without “{suffix}”"
                              + (f" (the field is in {unit})." if unit else "."))
-        value = value.replace("_", "").replace(" ", "")
+        if "_" in value:   # Python's float() reads 1_000 as 1000; nobody writes a number that way on paper
+            raise InputError(f"Type {what} without “_”: group thousands with commas, as in 1,200.")
+        value = value.replace(" ", "")
         if value.endswith("%") and unit is not None:
             if unit != "%":
                 raise InputError(f"{what.capitalize()} is in {unit}, not a percentage: drop the % sign.")
@@ -55,8 +58,8 @@ def _finite(value: object, what: str, unit: str | None = None) -> float:
         raise InputError(f"{what.capitalize()} must be a number.") from None
     if math.isnan(number) or math.isinf(number):
         raise InputError(f"{what.capitalize()} must be a finite number.")
-    if abs(number) > MAX_ABS_NUMBER:
-        raise InputError(f"{what.capitalize()} is too large (keep it within ±{MAX_ABS_NUMBER:,.0f}).")
+    if abs(number) > limit:
+        raise InputError(f"{what.capitalize()} is too large (keep it within ±{limit:,.0f}).")
     return number
 
 

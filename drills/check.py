@@ -32,7 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m drills.check",
         description="Check drill files against every content rule the app applies when it loads them: the schema, "
                     "simulation presets and the numbers their runs use, skills, {placeholders}, pacing, typed "
-                    "figures and option lengths. Each problem is printed as file:line: key.path: message. Exit "
+                    "figures, option lengths, the conditions sentences rely on (holds:, vary.when:) in every "
+                    "draw, and truths that must move between retakes. Each problem is printed as file:line: key.path: message. Exit "
                     "status 1 when any file has a problem.")
     parser.add_argument("files", nargs="*", type=Path,
                         help="drill YAML files (default: every *.yaml in the content folder, FAULTLINES_CONTENT "

@@ -11,6 +11,7 @@ import random
 import re
 from collections.abc import Callable, Iterator, Mapping
 
+from drills.formulas import FormulaError, condition_holds, evaluate
 from drills.schema import Drill
 from drills.scope import split_id
 
@@ -19,6 +20,7 @@ DRAWS = 2**31 - 1   # draw numbers are 1 .. DRAWS, so they fit the store's INTEG
 CHECK_DRAWS = 500   # seeded draws drills.check samples per drill, besides each range's corners
 LOAD_DRAWS = 48     # the (cheaper) sample the loader checks on every start
 _RETRIES = 50
+_JOINT_RETRIES = 400   # a draw that must meet joint conditions may need more tries to find one
 
 
 def base_id(drill_id: str) -> str:
@@ -71,30 +73,74 @@ def drawn_givens(drill: Drill, draw: int) -> dict[str, float]:
     varying = [g for g in drill.givens if g.vary is not None]   # file order: a new given keeps earlier draws
     asking = asked_givens(drill)   # once, not once per varying given
     asked = [g for g in varying if g.name in asking]
+    joint = joint_conditions(drill)
     values = dict(written)
-    for retry in range(_RETRIES):
+    for retry in range(_RETRIES if not joint else _JOINT_RETRIES):
         rng = random.Random(f"{base_id(drill.id)}#{draw}#{retry}")
         values = written | {g.name: rng.choice(g.vary.values()) for g in varying}
-        if not asked or any(values[g.name] != g.value for g in asked):
+        if (not asked or any(values[g.name] != g.value for g in asked)) and meets(drill, values, joint):
             return values
+    if joint:   # the content rules name this draw and the condition it breaks, and the loader refuses it
+        return values
     given = asked[draw % len(asked)]
     values[given.name] = next(v for v in given.vary.values() if v != given.value)
     return values
 
 
+def joint_conditions(drill: Drill) -> tuple[str, ...]:
+    """Every `vary.when` of the drill: conditions a draw must meet, so the givens they name are drawn jointly."""
+    return tuple(c for g in drill.givens if g.vary is not None for c in g.vary.when)
+
+
+def with_derived(drill: Drill, givens: Mapping[str, float], exprs: tuple[str, ...] = ()) -> dict[str, float]:
+    """The givens and the derived values `exprs` reach (all of them when none are given); one that fails is
+    left out. Only what the conditions read is computed: a draw is checked before its values are."""
+    derived = {d.name: d.expr for d in drill.derived}
+    needed, todo = set(), [n for e in exprs for n in re.findall(r"[A-Za-z_]\w*", e)]
+    while todo:
+        name = todo.pop()
+        if name in derived and name not in needed:
+            needed.add(name)
+            todo += re.findall(r"[A-Za-z_]\w*", derived[name])
+    values = dict(givens)
+    for item in drill.derived:
+        if exprs and item.name not in needed:
+            continue
+        try:
+            values[item.name] = evaluate(item.expr, values)
+        except FormulaError:
+            continue
+    return values
+
+
+def meets(drill: Drill, givens: Mapping[str, float], conditions: tuple[str, ...] | None = None) -> bool:
+    """Whether these givens meet every joint condition (one that cannot be evaluated is not met)."""
+    conditions = joint_conditions(drill) if conditions is None else conditions
+    if not conditions:
+        return True
+    values = with_derived(drill, givens, conditions)
+    try:
+        return all(condition_holds(c, values) for c in conditions)
+    except FormulaError:
+        return False
+
+
 def corners(drill: Drill) -> Iterator[dict[str, float]]:
     """The edges of the `vary` space: every varying given at its lowest, at its highest, and each given
-    alone at either end with the others as written."""
+    alone at either end with the others as written; those a joint condition (`vary.when`) rules out are left
+    out, since no attempt draws them."""
     written = {g.name: g.value for g in drill.givens}
     varying = [g for g in drill.givens if g.vary is not None]
     if not varying:
         return
-    yield written | {g.name: min(g.vary.values()) for g in varying}
-    yield written | {g.name: max(g.vary.values()) for g in varying}
+    candidates = [written | {g.name: min(g.vary.values()) for g in varying},
+                  written | {g.name: max(g.vary.values()) for g in varying}]
     for g in varying:
         for end in (min(g.vary.values()), max(g.vary.values())):
             if end != g.value:
-                yield written | {g.name: end}
+                candidates.append(written | {g.name: end})
+    # A corner the joint conditions rule out is never drawn; the rest of the space's edges still are.
+    yield from (values for values in candidates if meets(drill, values))
 
 
 def sample_draws(count: int) -> list[int]:

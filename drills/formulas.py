@@ -55,20 +55,33 @@ def _parsed(expr: str):
     raise AssertionError("unreachable")
 
 
-def evaluate(expr: str, names: Mapping[str, float]) -> float:
+def _raw(expr: str, names: Mapping[str, float]) -> object:
     evaluator = getattr(_EVALUATORS, "evaluator", None)
     if evaluator is None:   # building one costs more than evaluating a formula: build it once per thread
         evaluator = _EVALUATORS.evaluator = SimpleEval(names={}, functions=FUNCTIONS)
     evaluator.names = dict(names)
     try:
-        value = evaluator.eval(expr, previously_parsed=_parsed(expr))
+        return evaluator.eval(expr, previously_parsed=_parsed(expr))
     except Exception as exc:  # simpleeval raises several types; report them uniformly
         raise FormulaError(f"cannot evaluate {expr!r}: {exc}") from None
+
+
+def evaluate(expr: str, names: Mapping[str, float]) -> float:
+    value = _raw(expr, names)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise FormulaError(f"{expr!r} did not give a number")
     value = float(value)
     if not math.isfinite(value):
         raise FormulaError(f"{expr!r} is not finite")
+    return value
+
+
+def condition_holds(expr: str, names: Mapping[str, float]) -> bool:
+    """Whether a condition ('free_shed_at > daily_spend') is true for these values; FormulaError when it cannot
+    be evaluated or is not a comparison."""
+    value = _raw(expr, names)
+    if not isinstance(value, bool):
+        raise FormulaError(f"{expr!r} is not a condition (write a comparison such as 'a > b')")
     return value
 
 

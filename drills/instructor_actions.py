@@ -3,6 +3,8 @@ own record methods (a comment and a name are required; finished attempts get no 
 """
 from __future__ import annotations
 
+import math
+
 from drills import answers as checks
 from drills.loader import LoadedDrill
 from drills.records import Attempt
@@ -27,7 +29,8 @@ def instructor_name_entry(text: object) -> str:
 
 def extra_minutes_entry(value: object) -> float:
     """Minutes of extra time: a finite number from 1 to 240."""
-    minutes = checks._finite(value, "the extra time")  # noqa: SLF001 - the shared number check
+    # No ±1e12 bound here: any finite number past the cap gets the cap's own message (1e308 included).
+    minutes = checks._finite(value, "the extra time", limit=math.inf)  # noqa: SLF001 - the shared number check
     if minutes < MIN_EXTRA_MIN:
         raise checks.InputError(f"Extra time must be at least {MIN_EXTRA_MIN} minute (it cannot take time away).")
     if minutes > MAX_EXTRA_MIN:

@@ -32,6 +32,12 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+Holds = tuple[str, ...]
+HOLDS_DESCRIPTION = ("Conditions the text beside them relies on, as simpleeval comparisons over givens, derived "
+                     "values and answers (e.g. 'free_shed_at > daily_spend'); the check evaluates each on the "
+                     "written numbers, every sampled draw and the corners of the ranges.")
+
+
 class Vary(_Frozen):
     """The values a given may take in a drawn variant: a range walked in steps, or a list of choices."""
 
@@ -39,6 +45,10 @@ class Vary(_Frozen):
     high: float | None = Field(default=None, description="Largest value a variant may draw.")
     step: float | None = Field(default=None, gt=0, description="Drawn values are low + k * step, up to high.")
     choices: tuple[float, ...] = Field(default=(), description="Or: the values a variant may draw from.")
+    when: Holds = Field(default=(), description="Conditions a draw must meet, over givens and derived values "
+                                                "(e.g. 'spend_cap * free_shed_pct / 100 > daily_spend'): this "
+                                                "given is drawn jointly with the others they name, and a draw "
+                                                "that breaks one is drawn again.")
 
     @model_validator(mode="after")
     def _one_form(self) -> Vary:
@@ -93,6 +103,7 @@ class _QuestionBase(_Frozen):
     skills: tuple[Name, ...] = Field(default=(), description="Rubric skill ids this question evidences.")
     essential: bool = Field(default=False, description="Part of the drill's essentials path (the few questions "
                                                        "a short attempt keeps: about 3-5 per break).")
+    holds: Holds = Field(default=(), description=HOLDS_DESCRIPTION)
 
 
 class Hint(_Frozen):
@@ -114,6 +125,10 @@ class NumericQuestion(_QuestionBase):
     decimals: int = Field(default=2, ge=0, le=6, description="Decimals when the truth is shown.")
     hints: tuple[Hint, ...] = Field(default=(), description="Graded hints, opened one after another before the "
                                                             "lock-in; each costs its share of the mark.")
+    fixed: str | None = Field(default=None, min_length=1,
+                              description="Only for a truth that is the same in every draw on purpose: the "
+                                          "reason (a measured lab figure, say). At most a tenth of a drill's "
+                                          "numeric truths may stay fixed across draws, and each must say why.")
 
     @model_validator(mode="after")
     def _one_source(self) -> NumericQuestion:
@@ -166,6 +181,7 @@ class RevealSection(_Frozen):
     text: str = Field(min_length=1, description="Markdown; {name} or {name:,.0f} inserts a given, derived value or answer.")
     labs: tuple[Name, ...] = Field(default=(), description="PostgreSQL lab experiments linked under this section "
                                                             "once it is open (labs.postgres.experiments ids).")
+    holds: Holds = Field(default=(), description=HOLDS_DESCRIPTION)
 
 
 def section_title(section: RevealSection) -> str:
@@ -187,6 +203,7 @@ class FollowUp(_Frozen):
     answer: str = Field(min_length=1, description="The worked answer (markdown, may use {names}).")
     labs: tuple[Name, ...] = Field(default=(), description="PostgreSQL lab experiments linked under the answer "
                                                             "once it is open.")
+    holds: Holds = Field(default=(), description=HOLDS_DESCRIPTION)
 
 
 class Part(_Frozen):
@@ -200,6 +217,7 @@ class Part(_Frozen):
     questions: tuple[Question, ...] = Field(default=(), description="'Before you read on' lock-ins.")
     reveal: tuple[RevealSection, ...] = Field(default=(), description="The worked answer, step by step.")
     followup: FollowUp | None = Field(default=None, description="Optional follow-up question.")
+    holds: Holds = Field(default=(), description=HOLDS_DESCRIPTION + " Beside the part's body.")
 
     @model_validator(mode="after")
     def _order(self) -> Part:

@@ -58,8 +58,9 @@ def _replay(buckets: int, horizon_s: float, *, partitions: float, partition_capa
 
 def _storm(jitter: bool) -> Callable[..., object]:
     """The retry-storm run for a drill's outage: the breakers open when A stops hanging and starts failing,
-    so A is back `after_hang_minutes` later."""
-    return lambda after_hang_minutes: retry_storm.Params(jitter=jitter, outage_s=60.0 * after_hang_minutes)
+    so A is back `after_hang_minutes` later, with each process's pool for A parked behind its breaker."""
+    return lambda after_hang_minutes, a_pool_per_process: retry_storm.Params(
+        jitter=jitter, outage_s=60.0 * after_hang_minutes, in_flight_per_process=round(a_pool_per_process))
 
 
 def _mirrors(own: str, **formulas: str) -> dict[str, str | None]:
@@ -117,10 +118,10 @@ PRESETS: dict[str, SimPreset] = _entries(
               "pool.makespan_s", "s", "Time for a pool of 10 to finish"),
     SimPreset("retry_storm.no_jitter_peak", "retry_storm", retry_storm.Params(jitter=False),
               "peak_calls_per_s", "calls/s", "Calls reaching the provider in the worst second, no jitter",
-              inputs=("after_hang_minutes",), build=_storm(jitter=False), mirrors=_STORM),
+              inputs=("after_hang_minutes", "a_pool_per_process"), build=_storm(jitter=False), mirrors=_STORM),
     SimPreset("retry_storm.jitter_peak", "retry_storm", retry_storm.Params(jitter=True),
               "peak_calls_per_s", "calls/s", "Worst second with jitter, a shared breaker and a ramp",
-              inputs=("after_hang_minutes",), build=_storm(jitter=True), mirrors=_STORM),
+              inputs=("after_hang_minutes", "a_pool_per_process"), build=_storm(jitter=True), mirrors=_STORM),
     SimPreset("platform.peak_in_flight", "platform", platform.Params.for_scenario("baseline"),
               "jobs_in_flight", "jobs", "Jobs in flight at the weekday peak"),
     SimPreset("platform.break1_growth", "platform", platform.Params.for_scenario("break1_fifo"),

@@ -182,6 +182,9 @@ def test_integrity_tab_lists_flagged_attempts_and_opens_a_timeline(class_db):
     assert len(table) > 0 and all(link.startswith("?timeline=") for link in table["Timeline"])
     looked = table["Sims before lock-in"] + table["Reveals before lock-in"] + table["Results viewed while open"]
     assert ((looked > 0) | (table["Past the box (min)"] > 0)).all()
+    # It opens on the peeks: every attempt that looked comes before every one that only ran past the box.
+    assert (looked > 0).any() and (looked == 0).any()
+    assert list(looked) == sorted(looked, reverse=True)
     at.toggle[0].set_value(False).run()
     assert len(_frame_with(at, "Reveals before lock-in")) > len(table)
 

@@ -30,7 +30,7 @@ title: A tiny drill
 summary: Small enough to read at a glance.
 time_box_min: 30
 givens:
-  - {name: rate, value: 5, unit: jobs/s}
+  - {name: rate, value: 5, unit: jobs/s, vary: {low: 2, high: 1001, step: 1}}
 parts:
   - id: only
     title: The only part
@@ -325,3 +325,21 @@ def test_a_given_the_simulations_state_differently_is_refused_even_without_varia
     assert "'retry_storm.no_jitter_peak'" in messages
     assert "runs processes=40 where this drill's processes gives 50" in messages
     assert "runs servers_per_shard=50 where this drill's floor(slots / hash_groups) gives 62" in messages
+
+
+def test_the_guide_lists_the_names_each_embeddable_preset_reads():
+    # docs/authoring.md says which givens a drill must define for each preset; the check reads the same mirrors.
+    import re
+
+    guide = (ROOT / "docs" / "authoring.md").read_text(encoding="utf-8")
+    rows = {}
+    for line in guide.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and cells[0].startswith("`") and "." in cells[0]:
+            for preset in re.findall(r"`([\w.]+)`", cells[0]):
+                rows[preset] = set(re.findall(r"`(\w+)`", cells[2]))
+    embeddable = {pid: p for pid, p in presets.PRESETS.items() if p.mirrors is not None and not pid.startswith("test.")}
+    assert set(rows) == set(embeddable)
+    for pid, preset in embeddable.items():
+        needed = set(preset.inputs) | {n for e in preset.mirrors.values() if e for n in re.findall(r"[a-z_]\w*", e)}
+        assert rows[pid] == needed - {"floor", "ceil", "min", "max", "round"}, pid

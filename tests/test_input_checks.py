@@ -23,6 +23,8 @@ from drills import answers as checks
     ("-5", None, None, "cannot be negative"),
     ("5", "-1", "10", "low end of the range cannot be negative"),
     ("62.5%", None, None, "must be a number"),        # no unit given: a % sign is not a number
+    ("1_000", None, None, "without “_”"),             # Python's literal syntax is not how people write numbers
+    ("1_0.5", None, None, "without “_”"),
 ])
 def test_bad_numeric_entries_are_refused_with_a_reason(value, low, high, message):
     with pytest.raises(checks.InputError, match=message):
@@ -38,6 +40,16 @@ def test_bad_numeric_entries_are_refused_with_a_reason(value, low, high, message
 def test_a_number_typed_with_words_or_a_unit_says_to_type_the_number_alone(value, unit, message):
     with pytest.raises(checks.InputError, match=message):
         checks.numeric_entry(value, unit=unit)
+
+
+@pytest.mark.parametrize("value, message", [("1e308", "capped at 240 minutes"), ("241", "capped at 240 minutes"),
+                                            ("1e400", "finite"), ("0.5", "at least 1 minute"), ("2_0", "without “_”")])
+def test_extra_time_names_its_own_limit(value, message):
+    from drills.instructor_actions import extra_minutes_entry
+
+    with pytest.raises(checks.InputError, match=message):
+        extra_minutes_entry(value)
+    assert extra_minutes_entry("240") == 240 and extra_minutes_entry("1") == 1
 
 
 def test_numbers_typed_like_people_type_them():

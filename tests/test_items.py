@@ -171,6 +171,7 @@ def test_first_attempts_match_the_hand_worked_class(small_store):
     _close(q3["median_signed_error_pct"], -2.5)         # errors 0, +15, -5, -50: between -5 and 0
     assert q3["ranges"] == 0 and pd.isna(q3["range_held_pct"])
     q4 = _row(table, "plan")                            # ratings full, partial, full, missed; eve unrated; fay skipped
+    assert q4["graded_n"] == 4 and q1["graded_n"] == 6   # a note counts once rated; a skipped number is a 0 mark
     _close(q4["facility_pct"], 100 * 5 / 12)
     _close(q4["discriminative_efficiency_pct"], 80.0)
     assert list(table["flags"]) == ["", "", "", ""]
@@ -228,14 +229,21 @@ def test_the_cohort_filter_narrows_the_class(small_store):
 
 def test_flag_thresholds_follow_the_issue():
     stats = pd.DataFrame({
-        "grp": [-1, -1, -1, -1, -1], "question_id": list("abcde"), "n": [9] * 5,
+        "grp": [-1, -1, -1, -1, -1], "question_id": list("abcde"), "n": [9] * 5, "graded_n": [9] * 5,
         "facility_pct": [50, 9.9, 10, 95.1, 95], "discriminative_efficiency_pct": [14.9, 15, None, 40, 40]})
     assert items._flags(stats) == ["dubious", "too hard", "", "too easy", ""]
     # Variant rows with too few attempts are never compared (a single attempt scores 0% or 100%).
-    spread = pd.DataFrame({"grp": [-1, 0, 1, 2], "question_id": ["q"] * 4, "n": [12, 6, 5, 1],
+    spread = pd.DataFrame({"grp": [-1, 0, 1, 2], "question_id": ["q"] * 4, "n": [12, 6, 5, 1], "graded_n": [12, 6, 5, 5],
                            "facility_pct": [50, 40, 61, 100], "discriminative_efficiency_pct": [50] * 4})
     assert items._flags(spread) == ["variants differ", "variants differ", "variants differ", "too easy"]
     assert items._flags(spread, variant_min_n=6) == ["", "", "", "too easy"]
+
+
+def test_a_row_is_flagged_only_once_five_answers_carry_a_mark():
+    # Facility 0% from four marks, or from notes nobody has rated yet, is no evidence of a hard question.
+    rows = pd.DataFrame({"grp": [-1] * 4, "question_id": list("abcd"), "n": [9, 9, 4, 5], "graded_n": [0, 4, 4, 5],
+                         "facility_pct": [0, 0, 0, 0], "discriminative_efficiency_pct": [None] * 4})
+    assert items._flags(rows) == ["", "", "", "too hard"]
 
 
 # -- against an independent computation on the demo class -------------------------------------

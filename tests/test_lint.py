@@ -1,16 +1,20 @@
-"""The content rules of issue 21, each shown catching the defect it was written for.
+"""The content rules, each shown catching the defect it was written for.
 
-Each test puts back into the shipped drill the text (or numbers) it had before issue 21, and the rule names it;
-the shipped drills pass every rule (tests/test_loader.py), and the harvest walk from the issue finds no key.
+Every registered rule breaks its own minimal drill and nothing else (one generated test per rule, so a rule
+cannot exist without a failing case). Beyond that, each test puts back into the shipped drill the text (or
+numbers) it had before an issue, and the rule names it; the shipped drills pass every rule
+(tests/test_loader.py), and the harvest walk from issue 21 finds no key.
 """
 from __future__ import annotations
 
 import random
+import re
 import pytest
 import yaml
 
 from drills import lint
 from drills.draws import DRAWS, asked_givens, draw_for_seed, drawn_givens, sample_draws, sampled
+from drills.lint.registry import RULES, base, broken_case
 from drills.loader import CONTENT_DIR, check_file, load_catalogue
 from drills.schema import Drill, NumericQuestion
 from drills.store import AttemptStore
@@ -19,6 +23,41 @@ from drills.variants import in_variant, variant_for
 ONE = (CONTENT_DIR / "one_tenant.yaml").read_text(encoding="utf-8")
 HOT = (CONTENT_DIR / "hot_tenant.yaml").read_text(encoding="utf-8")
 CATALOGUE = load_catalogue()
+
+
+# -- the registry: every rule with the one drill that breaks only it --------------------------------
+
+
+def _run(data: dict) -> list:
+    return lint.run_rules(lint.Subject(Drill.model_validate(data), "base", draws=48))
+
+
+def test_the_base_drill_passes_every_rule():
+    assert _run(base()) == []
+
+
+@pytest.mark.parametrize("name", sorted(RULES))
+def test_each_rule_refuses_its_own_broken_drill_and_no_other_rule_does(name):
+    found = _run(broken_case(RULES[name]))
+    assert found, f"{name}'s broken case passes every rule"
+    assert {f.rule for f in found} == {name}, [(f.rule, f.message) for f in found]
+
+
+def test_every_rule_function_is_registered_with_a_case():
+    import inspect
+
+    defined = {fname.removeprefix("rule_") for family in lint.FAMILIES
+               for fname, fn in inspect.getmembers(family, inspect.isfunction)
+               if fname.startswith("rule_") and fn.__module__ == family.__name__}
+    assert defined <= set(RULES), sorted(defined - set(RULES))
+    assert "typed_figures" in RULES
+
+
+def test_a_rule_cannot_be_registered_twice():
+    from drills.lint.registry import register
+
+    with pytest.raises(ValueError, match="registered twice"):
+        register("pacing", 1, lambda s: [], lambda d: None)
 
 
 def _drill(text: str, *replacements: tuple[str, str]) -> Drill:
@@ -244,3 +283,100 @@ def test_the_lab_sliders_reach_the_sizes_the_drill_quotes(monkeypatch):
     values = CATALOGUE.drills["one_tenant"].values
     assert specs["held_snapshot"]["churn"]["max_value"] >= values["churned_rows"], "the drill's 300,000 rows"
     assert specs["cap_race"]["runs"]["max_value"] >= 50, "enough runs to see the spread the drill describes"
+
+
+# -- sentences true in every draw (issue 39): the five cases, each put back ------------------------------
+def _found(rule, drill: Drill, draws: int = 200) -> list:
+    return [f for f in lint.run_rules(lint.Subject(drill, drill.id, draws)) if f.rule == rule]
+
+
+def test_free_tenants_shed_on_an_ordinary_day_is_found_until_the_cap_is_drawn_jointly():
+    # Before: the spend cap was drawn apart from the daily volume, so 80% of it could fall below a normal day.
+    old = _drill(ONE, (', when: ["spend_cap * free_shed_pct / 100 > jobs_per_day * cost_per_job_a"]', ""))
+    [finding] = _found("conditions", old)
+    assert "Shed by plan: Free at {free_shed_pct:.0f}%" in finding.message
+    assert "relies on free_shed_at > daily_spend" in finding.message
+    reads = finding.message.split("where it reads ")[1].split(";")[0]
+    assert {"cost_per_job_a", "free_shed_pct", "jobs_per_day", "spend_cap"} == {p.split("=")[0] for p in reads.split(", ")}
+    spend = dict((k, float(v)) for k, v in (p.split("=") for p in reads.split(", ")))
+    assert spend["spend_cap"] * spend["free_shed_pct"] / 100 <= spend["jobs_per_day"] * spend["cost_per_job_a"]
+    assert _found("conditions", CATALOGUE.drills["one_tenant"].drill, 500) == []
+
+
+def test_a_batch_that_only_meets_the_tenants_rate_is_not_said_to_clear_it():
+    # Before: min_batch = ceil(hot_rate / (1000 / write_ms)), which at 250 units/s and 12 ms is 3: 3 × 1000/12 = 250.
+    old = _drill(HOT, ("expr: floor(hot_rate * write_ms / 1000) + 1,", "expr: ceil(hot_rate / (1000 / write_ms)),"))
+    messages = [f.message for f in _found("conditions", old, 500)]
+    assert any("would just clear it" in m and "min_batch * 1000 / write_ms > hot_rate" in m for m in messages), messages
+    unbacked = _drill(HOT, ('      holds: ["min_batch * 1000 / write_ms > hot_rate", "o_batched > hot_rate"]\n', ""))
+    assert any("would just clear it" in f.message for f in _found("comparisons", unbacked))
+
+
+def test_the_capped_recovery_is_not_called_the_worst_case():
+    old = _drill(ONE, ("The capped figure is a fluid estimate, not a bound:", "The capped figure is the worst case:"))
+    assert any("worst case" in f.message for f in _found("comparisons", old))
+
+
+def test_the_cap_race_is_not_said_to_overshoot_in_each_run():
+    old = _drill(ONE, ("by a different amount from\n             run to run:", "by a different amount in\n             each run:"))
+    assert any("each run" in f.message for f in _found("comparisons", old))
+
+
+def test_a_figure_past_a_thousand_is_shown_with_its_separator():
+    old = _drill(HOT, ("**{o_batched:,.0f} events/s**", "**{o_batched:.0f} events/s**"))
+    [finding] = _found("number_formats", old)
+    assert "{o_batched:.0f}" in finding.message and "{o_batched:,.0f}" in finding.message
+    assert _found("number_formats", CATALOGUE.drills["hot_tenant"].drill, 500) == []
+
+
+def test_a_draw_that_breaks_a_joint_condition_is_refused_by_the_loader(monkeypatch):
+    from drills import draws
+
+    drill = CATALOGUE.drills["one_tenant"].drill
+    monkeypatch.setattr(draws, "_JOINT_RETRIES", 1)   # no retry: the first draw made is kept, whatever it breaks
+    broken = next(d for d in sample_draws(200) if not draws.meets(drill, draws.drawn_givens(drill, d)))
+    _, findings = lint.variant_values(drill, broken)
+    assert findings and "breaks a joint condition" in findings[0].message
+    assert all(f"{name}=" in findings[0].message for name in ("spend_cap", "jobs_per_day", "cost_per_job_a"))
+
+
+def test_a_condition_that_is_no_comparison_is_named():
+    drill = _drill(HOT, ('holds: ["r_replay_capacity > 0"]', 'holds: ["r_replay_capacity + 1"]'))
+    [finding] = _found("conditions", drill, 4)
+    assert "is not a condition" in finding.message
+
+
+# -- retakes that must be worked out again (issue 34) and truths typed into the scene (issue 40) ----------
+def _unfixed(text: str) -> str:
+    import re as _re
+
+    return _re.sub(r"\n\s*fixed: \"[^\"]*\"", "", text)
+
+
+def test_a_drill_whose_truths_stay_put_across_draws_is_refused():
+    # One Tenant before issue 34: 27 of its 46 formula truths took one value in every draw.
+    old = _unfixed(ONE)
+    for given in ("cost_per_job_a", "lag_alert_s", "lumen_job_cost", "limit_b", "limit_c", "pool_a_headroom"):
+        old, count = re.subn(rf"(name: {given}, value: [\d.]+, unit: [^,]+), vary: \{{choices: \[[^\]]*\]\}}", r"\1", old)
+        assert count == 1, given
+    [finding] = _found("fixed_truths", _drill(old))
+    assert finding.message.startswith("27 of 46 formula truths are the same in every draw"), finding.message
+    assert "at most 4 may be" in finding.message
+    assert _found("fixed_truths", CATALOGUE.drills["one_tenant"].drill, 500) == []
+
+
+def test_a_truth_marked_fixed_that_moves_is_refused():
+    drill = _drill(HOT, ("      - id: b_deficit\n", "      - id: b_deficit\n        fixed: it never moves\n"))
+    [finding] = _found("fixed_truths", drill)
+    assert "b_deficit is marked fixed but moves" in finding.message
+
+
+@pytest.mark.parametrize("as_written", [False, True])
+def test_a_truth_typed_into_the_board_is_refused(as_written):
+    # "54 requests will pile up" on the board: 54 would be the truth of jobs_in_flight... here b_deficit's 150.
+    text = HOT.replace("      First decide what kind of writes these are, then put the skew on the board.",
+                       "      First decide what kind of writes these are; 150 units will pile up each second.")
+    if as_written:
+        text = text.replace("time_box_min: 30\n", "time_box_min: 30\nfirst_attempt_as_written: true\n")
+    [finding] = _found("typed_truths", _drill(text))
+    assert "types 150, the truth of b_deficit as written" in finding.message

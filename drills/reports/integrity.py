@@ -94,3 +94,11 @@ def integrity(store: AttemptStore, loaded: LoadedDrill, filters: Filters) -> pd.
     df["flags"] = df["sims_before_lockin"] + df["reveals_before_lockin"] + df["results_views"] \
         + (df["overtime_s"] > 0).astype(int)
     return df[COLUMNS]
+
+
+def looks_first(table: pd.DataFrame) -> pd.DataFrame:
+    """The table in the order an instructor reads it: attempts with the most looks before lock-in (simulations,
+    reveals, results viewed while open) first, then those only past the box, longest first; ties by start."""
+    looks = table["sims_before_lockin"] + table["reveals_before_lockin"] + table["results_views"]
+    order = table.assign(_looks=looks).sort_values(["_looks", "overtime_s"], ascending=False, kind="stable")
+    return order.drop(columns="_looks")

@@ -38,6 +38,7 @@ TOO_HARD_BELOW = 10.0       # facility (%)
 TOO_EASY_ABOVE = 95.0
 VARIANT_GAP = 20.0          # facility points between two variants of a question
 VARIANT_MIN_N = 5           # attempts a variant needs before its facility is compared (one scores 0% or 100%)
+FLAG_MIN_N = 5              # graded answers a row needs before it is flagged at all: two marks make no facility
 NO_ANSWER = "(no answer)"   # the option column of attempts that chose nothing (skipped, or never reached)
 # Variances this small are rounding left over from marks that are all equal: Moodle tests for exactly zero,
 # but an average of 0.9s is not exactly 0.9 in floating point.
@@ -67,7 +68,9 @@ _MARKS = f"""
         marks AS (
             SELECT s.attempt_id, s.variant, s.live, k.question_id, k.position, k.kind, k.truth, an.value, an.low, an.high,
                    an.choice, COALESCE(an.skipped, FALSE) AS skipped,
-                   COALESCE(CASE WHEN k.kind = 'notes' THEN r.note_score ELSE {SCORE} END, 0.0) AS mark
+                   COALESCE(CASE WHEN k.kind = 'notes' THEN r.note_score ELSE {SCORE} END, 0.0) AS mark,
+                   -- a note nobody rated has no mark yet (its 0 above only keeps the attempt's total whole)
+                   (k.kind <> 'notes' OR r.note_score IS NOT NULL) AS graded
             FROM sel s JOIN qkey k ON k.key_variant = s.variant
             LEFT JOIN answers an ON an.attempt_id = s.attempt_id AND an.question_id = k.question_id
             LEFT JOIN rated r ON r.attempt_id = s.attempt_id AND r.question_id = k.question_id
@@ -83,7 +86,7 @@ _MARKS = f"""
 _STATS = f"""
         moments AS (
             SELECT grp, question_id, ANY_VALUE(position) AS position, ANY_VALUE(kind) AS kind, COUNT(*) AS n,
-                   COUNT(*) FILTER (WHERE live) AS live_n,
+                   COUNT(*) FILTER (WHERE live) AS live_n, COUNT(*) FILTER (WHERE graded) AS graded_n,
                    AVG(mark) AS facility, stddev_samp(mark) AS sd, var_samp(mark) AS mark_var,
                    var_samp(rest) AS rest_var, covar_samp(mark, rest) AS cov,
                    quantile_cont((value - truth) / abs(truth), 0.5)
@@ -102,7 +105,7 @@ _STATS = f"""
         most AS (   -- the covariance if the marks and the rests were in the same order: Moodle's covariancemax
             SELECT grp, question_id, covar_samp(mark, rest) AS cov_max FROM paired GROUP BY grp, question_id
         )
-        SELECT m.grp, m.question_id, m.position, m.kind, m.n, m.live_n, 100 * m.facility AS facility_pct,
+        SELECT m.grp, m.question_id, m.position, m.kind, m.n, m.live_n, m.graded_n, 100 * m.facility AS facility_pct,
                100 * m.sd AS sd_pct,
                CASE WHEN m.mark_var * m.rest_var > {_ZERO} THEN 100 * m.cov / sqrt(m.mark_var * m.rest_var) END
                    AS discrimination_index,
@@ -147,8 +150,8 @@ def item_stats(store: AttemptStore, key: DrillKey, filters: Filters, first_only:
     """
     head, params = _head(store, key, filters, first_only)
     stats = source.frame(store, head + "," + _STATS, params)
-    columns = ["drill_id", "question_id", "position", "kind", "variant", "n", "live_n", "facility_pct", "sd_pct",
-               "discrimination_index", "discriminative_efficiency_pct", "median_signed_error_pct", "ranges",
+    columns = ["drill_id", "question_id", "position", "kind", "variant", "n", "live_n", "graded_n", "facility_pct",
+               "sd_pct", "discrimination_index", "discriminative_efficiency_pct", "median_signed_error_pct", "ranges",
                "range_held_pct", "option_shares", "flags"]
     if stats.empty:
         return pd.DataFrame(columns=columns)
@@ -164,6 +167,7 @@ def item_stats(store: AttemptStore, key: DrillKey, filters: Filters, first_only:
     stats["ranges"] = stats["ranges"].astype(int)
     stats["n"] = stats["n"].astype(int)
     stats["live_n"] = stats["live_n"].astype(int)
+    stats["graded_n"] = stats["graded_n"].astype(int)
     order = stats.assign(_g=stats["grp"]).sort_values(["position", "_g"], kind="stable")
     return order[columns].reset_index(drop=True)
 
@@ -193,12 +197,16 @@ def _option_shares(stats: pd.DataFrame, picks: pd.DataFrame, loaded: LoadedDrill
 def _flags(stats: pd.DataFrame, variant_min_n: int = VARIANT_MIN_N) -> list[str]:
     """Each row's flags, "; "-joined: dubious (below 15% efficiency), too hard or too easy by facility, and,
     on the whole row and on each variant more than 20 points from another, variants differ (only variants
-    with `variant_min_n` attempts or more are compared)."""
+    with `variant_min_n` attempts or more are compared). A row with fewer than FLAG_MIN_N graded answers (a
+    note counts once it is rated) gets no flag: its facility says nothing yet."""
     variant_rows = stats[(stats["grp"] >= 0) & (stats["n"] >= variant_min_n)]
     spread = variant_rows.groupby("question_id")["facility_pct"].agg(["min", "max"])
     out = []
     for row in stats.itertuples(index=False):
         flags = []
+        if row.graded_n < FLAG_MIN_N:
+            out.append("")
+            continue
         if pd.notna(row.discriminative_efficiency_pct) and row.discriminative_efficiency_pct < DUBIOUS_BELOW:
             flags.append(FLAG_DUBIOUS)
         if row.facility_pct < TOO_HARD_BELOW:

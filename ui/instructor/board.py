@@ -20,6 +20,7 @@ from drills.reports.grading_key import DrillKey
 from drills.reports.source import Filters
 from drills.reports.timeline import grant_history, override_history, timeline
 from drills.schema import LEVELS
+from drills.scope import FULL, scoped_id
 from drills.store import AttemptStore
 from drills.timebox import clock_for, format_duration, format_utc
 from drills.variants import label as variant_label
@@ -162,7 +163,11 @@ def choose_filters(store: AttemptStore, allowed: list[str] | None = None) -> tup
         st.info("No drills are installed, so there is nothing to report. Add a YAML file under `drills/content/`.")
         return None
     active = [d for d in aggregates.drills_by_activity(store) if d in catalogue.drills]
-    drill_ids = active + [d for d in catalogue.drills if d not in active]
+    # Every way to take a drill is a drill of its own on the board: the whole drill, then its essentials path
+    # and each break on its own clock (drills.scope), those with attempts first.
+    offered = [scoped_id(d, scope) for d in catalogue.drills
+               for scope in [FULL, *(offer.id for offer in catalogue.drills.offers(d)[0])]]
+    drill_ids = active + [d for d in offered if d not in active]
     cols = st.columns([3, 1, 2])
     drill_id = cols[0].selectbox("Drill", drill_ids, key=DRILL,
                                  format_func=lambda d: catalogue.drills[d].drill.title)
@@ -173,8 +178,10 @@ def choose_filters(store: AttemptStore, allowed: list[str] | None = None) -> tup
         return None
     if st.session_state.get(COHORT) not in options:
         st.session_state.pop(COHORT, None)
-    chosen = cols[1].selectbox("Cohort", options, key=COHORT,
-                               format_func=lambda c: "All cohorts" if c == ALL_COHORTS else (c or "(no cohort)"))
+    names = cohort_names(store, options)
+    chosen = cols[1].selectbox("Cohort", options, key=COHORT, format_func=names.get,
+                               help="A class by its name (its cohort code after it); a code no class owns is "
+                                    "one candidates typed on the catalogue")
     bounds = aggregates.date_bounds(store, drill_id)
     since = until = None
     if bounds is not None:
@@ -191,6 +198,16 @@ def choose_filters(store: AttemptStore, allowed: list[str] | None = None) -> tup
                 until = dt.datetime.combine(end + dt.timedelta(days=1), dt.time(), dt.timezone.utc).timestamp()
     return catalogue.drills[drill_id], Filters(drill_id, None if chosen == ALL_COHORTS else chosen,
                                                       since, until)
+
+
+def cohort_names(store: AttemptStore, options: list[str]) -> dict[str, str]:
+    """How the cohort picker names each option: a class by its title and code, a bare code as it is."""
+    names = {}
+    for code in options:
+        info = store.class_info(code) if code and code != ALL_COHORTS else None
+        names[code] = ("All cohorts" if code == ALL_COHORTS else f"{info.title} ({code})" if info
+                       else code or "(no cohort)")
+    return names
 
 
 # -- sections --------------------------------------------------------------------------------
@@ -552,7 +569,8 @@ def render_board(instructor: str, allowed: list[str] | None = None) -> None:
         return
     counts = render_counts(board)
     if counts.started == 0:
-        st.info("No attempts match these filters: pick All cohorts or widen the dates.")
+        widen = "pick All cohorts or widen the dates" if allowed is None else "pick another class or widen the dates"
+        st.info(f"No attempts match these filters: {widen}.")
         return
     table = board.leaderboard()
     renderers = {

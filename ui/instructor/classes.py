@@ -61,7 +61,8 @@ def render_classes(store, instructor: Instructor) -> None:
         st.success(f"The join link of “{escape_markdown(made[0])}” (shown once; copy it and share it with your "
                    "candidates):", icon="🔗")
         st.code(made[1], language=None)
-    with st.expander(f"Your classes ({len(classes)})", expanded=not classes, icon="🏫"):
+    # Folded in passphrase mode: classes need sign-in, and an open form would push the board below the fold.
+    with st.expander(f"Your classes ({len(classes)})", expanded=not classes and sign_in_configured(), icon="🏫"):
         if not sign_in_configured():
             st.caption("Classes need a sign-in provider (see the README): a join link enrols signed-in accounts. "
                        "Without one, candidates type a cohort code on the catalogue.")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from drills.reports.integrity import integrity
+from drills.reports.integrity import integrity, looks_first
 from drills.timebox import format_utc
 from ui import keys
 from ui.instructor.export import download_buttons
@@ -86,7 +86,7 @@ def render_integrity(board) -> None:
     cols[3].metric("Ran past the box", f"{int((table['overtime_s'] > 0).sum())}")
     only = st.toggle("Only attempts with something to look at", value=True, key=ONLY,
                      help="Looks before lock-in, results viewed while open, or time past the box")
-    shown = flagged if only else table
+    shown = looks_first(flagged if only else table)
     if shown.empty:
         st.info("No attempt in these filters looked before locking in or ran past its box.")
     else:
@@ -100,7 +100,8 @@ def render_integrity(board) -> None:
             row = shown.iloc[picked[0]]
             st.button(f"Open the timeline of {row['handle']}'s attempt", type="primary",
                       on_click=_open_attempt, args=(int(row["candidate_id"]), int(row["attempt_id"])))
-        st.caption("Click a column to sort; pick a row to open its timeline here, or follow its link. The cohort "
+        st.caption("The attempts with the most looks before lock-in come first, then those only past the box. "
+                   "Click a column to sort; pick a row to open its timeline here, or follow its link. The cohort "
                    "filter above narrows the class. A look is not proof of cheating: read the timeline first.")
     stem = f"{filters.drill_id}_{filters.cohort or 'all'}"
     download_buttons("integrity", stem, lambda: integrity(store, loaded, filters), "Integrity")

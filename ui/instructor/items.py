@@ -59,7 +59,8 @@ HELP = {
     "Efficiency %": "The discrimination as a share of the most these marks could show (Moodle's discriminative "
                     f"efficiency); under {items.DUBIOUS_BELOW:g}% the question is dubious",
     "Flags": f"dubious (efficiency under {items.DUBIOUS_BELOW:g}%), too hard, too easy, variants differ (facility more "
-             f"than {items.VARIANT_GAP:g} points apart between variants with {items.VARIANT_MIN_N}+ attempts)",
+             f"than {items.VARIANT_GAP:g} points apart between variants with {items.VARIANT_MIN_N}+ attempts); "
+             f"a row is flagged only once {items.FLAG_MIN_N} answers carry a mark (a note once it is rated)",
     "Median error %": "Numeric questions: the median guess's signed miss, as a share of the truth (negative: low)",
     "Ranges held %": "Numeric questions: how often the stated 80% ranges held (80 is honest)",
     "Numbers": "All numbers together, or one variant's attempts",
@@ -93,7 +94,9 @@ def render_items(board) -> None:
     live_n = int(whole["live_n"].max())
     metrics[1].metric("Attempts counted", f"{int(whole['n'].max()):,}",
                       help=f"{live_n:,} of them taken in a live room" if live_n else None)
-    metrics[2].metric("Questions flagged", f"{int((whole['flags'] != '').sum())} of {len(whole)}")
+    metrics[2].metric("Questions flagged", f"{int((whole['flags'] != '').sum())} of {len(whole)}",
+                      help=f"Only questions with {items.FLAG_MIN_N} or more graded answers are flagged: fewer marks "
+                           "say nothing about a question yet")
 
     prompts = {q.id: short_prompt(loaded.text(q.prompt)) for q in loaded.drill.all_questions()}
     shown = table if per_variant else whole
