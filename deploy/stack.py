@@ -26,11 +26,16 @@ HERE = Path(__file__).resolve().parent
 NGINX_TEMPLATE = HERE / "nginx.conf.template"
 SUPERVISORD_TEMPLATE = HERE / "supervisord.conf.template"
 PROGRAM_TEMPLATE = HERE / "program.conf.template"
+WATCHDOG_TEMPLATE = HERE / "watchdog.conf.template"
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 DATABASE = "faultlines"
-POSTGRES, NGINX_SERVICE, SUPERVISOR = "postgres", "nginx", "supervisor"
-# Stop order is the reverse of start order: supervisord stops the highest priority first.
-_PRIORITY = {POSTGRES: 100, "app": 200, NGINX_SERVICE: 300}
+POSTGRES, NGINX_SERVICE, SUPERVISOR, WATCHDOG = "postgres", "nginx", "supervisor", "watchdog"
+# Stop order is the reverse of start order: supervisord stops the highest priority first (the watchdog first,
+# so it never takes an app that is being stopped for a hung one).
+_PRIORITY = {POSTGRES: 100, "app": 200, NGINX_SERVICE: 300, WATCHDOG: 400}
+# The server pings each browser's websocket this often (uvicorn closes one whose pong is as late), so nginx,
+# which cuts a websocket its app has sent nothing on for 15 s, keeps every live one and drops a hung one's.
+WEBSOCKET_PING_S = 5
 
 
 def free_port() -> int:
@@ -68,7 +73,8 @@ def app_command(port: int, address: str = "127.0.0.1") -> list[str]:
     """The command of one app process: `streamlit run app.py` on address:port."""
     return [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
             "--server.address", address, "--server.headless", "true",
-            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+            "--server.websocketPingInterval", str(WEBSOCKET_PING_S)]
 
 
 def start_app(port: int, database: str, log: Path, *, root: Path = ROOT) -> subprocess.Popen:
@@ -151,6 +157,13 @@ def program_config(name: str, command: list[str], run_dir: Path, *, directory: P
         environment=f"environment={env}\n" if env else "", user=f"user={user}\n" if user else "",
         autostart=str(autostart).lower(), startsecs=startsecs, stopsignal=stopsignal,
         priority=_PRIORITY[name if name in _PRIORITY else "app"], run_dir=run_dir)
+
+
+def watchdog_config(apps: dict[str, str], run_dir: Path, *, directory: Path = ROOT) -> str:
+    """The [eventlistener:watchdog] section: deploy/watchdog.py on TICK_5, watching each app's own URL."""
+    command = [sys.executable, "-m", "deploy.watchdog", *(f"{name}={url}" for name, url in apps.items())]
+    return WATCHDOG_TEMPLATE.read_text().format(name=WATCHDOG, command=_supervisor_value(shlex.join(command)),
+                                                directory=directory, priority=_PRIORITY[WATCHDOG], run_dir=run_dir)
 
 
 @dataclass(frozen=True)
@@ -276,6 +289,8 @@ class Stack:
 
             found.append(Service(POSTGRES, None, int(conninfo_to_dict(self.database).get("port") or 5432)))
         found += [Service(name, self.pid_of(name), port) for name, port in zip(self.app_names, self.app_ports)]
+        if self.processes:
+            found.append(Service(WATCHDOG, self.pid_of(WATCHDOG), None))
         if self.proxy:
             found.append(Service(NGINX_SERVICE, self.pid_of(NGINX_SERVICE), self.port))
         found.append(Service(SUPERVISOR, self.supervisord.pid if self.supervisord else None, self.rpc_port))
@@ -300,6 +315,10 @@ class Stack:
         for name, port in zip(self.app_names, self.app_ports):
             programs.append(program_config(name, app_command(port, self.app_address), self.run_dir,
                                            directory=self.root, environment={"FAULTLINES_DB": database}))
+        if self.processes:   # the apps' own addresses: a health check must not go through nginx to another one
+            local = "127.0.0.1" if self.app_address in ("0.0.0.0", "127.0.0.1") else self.app_address
+            programs.append(watchdog_config({name: f"http://{local}:{port}" for name, port in
+                                             zip(self.app_names, self.app_ports)}, self.run_dir, directory=self.root))
         if self.proxy:
             for sub in ("body", "proxy", "fastcgi", "uwsgi", "scgi") if here else ():
                 (self.run_dir / sub).mkdir(exist_ok=True)

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from drills import scoring
-from drills.live_store import CLOSED, ENDED, OPEN, LiveStep, Seat
+from drills.store.live import CLOSED, ENDED, OPEN, LiveStep, Seat
 from drills.loader import LoadedDrill
 from drills.records import LockedAnswer
 from drills.schema import ChoiceQuestion, NumericQuestion

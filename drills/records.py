@@ -115,7 +115,14 @@ class Event:
     detail: Mapping[str, object]
 
 
-class AttemptFinished(ValueError):
+class LockRefused(ValueError):
+    """Every refusal a lock-in can meet: nothing was stored, and the message says why.
+
+    Catch a subclass for what only it means (AttemptFinished: the whole attempt is read-only now); catch this
+    one where any refused press gets the same treatment (its message shown, the form kept)."""
+
+
+class AttemptFinished(LockRefused):
     """A finished attempt takes no more lock-ins, self-scores or note ratings (instructors may still score)."""
 
     def __init__(self, attempt_id: int):

@@ -1,6 +1,7 @@
 """Time-box arithmetic: everything is computed from the stored start, the grants and the clock.
 
-Nothing here keeps state, so a reload or a server restart changes no answer.
+Nothing here keeps state, so a reload or a server restart changes no answer. Time an outage of the store cost
+an attempt is given back as a grant by SYSTEM_GRANTOR (outage_spans says which part of an outage is owed).
 """
 from __future__ import annotations
 
@@ -34,6 +35,36 @@ def clock_for(attempt: Attempt, now: float) -> Clock:
     limit = attempt.time_box_s + attempt.extra_s
     return Clock(limit_s=limit, elapsed_s=elapsed, remaining_s=limit - elapsed,
                  finished=attempt.finished_at is not None)
+
+
+# Who gives back the time an outage of the store cost: not an instructor, so the board says so.
+SYSTEM_GRANTOR = "system"
+# An outage shorter than this (one call cut, the next one fine) is not worth a line on anyone's timeline.
+MIN_OUTAGE_CREDIT_S = 1.0
+
+
+def outage_spans(started_at: float, finished_at: float | None, limit_s: float, down_at: float, up_at: float,
+                 given: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The parts of the outage [down_at, up_at] this attempt is still owed: those it was running through
+    (started, not finished, its time box not yet out when the outage began) and no earlier grant gave back.
+
+    `given` holds the spans already given back, by any process: each process sees the outage begin and end at
+    its own moments, so giving back only what no one has keeps the total the length of their union.
+    """
+    if started_at + limit_s <= down_at or (finished_at is not None and finished_at <= down_at):
+        return []
+    spans = [(max(down_at, started_at), min(up_at, finished_at) if finished_at is not None else up_at)]
+    spans = [(a, b) for a, b in spans if b > a]   # started after it ended: nothing owed
+    for low, high in sorted(given):
+        spans = [(a, b) for start, end in spans for a, b in ((start, min(end, low)), (max(start, high), end))
+                 if b > a]
+    return spans
+
+
+def outage_reason(low: float, high: float) -> str:
+    """The grant's reason, as the board shows it (our words and the store's times only)."""
+    return (f"The attempt store could not be reached from {format_utc(low)} to {format_utc(high)} UTC: "
+            f"{format_duration(high - low)} given back.")
 
 
 def format_duration(seconds: float) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from drills.accounts import may_open
+from drills.store.accounts import may_open
 from drills.scope import scoped_id
 from drills.timebox import clock_for, format_duration
 from ui import keys

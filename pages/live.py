@@ -1,6 +1,6 @@
 """The live room: a class answers the question its instructor opened, then sees the room's answers against the truth.
 
-Thin page: the room and the console are ui.live.room; the room's state is in the store (drills.live_store).
+Thin page: the room and the console are ui.live.room; the room's state is in the store (drills.store.live).
 """
 from __future__ import annotations
 

@@ -191,6 +191,9 @@ def test_record_tables_only_ever_gain_rows():
         ["DELETE FROM answers", "update attempts"]   # the scan finds what it looks for
     found = {str(p.relative_to(ROOT)): _record_rewrites(p.read_text(encoding="utf-8"), APPENDED_TABLES)
              for folder in ("drills", "ui", "pages") for p in (ROOT / folder).rglob("*.py")}
+    # A numbered migration may fill a new column of old rows (31 keys the handles): a store runs its migrations
+    # before it reads anything, and a report copy that meets a new migration copies every row again.
+    assert found.pop("drills/store/migrations.py") == ["UPDATE candidates"]
     assert {k: v for k, v in found.items() if v} == {}
 
 

@@ -43,7 +43,7 @@ def test_the_stack_prints_each_service_then_ready_and_sigterm_stops_them_all():
                 break
         assert lines[-1] == "ready", lines
         services = {m["name"]: m for m in map(LINE.match, lines[:-1])}
-        assert list(services) == ["postgres", "app-1", "app-2", "nginx", "supervisor"], lines
+        assert list(services) == ["postgres", "app-1", "app-2", "watchdog", "nginx", "supervisor"], lines
         assert services["nginx"]["port"] == str(port)
         pids = [int(s["pid"]) for s in services.values()]
         assert all(_alive(pid) for pid in pids)
@@ -69,6 +69,10 @@ def test_configs_for_other_hosts_are_written_and_nginx_accepts_them(tmp_path):
     assert "[program:app-1]" in conf and "[program:app-2]" in conf and "[program:nginx]" not in conf
     assert "--server.address 0.0.0.0" in conf and 'FAULTLINES_DB="postgresql://fl@db.internal/fl"' in conf
     assert "autorestart=true" in conf
+    # the watchdog asks each app on its own address every TICK_5, never through nginx
+    assert "[eventlistener:watchdog]" in conf and "events=TICK_5" in conf
+    assert "deploy.watchdog app-1=http://127.0.0.1:8501 app-2=http://127.0.0.1:8502" in conf
+    assert "--server.websocketPingInterval 5" in conf
 
     proxy_host = tmp_path / "proxy-host"
     run_dir = tmp_path / "proxy-run"
@@ -80,6 +84,101 @@ def test_configs_for_other_hosts_are_written_and_nginx_accepts_them(tmp_path):
     assert run.returncode == 0, run.stderr
     nginx_conf = (proxy_host / "nginx.conf").read_text()
     assert "server 127.0.0.1:8502 max_fails=1" in nginx_conf and "proxy_next_upstream error" in nginx_conf
+    stream = nginx_conf.split("location = /_stcore/stream {", 1)[1].split("}", 1)[0]
+    # a websocket silent for 15 s is a hung process's (the app pings every 5 s); no hour-long read left anywhere
+    assert "proxy_read_timeout 15s;" in stream and "proxy_next_upstream error timeout" in stream
+    assert "1h" not in nginx_conf and "proxy_read_timeout 10s;" in nginx_conf
     check = subprocess.run([NGINX, "-t", "-p", f"{run_dir}/", "-c", str(proxy_host / "nginx.conf"),
                             "-e", str(run_dir / "error.log")], capture_output=True, text=True, timeout=30)
     assert check.returncode == 0, check.stderr
+
+
+# -- the watchdog, with supervisord, the health checks and the clock played by the test -------------------
+class _Apps:
+    """Two apps as supervisord and their health endpoints show them; `hung` ones never answer."""
+
+    def __init__(self, clock):
+        self.clock, self.hung, self.kills, self.probes = clock, set(), [], 0
+        self.pids = {"app-1": 101, "app-2": 102}
+        self.started = {"app-1": 0.0, "app-2": 0.0}
+
+    def info(self, name):
+        return {"statename": "RUNNING", "pid": self.pids[name], "start": self.started[name]}
+
+    def probe(self, url):
+        self.probes += 1
+        self.clock.now += 0.01 if url not in self.hung else 2.0   # a hung one costs the probe's whole timeout
+        return url not in self.hung
+
+    def kill(self, pid):
+        self.kills.append(pid)
+
+
+class _Clock:
+    def __init__(self, now=1000.0):
+        self.now = now
+
+    def __call__(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.now += seconds
+
+
+def _watch(apps, clock):
+    from deploy.watchdog import Watch
+
+    return Watch({"app-1": "http://a1", "app-2": "http://a2"}, probe=apps.probe, info=apps.info, kill=apps.kill,
+                 clock=clock, wall=clock, sleep=clock.sleep)
+
+
+def test_the_watchdog_kills_an_app_that_stops_answering_for_a_few_seconds_and_only_that_one():
+    clock = _Clock()
+    apps = _Apps(clock)
+    watch = _watch(apps, clock)
+    assert watch.tick() == [] and apps.kills == []   # both answer: nothing happens
+    apps.hung.add("http://a2")
+    (verdict,) = watch.tick()
+    assert apps.kills == [102] and verdict.name == "app-2"
+    assert 4 <= verdict.unanswered_s < 10, "a few seconds unanswered, not one missed probe"
+
+
+def test_one_missed_health_check_is_not_a_hang():
+    clock = _Clock()
+    apps = _Apps(clock)
+    missed = iter([False, True])   # app-2 misses one probe (its full timeout), then answers
+    answers = apps.probe
+    apps.probe = lambda url: (clock.sleep(2.0), next(missed))[1] if url == "http://a2" else answers(url)
+    watch = _watch(apps, clock)
+    watch.answered = {101, 102}
+    assert watch.tick() == [] and apps.kills == []
+
+
+def test_an_app_still_starting_is_given_its_start_and_then_judged():
+    clock = _Clock()
+    apps = _Apps(clock)
+    apps.started["app-2"] = clock.now   # just started, never answered yet
+    apps.hung.add("http://a2")
+    watch = _watch(apps, clock)
+    assert watch.tick() == [] and apps.kills == []
+    clock.now += 61   # a minute on, it still has not answered once: hung
+    assert [v.pid for v in watch.tick()] == [102] and apps.kills == [102]
+
+
+def test_a_process_replaced_meanwhile_is_not_killed():
+    clock = _Clock()
+    apps = _Apps(clock)
+    watch = _watch(apps, clock)
+    watch.tick()
+    apps.hung.add("http://a2")
+    real_info = apps.info
+    calls = {"n": 0}
+
+    def info(name):   # supervisord restarted app-2 while the watchdog was probing the old pid
+        calls["n"] += 1
+        found = real_info(name)
+        return {**found, "pid": 202} if name == "app-2" and calls["n"] > 2 else found
+
+    watch.info = info
+    watch.tick()
+    assert apps.kills == []

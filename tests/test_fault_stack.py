@@ -1,6 +1,7 @@
 """Faults on the served stack (deploy/ under supervisord), with candidates locking in over the websocket protocol.
 
-A killed app process comes back and its candidates carry on through another one; PostgreSQL stopped for 30 s
+A killed app process comes back and its candidates carry on through another one; a hung one (SIGSTOP) is found
+by the watchdog, replaced, and its candidates carry on likewise; PostgreSQL stopped for 30 s, or hung for 20 s,
 gives the outage page, not an exception, and every acknowledged lock-in is stored; a DuckDB app restarted
 between two lock-ins stores (or visibly refuses) the first press after it. Drivers: bench/bench_faults.py.
 """
@@ -10,7 +11,7 @@ import shutil
 
 import pytest
 
-from bench.bench_faults import kill_one_app, restart_duckdb_app, stop_postgres
+from bench.bench_faults import hang_one_app, hang_postgres, kill_one_app, restart_duckdb_app, stop_postgres
 from deploy.stack import NGINX, Stack
 
 pytestmark = pytest.mark.browser   # a real stack of processes: run with the heavy tests
@@ -22,6 +23,20 @@ def _no_candidate_saw_a_problem(report) -> None:
         assert seen.exceptions == [], seen.exceptions
         assert seen.silent == 0, seen
     assert report.stored == report.acknowledged, "an acknowledged lock-in is missing from the store"
+
+
+def _the_victims_moved_and_the_others_kept_serving(report, facts) -> None:
+    assert [len(s.acknowledged) for s in report.sessions] == [4] * 3, "every candidate finished, none lost"
+    on_the_victim = [s for s in report.sessions if s.cookie in facts["victim_cookies"]]
+    assert on_the_victim and all(s.reconnects >= 1 for s in on_the_victim), "they were moved, not left waiting"
+    assert all(s.reconnects == 0 for s in report.sessions if s not in on_the_victim), "the others kept serving"
+
+
+def _the_plain_page_came_and_went(report) -> None:
+    _no_candidate_saw_a_problem(report)
+    assert [len(s.acknowledged) for s in report.sessions] == [4] * 2, "every candidate carried on after it"
+    assert all(s.outage_pages >= 1 and s.refused >= 1 for s in report.sessions), "the plain page, and its refusal"
+    assert all(s.back_at for s in report.sessions), "the page came back on its own, with no reload"
 
 
 @pytest.fixture
@@ -39,21 +54,31 @@ def test_a_killed_app_process_is_restarted_and_its_candidates_go_on_through_a_li
     report, facts = kill_one_app(stack, sessions_per_app=1, lockins=4, think_s=1.0)
     assert stack.pid_of(facts["victim"]) == facts["new_pid"] != facts["old_pid"]
     _no_candidate_saw_a_problem(report)
-    assert [len(s.acknowledged) for s in report.sessions] == [4] * 3
+    _the_victims_moved_and_the_others_kept_serving(report, facts)
     # supervisord's own record of the new process's start (whole seconds), not this test's clock
     assert facts["new_start"] <= facts["killed_at"] + 10
-    on_the_victim = [s for s in report.sessions if s.cookie in facts["victim_cookies"]]
-    assert on_the_victim and all(s.reconnects >= 1 for s in on_the_victim)
-    assert all(s.reconnects == 0 for s in report.sessions if s not in on_the_victim), "the others kept serving"
 
 
 @pytest.mark.timeout(480)
 def test_postgresql_stopped_for_30_s_is_a_plain_page_and_nothing_acknowledged_is_lost(stack):
     report, facts = stop_postgres(stack, 30, sessions=2, lockins=4, think_s=3.0)
+    _the_plain_page_came_and_went(report)
+
+
+@pytest.mark.timeout(420)
+def test_a_hung_app_process_is_found_and_replaced_and_its_candidates_go_on_through_a_live_one(stack):
+    report, facts = hang_one_app(stack, sessions_per_app=1, lockins=4, think_s=1.0)
+    assert facts["new_pid"] != facts["old_pid"], "the watchdog killed it and supervisord started it again"
+    assert "did not answer /_stcore/health" in stack.log_tail("watchdog"), "the watchdog, not the test, found it"
     _no_candidate_saw_a_problem(report)
-    assert [len(s.acknowledged) for s in report.sessions] == [4] * 2, "every candidate carried on after it"
-    assert all(s.outage_pages >= 1 and s.refused >= 1 for s in report.sessions), "the plain page, and its refusal"
-    assert all(s.back_at for s in report.sessions), "the page came back on its own, with no reload"
+    _the_victims_moved_and_the_others_kept_serving(report, facts)
+
+
+@pytest.mark.timeout(480)
+def test_postgresql_hung_for_20_s_is_the_plain_page_and_nothing_acknowledged_is_lost(stack):
+    """SIGSTOP: the server's statement limit cannot fire; each press must still come back, as the outage page."""
+    report, facts = hang_postgres(stack, 20, sessions=2, lockins=4, think_s=3.0)
+    _the_plain_page_came_and_went(report)
 
 
 @pytest.mark.timeout(300)

@@ -219,3 +219,149 @@ def test_a_store_that_could_not_open_is_picked_up_without_a_restart(app_test, mo
     at.run()
     assert not at.exception, at.exception
     assert FAULT_TITLE not in [t.value for t in at.title]
+
+
+# -- a PostgreSQL server that hangs (SIGSTOP): alive, connected, and answering nothing ------------------
+@pytest.fixture
+def hung_pg():
+    """A PostgreSQL of this test's own on TCP (the session's shared server must not be stopped), with
+    `freeze()` (SIGSTOP to the postmaster and every backend) and `thaw()` (SIGCONT)."""
+    from bench.bench_faults import freeze, thaw
+    from deploy.stack import EmbeddedPostgres, create_database, free_port
+
+    import shutil
+    import tempfile
+
+    # Not tmp_path: as root the server runs as the wheel's own user, who may not enter pytest's 0700 directories.
+    where = Path(tempfile.mkdtemp(prefix="faultlines-hung-pg-"))
+    server = EmbeddedPostgres(where / "pg", free_port())
+    log = (where / "pg.log").open("ab")
+    proc = subprocess.Popen(server.command(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                            user=server.user if os.geteuid() == 0 else None)
+    frozen: list = []
+    handle = type("HungPg", (), {})()
+    handle.url = create_database(server.url, "hung")
+    handle.freeze = lambda: frozen.extend(freeze(proc.pid))
+    handle.thaw = lambda: (thaw(frozen), frozen.clear())
+    try:
+        yield handle
+    finally:
+        thaw(frozen)
+        proc.send_signal(2)   # SIGINT: PostgreSQL's fast shutdown
+        proc.wait(timeout=30)
+        log.close()
+        shutil.rmtree(where, ignore_errors=True)
+
+
+def _until(check, tries: int = 60, pause_s: float = 0.5):
+    """Poll `check()` up to `tries` times; returns its first true value (the test fails if none comes)."""
+    import time
+
+    for _ in range(tries):
+        found = check()
+        if found:
+            return found
+        time.sleep(pause_s)
+    raise AssertionError(f"{check} never came true in {tries} tries")
+
+
+def test_a_store_call_to_a_stopped_postgresql_is_cut_by_the_client_and_the_store_comes_back(hung_pg):
+    """The server's statement_timeout cannot fire on a server that is stopped; the client's deadline does.
+    The call fails as a store fault, not a hang; nothing it tried is stored; after SIGCONT the same store
+    (no restart) takes the press again."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from drills.backends import open_store
+    from drills.store.pg_pool import DEADLINES
+    from ui.faults import is_store_fault
+
+    store = open_store(hung_pg.url)
+    try:
+        attempt = store.start_attempt("one_tenant", "zed", "", 45 * 60)
+        cuts = DEADLINES.cuts
+        hung_pg.freeze()
+        with ThreadPoolExecutor(1) as pool:
+            # The bound here only keeps a broken build from hanging the suite; the store's own deadline ends it.
+            failed = pool.submit(_lock, store, attempt.id, 32.0).exception(timeout=120)
+        assert failed is not None and is_store_fault(failed), failed
+        assert DEADLINES.cuts > cuts, "the client cut the call (the server never answered)"
+        hung_pg.thaw()
+        _until(lambda: _answers_now(store, attempt.id) is not None)
+        assert _answers_now(store, attempt.id) == {}, "the press that was cut was not stored"
+        _lock(store, attempt.id, 33.0)
+        assert [a.value for a in store.answers(attempt.id).values()] == [33.0]
+    finally:
+        hung_pg.thaw()
+        store.close()
+
+
+def _lock(store, attempt_id: int, value: float):
+    return store.lock_answer(attempt_id, "job_duration", "board", "numeric", value=value)
+
+
+def _answers_now(store, attempt_id: int):
+    """The attempt's answers, or None while the store does not answer."""
+    from ui.faults import is_store_fault
+
+    try:
+        return store.answers(attempt_id)
+    except Exception as error:   # noqa: BLE001 (only the store's own faults mean "not yet")
+        if not is_store_fault(error):
+            raise
+        return None
+
+
+def test_every_postgresql_connection_carries_keepalives_and_a_user_timeout(pg_url):
+    from drills.backends import open_store
+
+    store = open_store(pg_url)
+    try:
+        with store._pool.connection() as conn:
+            given = conn.info.get_parameters()
+        assert given["keepalives"] == "1" and given["tcp_user_timeout"] == "5000"
+        # a silent peer is found within 5 s idle + 2 probes 2 s apart
+        assert (given["keepalives_idle"], given["keepalives_interval"], given["keepalives_count"]) == ("5", "2", "2")
+    finally:
+        store.close()
+
+
+def test_a_lock_in_while_postgresql_is_stopped_is_the_outage_page_and_not_locked_in(app_test, monkeypatch, hung_pg):
+    """A press during the hang comes back as the outage page saying it was not locked in; after SIGCONT the
+    page comes back by itself with the typed value, and the next press is stored."""
+    from ui.context import get_store
+    from ui.faults import OUTAGE_TITLE
+
+    monkeypatch.setenv("FAULTLINES_DB", hung_pg.url)
+    at = app_test("app.py").run()
+    at.text_input(key="candidate_handle").input("ada")
+    at.button(key="start_button::one_tenant").click().run()
+    at.selectbox(key="part_select").set_value("board").run()
+    at.text_input(key="lock::job_duration::value").input("32")
+    asks = []   # each check of the store: on a hung server each one takes the store's whole deadline
+    check_writes = type(get_store()).check_writes
+    monkeypatch.setattr(type(get_store()), "check_writes", lambda self: (asks.append(1), check_writes(self))[1])
+    hung_pg.freeze()
+    next(b for b in at.button if b.label == LOCK).click().run(timeout=120)
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == [OUTAGE_TITLE]
+    assert "was not confirmed" in at.error[0].value
+    assert asks == [], "the page drawn on the refused press asked the store nothing more: one deadline, not two"
+    hung_pg.thaw()
+
+    def back():
+        at.run(timeout=60)   # the outage page's own check, as its fragment runs it
+        return OUTAGE_TITLE not in [t.value for t in at.title]
+
+    _until(back, tries=20, pause_s=1.0)
+    assert not at.exception, at.exception
+    assert at.text_input(key="lock::job_duration::value").value == "32"
+    next(b for b in at.button if b.label == LOCK).click().run(timeout=60)
+    assert "Your guess: **32 s**" in _texts(at)
+    store = get_store()
+    attempt = store.attempt_by_token(at.query_params["attempt"])
+    assert [a.value for a in store.answers(attempt.id).values()] == [32.0]
+    from drills.reports.timeline import grant_history
+
+    (given_back,) = grant_history(store, attempt.id)   # the outage's time, given back when the store answered
+    assert given_back.granted_by == "system" and given_back.minutes > 0 and "could not be reached" in given_back.reason
+    assert attempt.extra_s == given_back.minutes * 60

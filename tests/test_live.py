@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from drills import live
-from drills.live_store import (
+from drills.store.live import (
     ALL_LOCKED,
     CLOSE,
     END,
@@ -169,8 +169,10 @@ def test_ending_the_session_finishes_every_seats_attempt(opened, loaded):
     session, seats = _room(store, loaded)
     ended = store.live_move(session.id, END, seen_version=session.version, questions=[], actor="prof")
     assert ended.state == "ended" and store.live_sessions("c1") == []
-    with pytest.raises(AttemptFinished):
-        store.lock_answer(seats[0].attempt_id, "jobs_in_flight", "board", "numeric", value=1)
+    assert all(store.attempt_by_id(seat.attempt_id).finished_at is not None for seat in seats)
+    for seat in seats:   # finished, not merely closed: LiveClosed is no AttemptFinished, so this tells them apart
+        with pytest.raises(AttemptFinished):
+            store.lock_answer(seat.attempt_id, "jobs_in_flight", "board", "numeric", value=1)
     with pytest.raises(LiveRefused):
         store.live_move(session.id, NEXT, seen_version=ended.version, questions=[("q", "p")], actor="prof")
 
@@ -200,7 +202,7 @@ def test_a_process_listening_on_postgresql_is_told_of_every_move(pg_opened, load
 
 
 def test_present_means_seen_within_the_window_and_the_auto_close_waits_only_for_those(opened, loaded):
-    from drills.live_store import HEARTBEAT_S, PRESENT_S
+    from drills.store.live import HEARTBEAT_S, PRESENT_S
 
     clock = FakeClock()
     store = opened(clock)
@@ -222,7 +224,7 @@ def test_present_means_seen_within_the_window_and_the_auto_close_waits_only_for_
 
 
 def test_a_seat_that_beats_keeps_the_question_open_until_it_locks_in(opened, loaded):
-    from drills.live_store import HEARTBEAT_S
+    from drills.store.live import HEARTBEAT_S
 
     clock = FakeClock()
     store = opened(clock)
@@ -239,7 +241,7 @@ def test_a_seat_that_beats_keeps_the_question_open_until_it_locks_in(opened, loa
 
 
 def test_a_late_lock_in_on_a_closed_questions_form_is_refused_and_not_counted(opened, loaded):
-    from drills.live_store import LiveClosed
+    from drills.store.live import LiveClosed
 
     store = opened()
     questions = live.questions_in_order(loaded)
@@ -262,7 +264,7 @@ def test_a_late_lock_in_on_a_closed_questions_form_is_refused_and_not_counted(op
 def test_a_batch_lock_in_of_a_live_seat_holds_only_the_open_question(opened, loaded):
     """The skip-a-part path locks many answers at once: for a live seat, a batch reaching past the room's open
     question is refused whole, so no answer to a question the room has not opened is stored."""
-    from drills.live_store import LiveClosed
+    from drills.store.live import LiveClosed
     from drills.records import AnswerEntry
 
     store = opened()

@@ -194,7 +194,7 @@ def test_on_postgresql_a_candidate_joins_and_the_page_draws_the_question_another
 def test_a_seat_gone_quiet_is_away_and_a_late_lock_in_on_a_closed_form_is_refused(app_test, db_path, klass):
     import time
 
-    from drills.live_store import PRESENT_S
+    from drills.store.live import PRESENT_S
 
     prof = _started(app_test)
     ana, bo = _as(app_test, "ana@school.edu"), _as(app_test, "bo@school.edu")

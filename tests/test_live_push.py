@@ -13,7 +13,7 @@ import pytest
 
 from bench.load_ws import run_blocking
 from drills import live
-from drills.live_store import CLOSE, NEXT
+from drills.store.live import CLOSE, NEXT
 from drills.loader import load_catalogue
 from drills.scope import ScopedDrills
 from drills.store import AttemptStore

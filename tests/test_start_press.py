@@ -2,7 +2,7 @@
 is tried once and explained once beside the inputs and once beside the button; a good one opens the drill."""
 from __future__ import annotations
 
-from drills.accounts import AccountsStore
+from drills.store.accounts import AccountsStore
 
 
 def _press(app_test, handle: str, code: str = ""):
@@ -21,7 +21,7 @@ def test_a_refused_start_tries_the_resume_code_once_and_says_why_beside_inputs_a
     tries = []
     checked = AccountsStore.check_resume_code
     monkeypatch.setattr(AccountsStore, "check_resume_code",
-                        lambda self, *args: tries.append(args) or checked(self, *args))
+                        lambda self, *args, **kwargs: tries.append(args) or checked(self, *args, **kwargs))
     guessed = _press(app_test, "grace", code="AAAA-AAAA")
     assert "attempt" not in guessed.query_params
     assert len(tries) == 1, f"one press tried the code {len(tries)} times (each try counts against the throttle)"
@@ -34,3 +34,16 @@ def test_a_start_press_opens_the_drill(app_test):
     at = _press(app_test, "hopper")
     assert "attempt" in at.query_params
     assert any(s.value.startswith("Your personal resume code is") for s in at.success), [s.value for s in at.success]
+
+
+def test_a_look_alike_handle_is_refused_with_the_handle_it_reads_as(app_test):
+    """ADA and `ada ` were taken freely beside ada; now they are ada, and the message says so."""
+    owner = _press(app_test, "ada")
+    code = next(s.value for s in owner.success if "resume code is" in s.value).split("**")[1]
+    for look_alike in ["ADA", "Ada  "]:
+        refused = _press(app_test, look_alike)
+        assert "attempt" not in refused.query_params
+        said = [e.value for e in refused.error]
+        assert any(f"“{look_alike.strip()}” (read the same as “ada”) is in use" in e for e in said), said
+    back = _press(app_test, "ADA", code=code)
+    assert "attempt" in back.query_params, "with ada's code, ADA is ada"

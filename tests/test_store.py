@@ -52,7 +52,7 @@ def test_sigkill_mid_stream_loses_no_acknowledged_lockin(backend, tmp_path, requ
 
 
 def test_migrations_are_numbered_once_each_and_kept_in_version_order():
-    """Numbers are reserved per feature (drills.live_store holds its own); whichever module holds a number,
+    """Every feature's numbers are in drills.store.migrations' one list, written in version order,
     a database gains them in version order and MIGRATIONS[-1] is the latest (the app's cache key)."""
     versions = [version for version, _ in MIGRATIONS]
     assert versions == sorted(set(versions))

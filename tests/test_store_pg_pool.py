@@ -10,7 +10,7 @@ import threading
 import psycopg
 import pytest
 
-import drills.store.postgres
+import drills.store.pg_pool
 from drills.backends import open_store
 from tests.clock import FakeClock
 
@@ -86,7 +86,7 @@ def test_a_hot_pool_sends_one_statement_per_read_and_no_check(store, monkeypatch
 
 def test_a_connection_idle_past_the_limit_is_checked_with_a_round_trip_first(store, monkeypatch):
     attempt = store.start_attempt("one_tenant", "ada", "c1", 45 * 60, seed=7)
-    monkeypatch.setattr(drills.store.postgres, "IDLE_CHECK_S", -1.0)
+    monkeypatch.setattr(drills.store.pg_pool, "IDLE_CHECK_S", -1.0)
     sent = _statements(monkeypatch)
     for _ in range(5):
         store.attempt_by_token(attempt.token)

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from drills.accounts import may_open
+from drills.store.accounts import may_open
 from drills.backends import open_store
 from drills.loader import Catalogue, LoadedDrill, content_dir, load_catalogue
 from drills.schema import Drill
@@ -24,7 +24,7 @@ from drills.store import (
 )
 from drills.variants import in_variant
 from ui import keys
-from ui.faults import StoreFault, diagnose, is_store_fault, outage_fault
+from ui.faults import OUTAGE, StoreFault, diagnose, is_store_fault, outage_fault
 from ui.identity import signed_in_account
 
 K = keys.register("context", __name__)   # this module's keys (ui.keys holds only shared ones)
@@ -113,6 +113,7 @@ def store_answers() -> bool:
             except Exception:   # noqa: BLE001 (a broken connection may refuse to close; it is dropped anyway)
                 pass
         return False
+    OUTAGE.over(store, now())   # the attempts that ran through the outage get its time back, once
     return True
 
 
@@ -121,6 +122,7 @@ def note_store_outage(error: BaseException, refused: str | None = None) -> None:
 
     `refused` says what the failed call did not store (a Lock in), for that page to say so.
     """
+    OUTAGE.began(getattr(error, "call_began", None) or now())   # from the call it held up (PostgreSQL's say when)
     st.session_state[keys.STORE_OUTAGE] = (outage_fault(database_path(), error), refused)
     st.session_state[STORE_OUTAGE_FRESH] = True   # the page drawn next need not ask again at once
 

@@ -3,12 +3,14 @@
 diagnose() turns the exception into words (which file or server, what went wrong, what to do); pages
 that need the store show that page, and the simulations and labs carry on without it. A store that fails
 after start-up (is_store_fault) gives the outage page instead: answers locked before are safe, and the
-page checks again by itself until the store answers.
+page checks again by itself until the store answers. The process remembers when it first met the outage,
+and once the store answers again gives the attempts that ran through it their time back (OUTAGE.over).
 """
 from __future__ import annotations
 
 import re
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -18,6 +20,13 @@ import duckdb
 import streamlit as st
 
 from drills.store import DB_ENV, is_postgres_target
+from ui import keys
+
+K = keys.register("faults", __name__)
+# Set by a whole run that draws a fault page, whose caller has just asked the store (or just met the fault):
+# the check fragment drawn in that same run does not ask again. On a hung server each ask takes the store's
+# whole deadline, and asking twice made a refused press wait 8.6 s for its page instead of 4.5.
+ASKED_THIS_RUN = K("asked_this_run")
 
 
 @dataclass(frozen=True)
@@ -146,10 +155,41 @@ def outage_fault(target: str, error: BaseException) -> StoreFault:
     return replace(opened, kind="unreachable" if is_postgres_target(target) else opened.kind, headline=headline)
 
 
+class OutageSpan:
+    """When this process first met the store unreachable, until the store answers again: shared by every
+    session of the process, so the outage is given back once per process (and the store, holding each attempt,
+    gives nothing twice when other processes saw the same outage)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.down_at: float | None = None
+
+    def began(self, at: float) -> None:
+        with self._lock:
+            if self.down_at is None:
+                self.down_at = at
+
+    def over(self, store, at: float) -> int:
+        """Give the outage back (store.give_back_outage); a store that fails again keeps it for next time."""
+        with self._lock:
+            if self.down_at is None:
+                return 0
+            try:
+                granted = store.give_back_outage(self.down_at, at)
+            except Exception as error:
+                if not is_store_fault(error):
+                    raise
+                return 0
+            self.down_at = None
+            return granted
+
+
+OUTAGE = OutageSpan()
+
 OUTAGE_TITLE = "Saving is paused: the attempt store is unreachable"
 OUTAGE_TEXT = ("Every answer you locked in before is safe. Nothing new can be saved until the store answers again; "
                "this page checks every few seconds and brings your drill back on its own, so there is no need "
-               "to reload. Your time box is kept by the store, not by this page.")
+               "to reload. The time this costs you is given back to your time box once the store answers.")
 
 
 def show_store_outage(fault: StoreFault, refused: str | None, *, store_back: Callable[[], bool]) -> None:
@@ -160,13 +200,14 @@ def show_store_outage(fault: StoreFault, refused: str | None, *, store_back: Cal
     if refused:
         st.error(refused, icon="🔒")
     st.caption(f"For whoever looks after the server: {fault.headline} Store: {fault.where}. Error: {fault.detail}")
+    st.session_state[ASKED_THIS_RUN] = True   # the frame's store_outage() asked, or the fault was met, this run
     _check_again(store_back)
 
 
 @st.fragment(run_every=RETRY_EVERY_S)
 def _check_again(store_back: Callable[[], bool]) -> None:
     """Ask `store_back()` every RETRY_EVERY_S; once it is true, the whole app runs again (the page comes back)."""
-    if store_back():
+    if not st.session_state.pop(ASKED_THIS_RUN, False) and store_back():
         st.rerun(scope="app")
     st.caption(f"Checked again at {time.strftime('%H:%M:%S', time.gmtime())} UTC: still unavailable. "
                "This page retries on its own.")

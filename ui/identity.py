@@ -17,12 +17,12 @@ import streamlit as st
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 from streamlit.errors import StreamlitAPIException, StreamlitSecretNotFoundError
 
-from drills.accounts import Account, AccessRefused, email_list, is_instructor_account
+from drills.store.accounts import Account, AccessRefused, email_list, is_instructor_account
 from ui import keys
 from ui.safe import escape_markdown
 
 K = keys.register("identity", __name__)   # this module's keys (ui.keys holds only shared ones)
-ACCOUNT = K.kept("account")              # the signed-in account (drills.accounts.Account) this session resolved
+ACCOUNT = K.kept("account")              # the signed-in account (drills.store.accounts.Account) this session resolved
 SIDEBAR_SIGN_IN = K.kept("sidebar::sign_in")  # the sidebar's Sign in button (a provider is configured)
 SIDEBAR_SIGN_OUT = K.kept("sidebar::sign_out")
 RETURNED = K("returned")                 # the way-back cookie this session has already followed
@@ -240,14 +240,3 @@ def _sign_out() -> None:
                 keys.INSTRUCTOR_NAME):
         st.session_state.pop(key, None)
     st.logout()
-
-
-def visitor_key(store) -> str:
-    """Who a throttle counts a join try against: the account when signed in, else the browser's address."""
-    account = signed_in_account(store)
-    if account is not None:
-        return f"account:{account.id}"
-    try:
-        return f"ip:{st.context.ip_address or 'unknown'}"
-    except Exception:
-        return "ip:unknown"

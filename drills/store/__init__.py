@@ -2,7 +2,9 @@
 
 - `core`: StoreCore, every public method's SQL written once for both backends, and where the store lives
   (database_path, FAULTLINES_DB);
-- `reviews`: the spaced-review methods, a mixin of StoreCore (as drills.accounts and drills.live_store are);
+- the parts StoreCore is mixed from, each a StorePart (`contract`, which names what a part may call on the core):
+  `accounts` (accounts, classes, handles, resume codes), `throttle` (guesses at secrets), `live` (live sessions),
+  `reviews` (spaced review) and `timeline` (events and hints);
 - `migrations`: the numbered MIGRATIONS and apply_migrations;
 - `duckdb`: AttemptStore, the embedded DuckDB file, and the DuckDB plumbing;
 - `postgres`: PostgresAttemptStore, the same store on a server. Not imported here, so a DuckDB-only
@@ -11,7 +13,7 @@
 The names below are the store's front door; callers import them from drills.store.
 """
 from drills.records import (ANSWER_COLUMNS, AnswerEntry, Attempt, AttemptFinished, Candidate, Event, EventKind,
-                            LockedAnswer, RevealEntry, ReviewEntry, ReviewState, RubricScore)
+                            LockedAnswer, LockRefused, RevealEntry, ReviewEntry, ReviewState, RubricScore)
 from drills.store.core import DB_ENV, DEFAULT_DB, StoreCore, database_path, is_postgres_target
 from drills.store.duckdb import AttemptStore, ThreadCursors, duckdb_transaction
 from drills.store.migrations import MIGRATIONS, apply_migrations
@@ -19,7 +21,7 @@ from drills.store.reviews import Advance
 
 __all__ = [
     "ANSWER_COLUMNS", "AnswerEntry", "Attempt", "AttemptFinished", "Candidate", "Event", "EventKind", "LockedAnswer",
-    "RevealEntry", "ReviewEntry", "ReviewState", "RubricScore",
+    "LockRefused", "RevealEntry", "ReviewEntry", "ReviewState", "RubricScore",
     "DB_ENV", "DEFAULT_DB", "StoreCore", "database_path", "is_postgres_target",
     "AttemptStore", "ThreadCursors", "duckdb_transaction",
     "MIGRATIONS", "apply_migrations", "Advance",

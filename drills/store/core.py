@@ -1,9 +1,10 @@
 """The attempt store's SQL, written once for both backends: candidates, attempts and what they lock in.
 
 StoreCore holds every public method in DuckDB-flavoured SQL (`?` placeholders); drills.store.duckdb
-(the embedded file) and drills.store.postgres (the server) supply the plumbing. Accounts, live sessions
-spaced review and the timeline of events and hints are mixins of it (drills.accounts, drills.live_store,
-drills.store.reviews, drills.store.timeline).
+(the embedded file) and drills.store.postgres (the server) supply the plumbing. Accounts, live sessions,
+throttles, spaced review and the timeline of events and hints are mixins of it (drills.store.accounts,
+drills.store.live, drills.store.throttle, drills.store.reviews, drills.store.timeline), each a StorePart
+(drills.store.contract).
 
 Rows are never updated in place: a change of mind is a new row, and the latest one wins.
 Times are UNIX seconds (DOUBLE) so that clocks are easy to inject and compare.
@@ -17,11 +18,12 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from drills.accounts import AccountsStore
-from drills.live_store import LiveStore
+from drills.store.accounts import AccountsStore
+from drills.store.live import LiveStore
 from drills.records import (ANSWER_COLUMNS, AnswerEntry, Attempt, AttemptFinished, Candidate, LockedAnswer,
                             RevealEntry, RubricScore)
 from drills.store.reviews import ReviewStore
+from drills.store.throttle import ThrottleStore
 from drills.store.timeline import FINISHED_SQL as _FINISHED_SQL
 from drills.store.timeline import TimelineStore
 
@@ -73,30 +75,18 @@ def _chunks(items: list, size: int):
         yield items[start:start + size]
 
 
-class StoreCore(AccountsStore, LiveStore, ReviewStore, TimelineStore):
+class StoreCore(AccountsStore, ThrottleStore, LiveStore, ReviewStore, TimelineStore):
     """Every public method of the attempt store, written once in DuckDB-flavoured SQL (`?` placeholders).
 
-    A backend supplies the plumbing: `_transaction()` (a cursor whose writes commit together),
-    `_reading()` (a cursor for one read), `_hold_attempt` (serialise writers of one attempt),
-    `_insert_new` (insert unless the key is taken), `query`, `refresh_derived` and `close`.
+    A backend supplies the plumbing drills.store.contract.StorePart declares (`_transaction`, `_reading`,
+    `_hold_attempt`, `_insert_new`) and `query`, `refresh_derived` and `close`; the parts mixed in reach
+    the rest of the store only through StorePart. The core in turn calls two of theirs: LiveStore's
+    `_refuse_if_live_closed` and TimelineStore's `_hints_opened`, inside a lock-in's transaction.
     """
 
     path: str
-    clock: Callable[[], float]
 
     # -- plumbing a backend provides -------------------------------------------------
-    def _transaction(self):
-        raise NotImplementedError
-
-    def _reading(self):
-        raise NotImplementedError
-
-    def _hold_attempt(self, cur, attempt_id: int) -> None:
-        """Keep other writers of this attempt out until the transaction ends."""
-
-    def _insert_new(self, cur, table: str, columns: str, values: list, key: dict[str, object]) -> bool:
-        raise NotImplementedError
-
     def query(self, sql: str, params: Iterable | None = None):
         raise NotImplementedError
 
@@ -128,16 +118,6 @@ class StoreCore(AccountsStore, LiveStore, ReviewStore, TimelineStore):
             cur.execute("INSERT INTO store_checks (checked_at) VALUES (?)", [self.clock()])
 
     # -- candidates and attempts ---------------------------------------------------
-    def ensure_candidate(self, handle: str, cohort: str = "") -> Candidate:
-        with self._transaction() as cur:
-            cur.execute(
-                "INSERT INTO candidates (handle, cohort, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                [handle, cohort, self.clock()],
-            )
-            row = cur.execute("SELECT id, handle, cohort FROM candidates WHERE handle = ? AND cohort = ?",
-                              [handle, cohort]).fetchone()
-        return Candidate(*row)
-
     def start_attempt(self, drill_id: str, handle: str, cohort: str, time_box_s: float,
                       *, seed: int | None = None, variant: int = 0) -> Attempt:
         return self.start_attempt_for(self.ensure_candidate(handle, cohort), drill_id, time_box_s,
@@ -205,7 +185,7 @@ class StoreCore(AccountsStore, LiveStore, ReviewStore, TimelineStore):
         now = self.clock()
         with self._transaction() as cur:
             self._guard(cur, attempt_id)
-            self._refuse_if_live_closed(cur, attempt_id, question_id)   # drills.live_store
+            self._refuse_if_live_closed(cur, attempt_id, question_id)   # drills.store.live
             opened = self._hints_opened(cur, attempt_id).get(question_id, set()) if hint_costs else set()
             cost = min(1.0, sum(c for i, c in enumerate(hint_costs) if i in opened))
             fields = [attempt_id, question_id, part_id, kind, value, low, high, choice, notes, skipped, now, cost]
@@ -240,7 +220,7 @@ class StoreCore(AccountsStore, LiveStore, ReviewStore, TimelineStore):
         fresh = list(first.values())
         with self._transaction() as cur:
             self._guard(cur, attempt_id)
-            self._refuse_if_live_closed(cur, attempt_id, *first)   # drills.live_store
+            self._refuse_if_live_closed(cur, attempt_id, *first)   # drills.store.live
             created: set[str] = set()
             for chunk in _chunks(fresh, _BATCH_ROWS):
                 rows = [[attempt_id, e.question_id, e.part_id, e.kind, e.value, e.low, e.high, e.choice, e.notes,

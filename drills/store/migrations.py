@@ -8,12 +8,35 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from typing import Union
 
-from drills.live_store import LIVE_MIGRATIONS
+from drills.store.accounts import handle_key
 
+# A migration is DuckDB SQL, or a function of a cursor for what SQL cannot say in both backends (NFKC).
+Migration = Union[str, Callable[[object], None]]
+
+
+def _key_every_handle(cur) -> None:
+    """Fill candidates.handle_key: each row's handle as people read it (drills.store.accounts.handle_key).
+
+    Where two rows of one cohort already read the same (ADA and ada, both taken before keys existed), the
+    older keeps the key and the later is left without one: still found by the handle exactly as typed, so its
+    owner keeps their history, while nobody new can take a third look-alike. No index may stand on the table
+    while DuckDB alters it, and none may be made in the transaction that updated it: version 32 makes them."""
+    cur.execute("DROP INDEX idx_candidates_account")
+    cur.execute("ALTER TABLE candidates ADD COLUMN handle_key VARCHAR")
+    keyed: set[tuple[str, str]] = set()
+    for candidate_id, handle, cohort in cur.execute("SELECT id, handle, cohort FROM candidates ORDER BY id").fetchall():
+        key = (handle_key(handle), cohort)
+        if key not in keyed:
+            keyed.add(key)
+            cur.execute("UPDATE candidates SET handle_key = ? WHERE id = ?", [key[0], candidate_id])
+
+# Every feature's numbers, in this one list and in version order (a test holds it), so the last one is the
+# latest and a database gains them in the order they were numbered.
 # No FOREIGN KEY clauses: in DuckDB they tripled the cost of a lock-in commit, and every
 # child row is written by AttemptStore for an attempt it has just looked up.
-_NUMBERED: tuple[tuple[int, str], ...] = (
+MIGRATIONS: tuple[tuple[int, Migration], ...] = (
     (1, """
     CREATE SEQUENCE IF NOT EXISTS seq_ids START 1;
     CREATE TABLE candidates (
@@ -241,16 +264,74 @@ _NUMBERED: tuple[tuple[int, str], ...] = (
     (17, """
     CREATE TABLE store_checks (checked_at DOUBLE NOT NULL);
     """),
+    # Live sessions of a class (drills.store.live). Steps are never changed: a move is a new row, the latest row
+    # is the room's state, and its id is the version every page polls or is notified of.
+    (20, """
+    CREATE TABLE live_sessions (
+        id BIGINT PRIMARY KEY DEFAULT nextval('seq_ids'),
+        cohort VARCHAR NOT NULL,
+        drill_id VARCHAR NOT NULL,
+        variant INTEGER NOT NULL DEFAULT 0,
+        owner VARCHAR NOT NULL,
+        created_at DOUBLE NOT NULL
+    );
+    CREATE TABLE live_steps (
+        id BIGINT PRIMARY KEY DEFAULT nextval('seq_ids'),
+        session_id BIGINT NOT NULL,
+        state VARCHAR NOT NULL CHECK (state IN ('waiting', 'open', 'closed', 'revealed', 'ended')),
+        step_no INTEGER NOT NULL,
+        question_id VARCHAR,
+        part_id VARCHAR,
+        reason VARCHAR NOT NULL DEFAULT '',
+        actor VARCHAR NOT NULL DEFAULT '',
+        happened_at DOUBLE NOT NULL
+    );
+    CREATE INDEX idx_live_steps_session ON live_steps (session_id, id);
+    CREATE TABLE live_presence (
+        session_id BIGINT NOT NULL,
+        candidate_id BIGINT NOT NULL,
+        attempt_id BIGINT NOT NULL,
+        joined_at DOUBLE NOT NULL,
+        PRIMARY KEY (session_id, candidate_id)
+    );
+    """),
+    # The break the instructor injected into a simulation for the whole room (a platform scenario), carried
+    # on every later step so the latest row alone says what the room's sim pages show.
+    (21, """
+    ALTER TABLE live_steps ADD COLUMN scenario VARCHAR;
+    """),
+    # Presence is a heartbeat: a seat's page writes when it was last seen, and "present" means seen within
+    # PRESENT_S. The index finds a lock-in's seat (a Lock in is only taken while its question is open).
+    (22, """
+    ALTER TABLE live_presence ADD COLUMN seen_at DOUBLE;
+    UPDATE live_presence SET seen_at = joined_at;
+    CREATE INDEX idx_live_presence_attempt ON live_presence (attempt_id);
+    """),
+    # Accounts and throttles from 30. A try is counted by the browser and the network address it came from as
+    # well as by its target (drills.store.throttle); '' where unknown, as for every try before this. (DuckDB
+    # alters no table an index depends on: the index goes while the columns come.)
+    (30, """
+    DROP INDEX idx_access_target;
+    ALTER TABLE access_tries ADD COLUMN browser VARCHAR NOT NULL DEFAULT '';
+    ALTER TABLE access_tries ADD COLUMN address VARCHAR NOT NULL DEFAULT '';
+    CREATE INDEX idx_access_target ON access_tries (kind, target, tried_at);
+    CREATE INDEX idx_access_browser ON access_tries (kind, browser, tried_at);
+    CREATE INDEX idx_access_address ON access_tries (kind, address, tried_at);
+    """),
+    # Handles compared as people read them: claimed and looked up by their key (case-folded, NFKC, spaces
+    # collapsed), unique per cohort, while `handle` keeps what was typed first.
+    (31, _key_every_handle),
+    (32, """
+    CREATE INDEX idx_candidates_account ON candidates (account_id);
+    CREATE UNIQUE INDEX idx_candidates_key ON candidates (handle_key, cohort);
+    """),
 )
-# In version order whatever module a number was reserved in (live sessions from 20: drills.live_store), so
-# the last one is the latest and a database gains them in the order they were numbered.
-MIGRATIONS: tuple[tuple[int, str], ...] = tuple(sorted(_NUMBERED + LIVE_MIGRATIONS, key=lambda m: m[0]))
 
 
 _MIGRATIONS_TABLE = "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at DOUBLE NOT NULL)"
 
 
-def apply_migrations(cur, now: float, migrations: Iterable[tuple[int, str]] = MIGRATIONS,
+def apply_migrations(cur, now: float, migrations: Iterable[tuple[int, Migration]] = MIGRATIONS,
                      dialect: Callable[[str], str] = str) -> None:
     """Run the `migrations` that `cur`'s database has not recorded yet, each in its own transaction.
 
@@ -264,7 +345,7 @@ def apply_migrations(cur, now: float, migrations: Iterable[tuple[int, str]] = MI
             continue
         cur.execute("BEGIN TRANSACTION")
         try:
-            cur.execute(sql)
+            cur.execute(sql) if isinstance(sql, str) else sql(cur)
             cur.execute("INSERT INTO schema_migrations VALUES (?, ?)", [version, now])
             cur.execute("COMMIT")
         except Exception:
@@ -280,4 +361,5 @@ def postgres_dialect(sql: str) -> str:
 # The same numbered migrations, spelled for PostgreSQL. Versions 2 to 4 create the derived tables there
 # too, unused: reports keep theirs in the in-memory DuckDB copy (drills.store.postgres.ReportCopy), so
 # version numbers and schema_version() agree with the DuckDB store.
-PG_MIGRATIONS: tuple[tuple[int, str], ...] = tuple((version, postgres_dialect(sql)) for version, sql in MIGRATIONS)
+PG_MIGRATIONS: tuple[tuple[int, Migration], ...] = tuple(
+    (version, postgres_dialect(sql) if isinstance(sql, str) else sql) for version, sql in MIGRATIONS)

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import functools
 import io
-import select
 import threading
 import time
-import weakref
 from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 
@@ -20,34 +18,18 @@ import psycopg
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 from psycopg import sql
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import ConnectionPool
 
 from drills.store.core import StoreCore
 from drills.store.duckdb import ThreadCursors, duckdb_transaction
 from drills.store.migrations import PG_MIGRATIONS, apply_migrations, postgres_dialect
+from drills.store.pg_pool import (POOL_MAX, POOL_MIN, POOL_TIMEOUT_S, PULL_DEADLINE_S, RECONNECT_GIVE_UP_S,
+                                  StorePool, bounded_conninfo)
 
 # pg_advisory_lock's two-key form: a space of its own, apart from the one-key locks held per attempt.
 _MIGRATION_LOCK = (0x464C, 1)
-_THROTTLE_LOCK_SPACE = 0x464D
+_THROTTLE_LOCK_SPACE = 0x464D   # and the two after it
 LIVE_CHANNEL = "faultlines_live"   # NOTIFY payload: the id of the live session that moved
-POOL_MIN, POOL_MAX = 1, 8
-# Every store call gives up in a few seconds, so a server that has gone away is a page the app shows soon,
-# not a press that hangs: connecting (unless the URL sets its own connect_timeout: libpq
-# would otherwise wait on a dead host for minutes), waiting for a pooled connection, and each statement.
-CONNECT_TIMEOUT_S = 3
-POOL_TIMEOUT_S = 4.0
-STATEMENT_TIMEOUT_MS = 5000
-# A pool that fails to connect retries with a doubling back-off; giving up on that attempt after this long
-# lets the next call start a fresh one, so the store is back within seconds of the server, whatever the outage.
-RECONNECT_GIVE_UP_S = 3.0
-# While the last attempt to connect failed this recently, a call waits this long for a connection, not
-# POOL_TIMEOUT_S: long enough for a server that is back to take the new attempt, short enough to say soon
-# that it is still away.
-DOWN_RECENTLY_S, DOWN_WAIT_S = 5.0, 0.5
-# A pooled connection idle longer than this is checked with a round trip before it is handed out.
-IDLE_CHECK_S = 5.0
-
 # The record tables a report copy holds, each pulled in the order its rows were added (by id, from one
 # sequence; answers and reveals, which have none, by their time), so rowid grows as rows reach the copy.
 RECORD_ORDER = {
@@ -102,66 +84,6 @@ class _PgCursor:
         return self._cur.execute(_pg_placeholders(sql), list(params))
 
 
-def _input_waiting(conn: psycopg.Connection) -> bool:
-    """Whether an idle connection's socket has something to read: nothing comes unasked but a goodbye or EOF."""
-    poller = select.poll()
-    poller.register(conn.fileno(), select.POLLIN)
-    return bool(poller.poll(0))
-
-
-class StorePool(ConnectionPool):
-    """A connection pool that spends a round trip checking a connection only when it may have died.
-
-    A server that drops a connection (a restart, pg_terminate_backend) sends it a last message and
-    closes the socket, so a poll of the socket, no round trip, tells which connections it dropped.
-    A connection idle longer than IDLE_CHECK_S is checked with a round trip anyway: a peer gone without
-    a word (a host rebooted, a network lost) shows only when something is sent. Either way a dead
-    connection is replaced, never handed out; a hot connection costs a poll instead of a round trip.
-    """
-
-    def __init__(self, conninfo: str, **kwargs):
-        self._idle_since: weakref.WeakKeyDictionary[psycopg.Connection, float] = weakref.WeakKeyDictionary()
-        self._failed_at: float | None = None   # when the last attempt to connect failed (None: it worked)
-        super().__init__(conninfo, check=self._check_in_doubt, configure=self._configure, **kwargs)
-
-    def _connect(self, timeout: float | None = None) -> psycopg.Connection:
-        try:
-            conn = super()._connect(timeout)
-        except Exception:
-            self._failed_at = time.monotonic()
-            raise
-        self._failed_at = None
-        return conn
-
-    def getconn(self, timeout: float | None = None) -> psycopg.Connection:
-        failed_at = self._failed_at
-        if failed_at is not None and time.monotonic() - failed_at < DOWN_RECENTLY_S:
-            timeout = min(timeout if timeout is not None else self.timeout, DOWN_WAIT_S)
-        return super().getconn(timeout)
-
-    def _mark_idle(self, conn: psycopg.Connection) -> None:
-        self._idle_since[conn] = time.monotonic()
-
-    def _configure(self, conn: psycopg.Connection) -> None:
-        conn.execute(f"SET statement_timeout = {STATEMENT_TIMEOUT_MS}")
-        self._mark_idle(conn)
-
-    def putconn(self, conn: psycopg.Connection) -> None:
-        self._mark_idle(conn)
-        super().putconn(conn)
-
-    def _check_in_doubt(self, conn: psycopg.Connection) -> None:
-        idle_s = time.monotonic() - self._idle_since.get(conn, float("-inf"))
-        if conn.closed or idle_s > IDLE_CHECK_S or _input_waiting(conn):
-            try:
-                ConnectionPool.check_connection(conn)
-            except psycopg.Error:
-                # One dropped connection: those idle beside it (a restart drops them all) go now too, rather
-                # than one per getconn with the pool's back-off (1 s, 2 s, ...) between them.
-                self.check()
-                raise
-
-
 class ReportCopy:
     """An in-memory DuckDB holding the record tables as of one PostgreSQL snapshot, plus derived tables.
 
@@ -207,7 +129,7 @@ class ReportCopy:
             yield cur
 
     def _pull(self) -> None:
-        with self._pool.connection() as conn, conn.transaction():
+        with self._pool.connection(within_s=PULL_DEADLINE_S) as conn, conn.transaction():
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             version, origin = conn.execute(_PULL_VERSION).fetchone()
             migrations = self._copy_out(conn, "schema_migrations")
@@ -294,8 +216,7 @@ class PostgresAttemptStore(StoreCore):
     def __init__(self, url: str, *, clock: Callable[[], float] = time.time):
         self.path = url
         self.clock = clock
-        conninfo = url if "connect_timeout" in conninfo_to_dict(url) else make_conninfo(
-            url, connect_timeout=CONNECT_TIMEOUT_S)
+        self.conninfo = conninfo = bounded_conninfo(url)   # every connection, the LISTEN one's too
         self._migrate(conninfo)
         # StorePool: a connection the server dropped (a restart) is replaced, not handed out.
         self._pool = StorePool(conninfo, min_size=POOL_MIN, max_size=POOL_MAX, kwargs={"autocommit": True},
@@ -326,10 +247,14 @@ class PostgresAttemptStore(StoreCore):
     def _hold_attempt(self, cur, attempt_id: int) -> None:
         cur.execute("SELECT pg_advisory_xact_lock(?::BIGINT)", [attempt_id])
 
-    def _hold_target(self, cur, kind: str, target: str) -> None:
-        # Two-key form, apart from the per-attempt locks: tries at one target from every process queue here,
-        # so each counts the failures committed before it and a burst cannot all pass under the limit.
-        cur.execute("SELECT pg_advisory_xact_lock(?, hashtext(?))", [_THROTTLE_LOCK_SPACE, f"{kind}:{target}"])
+    def _hold_throttle(self, cur, kind: str, keys: tuple[str, str, str]) -> None:
+        # Two-key form, apart from the per-attempt locks, one space per count (target, browser, address) taken
+        # in that order: tries sharing any count queue, each sees the failures committed before it, so a burst
+        # cannot all pass under a count, and locks always taken in one order of spaces cannot deadlock.
+        for space, key in enumerate(keys):
+            if key:
+                cur.execute("SELECT pg_advisory_xact_lock(?, hashtext(?))", [_THROTTLE_LOCK_SPACE + space,
+                                                                             f"{kind}:{key}"])
 
     def _live_notify(self, cur, session_id: int) -> None:
         # Delivered at commit, to every process LISTENing (drills.live_watch), never for a rolled-back move.

@@ -1,6 +1,6 @@
 """Spaced review in the attempt store: the append-only review log and the schedule read from it.
 
-A mixin of StoreCore (like drills.accounts and drills.live_store), so both backends share the SQL.
+A mixin of StoreCore (like drills.store.accounts and drills.store.live), so both backends share the SQL.
 The FSRS scheduler stays outside: drills.review passes it in as `advance`.
 """
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from drills.records import ReviewEntry, ReviewState
+from drills.store.contract import StorePart
 
 _REVIEW_COLUMNS = "handle, drill_id, question_id, attempt_id, variant, guess, rating, reason, card, due_at, reviewed_at"
 _REVIEW_SELECT = """
@@ -27,8 +28,8 @@ _LATEST_CARD = ("SELECT id, card FROM review_log WHERE handle = ? AND drill_id =
 Advance = Callable[[str | None, int, float], tuple[str, float]]
 
 
-class ReviewStore:
-    """The spaced-review methods of StoreCore; it supplies `_transaction`, `_hold_attempt`, `_one`, `_all`, `clock`."""
+class ReviewStore(StorePart):
+    """The spaced-review methods of StoreCore."""
 
     def schedule_reviews(self, attempt_id: int, handle: str, entries: Iterable[ReviewEntry], advance: Advance) -> int:
         """Put a finished attempt's review items on `handle`'s schedule, the attempt counting as one review of each.

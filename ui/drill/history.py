@@ -13,7 +13,8 @@ import streamlit as st
 
 from drills import answers as checks
 from drills import scoring
-from drills.accounts import Learner, Throttled, account_learner, anonymous_learner
+from drills.store.accounts import Learner, account_learner
+from drills.store.throttle import Throttled
 from drills.reports.aggregates import LEVEL_VALUE
 from drills.disclosure import withhold
 from drills.store import Attempt
@@ -21,6 +22,7 @@ from drills.timebox import format_utc
 from ui import keys
 from ui.drill.attempt_view import AttemptView
 from ui.context import get_catalogue, get_store
+from ui.clients import current_client
 from ui.identity import sign_in_button, sign_in_configured, signed_in_account
 from ui.safe import escape_markdown
 
@@ -130,15 +132,16 @@ def sign_in(store, *, intro: str = HISTORY_INTRO, button: str = "Open my history
     if opened:
         try:
             clean, clean_cohort = checks.handle_entry(handle), checks.cohort_entry(cohort)
-            matched = store.check_resume_code(clean, code, clean_cohort)
+            matched = store.check_resume_code(clean, code, clean_cohort, client=current_client(store))
         except checks.InputError as problem:
             st.error(str(problem), icon="⚠️")
             return None
         except Throttled as wait:
-            st.error(f"{wait} Wrong codes for one handle are limited, from every browser.", icon="⛔")
+            st.error(f"{wait} Wrong codes slow down the browser and network that typed them, not the handle's owner.",
+                     icon="⛔")
             return None
         if matched:
-            st.session_state[keys.HISTORY_HANDLE] = anonymous_learner(clean, clean_cohort)
+            st.session_state[keys.HISTORY_HANDLE] = store.learner(clean, clean_cohort)
             st.rerun()
         st.error("That handle, cohort and resume code do not match. Check all three; the code is the one shown "
                  "when you first started a drill under this handle.", icon="⚠️")

@@ -11,7 +11,7 @@ from drills.disclosure import SIMULATION_SEED, option_order
 from drills.formulas import format_quantity
 from drills.schema import ChoiceQuestion, NotesQuestion, NumericQuestion
 from drills.scoring import NOTE_SCORES, AnswerGrade, grade_answer
-from drills.store import AttemptFinished, LockedAnswer
+from drills.store import AttemptFinished, LockedAnswer, LockRefused
 from ui import keys
 from ui.drill.attempt_view import AttemptView
 from ui.context import fragment_run, note_store_outage
@@ -87,7 +87,7 @@ def render_question(view: AttemptView, question, part_id: str, rerun: tuple[str,
                 # callbacks registered yet. Lock in now, so no press is silently dropped.
                 _on_lock(view, question, part_id)
                 st.rerun()
-            if outcome is not None and outcome[0] in (PROBLEM, UNAVAILABLE):
+            if outcome is not None and outcome[0] in (PROBLEM, UNAVAILABLE, REFUSED):
                 st.error(outcome[1], icon="⚠️")
         else:
             if outcome is not None and outcome[0] == LOST:
@@ -148,6 +148,7 @@ def _hints(view: AttemptView, question: NumericQuestion, part_id: str) -> None:
 
 
 STORED, LOST, PROBLEM, FINISHED = "stored", "lost", "problem", "finished"   # outcomes of a Lock in press
+REFUSED = "refused"   # any other LockRefused (a live question closed first): its message, the form kept
 UNAVAILABLE = "unavailable"
 NOT_STORED = ("Not locked in: the attempt store could not be reached when you pressed Lock in, so nothing was "
               "stored. What you typed is back in the box; press Lock in again.")
@@ -181,6 +182,9 @@ def _on_lock(view: AttemptView, question, part_id: str, rerun: tuple[str, ...] =
         return
     except AttemptFinished:
         st.session_state[outcome] = (FINISHED, FINISHED_ELSEWHERE)
+        return
+    except LockRefused as refused:
+        st.session_state[outcome] = (REFUSED, str(refused))
         return
     except Exception as error:
         if not is_store_fault(error):

@@ -8,7 +8,7 @@ import streamlit as st
 
 from drills.disclosure import FOLLOWUP
 from drills.schema import Part, section_title
-from drills.store import AnswerEntry, AttemptFinished
+from drills.store import AnswerEntry, AttemptFinished, LockRefused
 from ui import keys
 from ui.drill.attempt_view import AttemptView
 from ui.context import fragment_run
@@ -29,8 +29,9 @@ def _skip_button(view: AttemptView, part: Part, questions, label: str, key: str)
             try:
                 view.store.lock_answers(view.attempt.id, [AnswerEntry(q.id, part.id, q.kind, skipped=True)
                                                           for q in open_questions])
-            except AttemptFinished:
-                st.session_state[keys.CONFLICT] = FINISHED_ELSEWHERE
+            except LockRefused as refused:   # finished elsewhere, or a live room closed the question first
+                st.session_state[keys.CONFLICT] = (FINISHED_ELSEWHERE if isinstance(refused, AttemptFinished)
+                                                   else str(refused))
             st.rerun()
 
 

@@ -12,7 +12,7 @@ import streamlit as st
 
 from drills import answers as checks
 from drills import review, scoring
-from drills.accounts import Learner, attempt_learner
+from drills.store.accounts import Learner, attempt_learner
 from drills.formulas import format_quantity
 from drills.loader import Catalogue, LoadedDrill
 from drills.schema import NumericQuestion

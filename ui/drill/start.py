@@ -11,13 +11,15 @@ from dataclasses import dataclass
 import streamlit as st
 
 from drills import answers as checks
-from drills.accounts import Account, AccessRefused, ClassInfo, Throttled, account_learner, anonymous_learner
+from drills.store.accounts import Account, AccessRefused, ClassInfo, account_learner, handle_named
+from drills.store.throttle import Throttled
 from drills.records import Candidate
 from drills.scope import scoped_id
 from drills.variants import variant_for
 from ui import keys
 from ui.context import field_in_url, get_catalogue, remember_attempt
-from ui.identity import WayBack, sign_in_button, sign_in_configured, signed_in_account, visitor_key
+from ui.clients import current_client
+from ui.identity import WayBack, sign_in_button, sign_in_configured, signed_in_account
 from ui.drill.review import due_reminder
 from ui.safe import escape_markdown
 
@@ -53,9 +55,9 @@ def _linked_class(store, code: str) -> ClassInfo | None:
     if isinstance(kept, tuple) and kept[0] == code:
         return kept[1]
     try:
-        found = store.class_by_join_code(code, visitor_key(store))
+        found = store.class_by_join_code(code, current_client(store))
     except Throttled as wait:
-        st.error(f"{wait} Join links tried from this browser are limited.", icon="⛔")
+        st.error(f"{wait} Join links that match no class are counted per browser and network.", icon="⛔")
         return None
     if found is None:
         st.error("This join link matches no class. Check that it was copied whole, or ask your instructor "
@@ -180,24 +182,25 @@ def anonymous_candidate(store, visitor: Visitor) -> tuple[Candidate, str | None]
     if found is not None and found.requires_sign_in and sign_in_configured():
         raise AccessRefused(f"The class “{found.title}” asks everyone to sign in: press Sign in above.")
     status = store.handle_status(handle, cohort)
+    named = handle_named(handle, store.stored_handle(handle, cohort))   # handles compare as people read them
     code = None
     if status == "account":
-        raise AccessRefused(f"“{handle}” is a signed-in member's name in this cohort: pick another handle.")
+        raise AccessRefused(f"{named} is a signed-in member's name in this cohort: pick another handle.")
     if status == "closed":
-        raise AccessRefused(f"The handle “{handle}” was used before resume codes existed, so nobody can prove it is "
+        raise AccessRefused(f"The handle {named} was used before resume codes existed, so nobody can prove it is "
                             "theirs: pick another handle.")
     if status == "free":
         code = store.claim_handle(handle, cohort)
         if code is None:
-            raise AccessRefused(f"Someone has just taken the handle “{handle}”: pick another.")
+            raise AccessRefused(f"Someone has just taken the handle {named}: pick another.")
     elif not visitor.code.strip():
-        raise AccessRefused(f"The handle “{handle}” is in use. If it is yours, type its resume code beside it; "
+        raise AccessRefused(f"The handle {named} is in use. If it is yours, type its resume code beside it; "
                             "otherwise pick another handle.")
-    elif not store.check_resume_code(handle, visitor.code, cohort):
-        raise AccessRefused(f"That resume code is not the one of “{handle}”"
+    elif not store.check_resume_code(handle, visitor.code, cohort, client=current_client(store)):
+        raise AccessRefused(f"That resume code is not the one of {named}"
                             + (f" in the cohort {cohort}" if cohort else "") + ".")
     else:
-        st.session_state[keys.HISTORY_HANDLE] = anonymous_learner(handle, cohort)   # proven: history opens too
+        st.session_state[keys.HISTORY_HANDLE] = store.learner(handle, cohort)   # proven: history opens too
     return store.ensure_candidate(handle, cohort), code
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from drills.accounts import may_open
+from drills.store.accounts import may_open
 from drills.timebox import clock_for, format_duration, pacing, planned_part
 from ui import keys
 from ui.drill.browser_clock import ClockView, clock_markup, next_server_run_s

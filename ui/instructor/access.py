@@ -8,10 +8,12 @@ from __future__ import annotations
 import streamlit as st
 
 from drills import access
-from drills.accounts import THROTTLE_LIMIT, Instructor, Throttled, TryKind
+from drills.store.accounts import Instructor
+from drills.store.throttle import Throttled, TryKind
 from drills.answers import InputError
 from drills.instructor_actions import instructor_name_entry
 from ui import keys
+from ui.clients import current_client
 from ui.safe import escape_markdown
 from ui.identity import WayBack, account_or_sign_in, instructor_settings, sign_in_configured, signed_in_instructor
 
@@ -56,7 +58,7 @@ def _account_gate(store) -> Instructor | None:
         return None
     instructor = Instructor(account.email or account.name, account.email or account.name)
     if st.session_state.get(keys.INSTRUCTOR_OK) != instructor.target:   # once per browser session: a sign-in
-        store.record_access(TryKind.INSTRUCTOR, instructor.target, True, instructor.name)
+        store.record_access(TryKind.INSTRUCTOR, instructor.target, True, instructor.name, current_client(store))
         st.session_state[keys.INSTRUCTOR_OK] = instructor.target
     return instructor
 
@@ -93,13 +95,14 @@ def _passphrase_gate(store) -> Instructor | None:
     try:
         clean_name = instructor_name_entry(name)
         right = store.attempt_secret(TryKind.INSTRUCTOR, PASSPHRASE,
-                                     lambda: access.verify(passphrase or "", encoded), who=clean_name)
+                                     lambda: access.verify(passphrase or "", encoded), client=current_client(store),
+                                     who=clean_name)
     except InputError as problem:
         st.error(str(problem), icon="⚠️")
         return None
     except Throttled as wait:
-        st.error(f"{wait} Wrong passphrases are limited to {THROTTLE_LIMIT} in 10 minutes, counted across every "
-                 "browser and server process.", icon="⛔")
+        st.error(f"{wait} Wrong passphrases slow down the browser and network that typed them, counted across "
+                 "every server process; a browser that has signed in here before is not held up by others.", icon="⛔")
         return None
     if right:
         st.session_state[keys.INSTRUCTOR_OK] = access.fingerprint(encoded)

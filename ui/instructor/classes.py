@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from drills.accounts import AccessRefused, ClassInfo, Instructor, TryKind, email_list
+from drills.store.accounts import AccessRefused, ClassInfo, Instructor, email_list
+from drills.store.throttle import TryKind
 from drills.timebox import format_utc
 from ui import keys
 from ui.identity import sign_in_configured

@@ -1,6 +1,6 @@
 """The live room: candidates of a class answer the question the instructor opened, then see the room's answers.
 
-The room's state is in the store (drills.live_store); a small fragment notices a move (LISTEN/NOTIFY on
+The room's state is in the store (drills.store.live); a small fragment notices a move (LISTEN/NOTIFY on
 PostgreSQL, the store's version on DuckDB) and reruns the page. Reports are drills.live's; figures ui.live.figures.
 """
 from __future__ import annotations
@@ -11,9 +11,10 @@ from dataclasses import dataclass, replace
 import streamlit as st
 
 from drills import live
-from drills.accounts import AccessRefused, Throttled
+from drills.store.accounts import AccessRefused
+from drills.store.throttle import Throttled
 from drills.answers import InputError
-from drills.live_store import (
+from drills.store.live import (
     CLOSE,
     CLOSED,
     END,
@@ -45,7 +46,7 @@ from ui.live.clock import room_clock
 from ui.live.figures import Strip, choice_figure, numeric_figure, numeric_strip
 from ui.live.push import RoomPages
 from ui.live.shared import SharedReads
-from ui.drill.lockin import FINISHED, locked_line, render_question
+from ui.drill.lockin import FINISHED, REFUSED, locked_line, render_question
 from ui.drill.reveal import render_reveals
 from ui.safe import escape_markdown
 from ui.sims.embed import platform_query
@@ -388,7 +389,7 @@ def _late_locks(loaded, session: LiveSession) -> None:
         if session.state == OPEN and question_id == session.question_id:
             continue
         outcome = st.session_state.pop(keys.lock_outcome(question_id), None)
-        if outcome is not None and outcome[0] == FINISHED:
+        if outcome is not None and outcome[0] in (REFUSED, FINISHED):
             prompt = loaded.text(loaded.drill.question(question_id).prompt)
             st.error(f"Your Lock in for “{prompt}” came after the question closed, so it was not counted.",
                      icon="🔒")

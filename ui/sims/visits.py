@@ -10,7 +10,7 @@ from drills.disclosure import open_questions_answered_by
 from drills.records import EventKind
 from sims.presets import PRESETS
 from ui import keys
-from drills.accounts import account_learner
+from drills.store.accounts import account_learner
 from ui.context import current_token, get_catalogue, get_store, store_fault
 from ui.identity import signed_in_account
 from ui.sims.embed import page_models

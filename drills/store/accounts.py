@@ -1,6 +1,7 @@
-"""Who someone is, what they may open, and how often they may guess: accounts, classes, resume codes, throttles.
+"""Who someone is and what they may open: accounts, classes, handles and their resume codes.
 
-Pure rules and the store's SQL for them (a mixin of StoreCore); no Streamlit. Identity comes from one place:
+Pure rules and the store's SQL for them (a mixin of StoreCore); no Streamlit. How often a secret may be guessed
+is drills.store.throttle's. Identity comes from one place:
 a signed-in OpenID Connect account when a provider is configured, else an anonymous handle with its code.
 """
 from __future__ import annotations
@@ -8,47 +9,12 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+import unicodedata
 from dataclasses import dataclass
 
 from drills.records import Candidate
-
-# Failed tries allowed per target inside the window, counted in the store so every process shares them.
-THROTTLE_LIMIT = 10
-THROTTLE_WINDOW_S = 600.0
-
-
-class TryKind:
-    """What a try guessed at; a throttle counts failures per kind and target."""
-
-    INSTRUCTOR = "instructor"     # the embedded-default instructor passphrase (target: "passphrase")
-    RESUME = "resume"             # a handle's resume code (target: the learner key of handle and cohort)
-    JOIN = "join"                 # a class's join code (target: who is trying: account or address)
-
-
-class Throttled(Exception):
-    """Too many failed tries at one target lately: the caller shows the wait and stores nothing."""
-
-    def __init__(self, wait_s: float):
-        super().__init__(f"Too many wrong tries. Try again in {format_wait(wait_s)}.")
-        self.wait_s = wait_s
-
-
-def format_wait(seconds: float) -> str:
-    minutes = int(-(-seconds // 60))   # rounded up: never promise a wait shorter than the real one
-    return f"{minutes} minute{'s' if minutes != 1 else ''}" if seconds > 60 else f"{max(1, int(-(-seconds // 1)))} s"
-
-
-def throttle_wait(failure_times: list[float], now: float, *, limit: int = THROTTLE_LIMIT,
-                  window_s: float = THROTTLE_WINDOW_S) -> float:
-    """Seconds until one more try is allowed, given the times of failures at one target (0: allowed now).
-
-    A try is allowed while fewer than `limit` failures fall inside the last `window_s`; once the limit is
-    reached, the wait lasts until the oldest of the latest `limit` failures leaves the window."""
-    recent = sorted(t for t in failure_times if now - t < window_s)
-    if len(recent) < limit:
-        return 0.0
-    return max(0.0, recent[-limit] + window_s - now)
-
+from drills.store.contract import StorePart
+from drills.store.throttle import JOIN_TARGET, Client, TryKind
 
 class AccessRefused(ValueError):
     """A clear, user-facing reason why an identity may not do something; nothing was stored."""
@@ -166,6 +132,33 @@ def is_instructor_account(email: str, claims: dict, allowed_emails: tuple[str, .
     return value == wanted or (isinstance(value, (list, tuple)) and wanted in value)
 
 
+def handle_key(handle: str) -> str:
+    """A handle as people read it: NFKC-normalised, case-folded and its runs of whitespace one space, so ADA,
+    ` ada ` and ａｄａ are one handle. Claims and look-ups compare keys; the row keeps what was typed first."""
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", handle).casefold())
+    return " ".join(folded.split())
+
+
+def handle_named(typed: str, stored: str | None) -> str:
+    """How a message names a typed handle: “ada”, or “ADA” (read the same as “ada”) when it is a look-alike."""
+    return f"“{typed}”" if stored is None or stored == typed else f"“{typed}” (read the same as “{stored}”)"
+
+
+# The candidate a typed handle names in a cohort: the row it reads as (by key), or a look-alike taken before keys
+# existed (left without one, see migration 31) when it is spelled exactly so.
+_BY_HANDLE = ("SELECT id, handle, cohort, account_id FROM candidates WHERE cohort = ? AND (handle_key = ? OR handle = ?) "
+              "ORDER BY (handle = ?) DESC, id LIMIT 1")
+
+
+def _by_handle(handle: str, cohort: str) -> list:
+    return [cohort, handle_key(handle), handle, handle]
+
+
+def resume_target(handle: str, cohort: str) -> str:
+    """What a throttle counts tries at one handle's code under: the handle as read, and its cohort."""
+    return handle_key(handle) + (f"/{cohort}" if cohort else "")
+
+
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"   # no 0/O or 1/I to misread
 
 
@@ -181,59 +174,10 @@ def resume_code_hash(code: str) -> str:
     return hashlib.sha256(cleaned.encode()).hexdigest()
 
 
-class AccountsStore:
-    """The store's accounts, classes, resume codes and throttles (mixed into StoreCore; same plumbing).
+class AccountsStore(StorePart):
+    """The store's accounts, classes and resume codes (mixed into StoreCore; same plumbing).
 
     Every write here goes through `_transaction`, so DuckDB and PostgreSQL share the SQL."""
-
-    # -- throttles -------------------------------------------------------------------------
-    def _failures(self, cur, kind: str, target: str, since: float) -> list[float]:
-        rows = cur.execute("SELECT tried_at FROM access_tries WHERE kind = ? AND target = ? AND NOT ok "
-                           "AND tried_at > ?", [kind, target, since]).fetchall()
-        return [row[0] for row in rows]
-
-    def throttle_wait(self, kind: str, target: str) -> float:
-        now = self.clock()
-        with self._reading() as cur:
-            return throttle_wait(self._failures(cur, kind, target, now - THROTTLE_WINDOW_S), now)
-
-    def attempt_secret(self, kind: str, target: str, check, *, who: str = "") -> bool:
-        """Run `check()` (True when the guess is right) unless the target is throttled, and record the try.
-
-        Raises Throttled, recording nothing, while the target has had too many failures lately. The check,
-        the count and the record share one transaction, held per target, so parallel guesses from several
-        processes cannot all slip in under the limit."""
-        now = self.clock()
-        with self._transaction() as cur:
-            self._hold_target(cur, kind, target)
-            wait = throttle_wait(self._failures(cur, kind, target, now - THROTTLE_WINDOW_S), now)
-            if wait > 0:
-                raise Throttled(wait)
-            ok = bool(check())
-            cur.execute("INSERT INTO access_tries (kind, target, ok, who, tried_at) VALUES (?, ?, ?, ?, ?)",
-                        [kind, target, ok, who[:200], now])
-        return ok
-
-    def _hold_target(self, cur, kind: str, target: str) -> None:
-        """Serialise tries at one target (a backend with row locks overrides this)."""
-
-    def previous_success(self, kind: str, target: str) -> float | None:
-        """When the target's latest right try before the newest one happened (None: this is the first)."""
-        rows = self._all("SELECT tried_at FROM access_tries WHERE kind = ? AND target = ? AND ok "
-                         "ORDER BY tried_at DESC LIMIT 2", [kind, target])
-        return rows[1][0] if len(rows) > 1 else None
-
-    def failed_tries_since(self, since: float | None) -> dict[str, int]:
-        """Wrong tries of each kind (instructor passphrase, resume code, join code) after `since` (None: ever)."""
-        rows = self._all("SELECT kind, COUNT(*) FROM access_tries WHERE NOT ok AND tried_at > ? GROUP BY kind",
-                         [since if since is not None else -1.0])
-        return {kind: int(n) for kind, n in rows}
-
-    def record_access(self, kind: str, target: str, ok: bool, who: str = "") -> None:
-        """A try that needs no check of ours (a provider's sign-in), kept so the board can count since it."""
-        with self._transaction() as cur:
-            cur.execute("INSERT INTO access_tries (kind, target, ok, who, tried_at) VALUES (?, ?, ?, ?, ?)",
-                        [kind, target, ok, who[:200], self.clock()])
 
     # -- accounts --------------------------------------------------------------------------
     def account_for(self, issuer: str, subject: str, email: str = "", name: str = "") -> Account:
@@ -261,11 +205,11 @@ class AccountsStore:
                 return Candidate(*row)
             name = (display_name or account.email or f"account {account.id}") if cohort else (
                 account.email or f"account {account.id}")
-            taken = cur.execute("SELECT 1 FROM candidates WHERE handle = ? AND cohort = ?", [name, cohort]).fetchone()
+            taken = cur.execute(_BY_HANDLE, _by_handle(name, cohort)).fetchone()
             if taken is not None:
-                raise AccessRefused(f"The name “{name}” is taken in this class: pick another.")
-            cur.execute("INSERT INTO candidates (handle, cohort, created_at, account_id) VALUES (?, ?, ?, ?)",
-                        [name, cohort, self.clock(), account.id])
+                raise AccessRefused(f"The name {handle_named(name, taken[1])} is taken in this class: pick another.")
+            cur.execute("INSERT INTO candidates (handle, cohort, created_at, account_id, handle_key) VALUES (?, ?, ?, ?, ?)",
+                        [name, cohort, self.clock(), account.id, handle_key(name)])
             row = cur.execute("SELECT id, handle, cohort FROM candidates WHERE account_id = ? AND cohort = ?",
                               [account.id, cohort]).fetchone()
         return Candidate(*row)
@@ -277,30 +221,45 @@ class AccountsStore:
             [account_id])]
 
     # -- anonymous handles -----------------------------------------------------------------
+    def ensure_candidate(self, handle: str, cohort: str = "") -> Candidate:
+        """The candidate a handle names in a cohort, made the first time: the row it reads as, if any."""
+        with self._transaction() as cur:
+            cur.execute("INSERT INTO candidates (handle, cohort, created_at, handle_key) VALUES (?, ?, ?, ?) "
+                        "ON CONFLICT DO NOTHING", [handle, cohort, self.clock(), handle_key(handle)])
+            row = cur.execute(_BY_HANDLE, _by_handle(handle, cohort)).fetchone()
+        return Candidate(*row[:3])
+
+    def stored_handle(self, handle: str, cohort: str) -> str | None:
+        """The handle as stored (typed by whoever took it first) that `handle` reads as; None when nobody has it."""
+        row = self._one(_BY_HANDLE, _by_handle(handle, cohort))
+        return row[1] if row else None
+
+    def learner(self, handle: str, cohort: str) -> Learner:
+        """Whose history a proven handle opens: the stored one it reads as, so ADA and ada share one history."""
+        return anonymous_learner(self.stored_handle(handle, cohort) or handle, cohort)
+
     def handle_status(self, handle: str, cohort: str) -> str:
         """'free' (never used), 'coded' (has a resume code), 'closed' (used, with no code: nobody may take it
-        up again), or 'account' (a signed-in account's name in this class)."""
-        row = self._one("SELECT c.id, c.account_id, k.code_hash FROM candidates c "
-                        "LEFT JOIN candidate_codes k ON k.candidate_id = c.id WHERE c.handle = ? AND c.cohort = ?",
-                        [handle, cohort])
+        up again), or 'account' (a signed-in account's name in this class). A look-alike has its original's."""
+        row = self._one(_BY_HANDLE, _by_handle(handle, cohort))
         if row is None:
             return "free"
-        if row[1] is not None:
+        if row[3] is not None:
             return "account"
-        if row[2] is not None:
+        if self._one("SELECT 1 FROM candidate_codes WHERE candidate_id = ?", [row[0]]) is not None:
             return "coded"
         used = self._one("SELECT 1 FROM attempts WHERE candidate_id = ? LIMIT 1", [row[0]])
         return "closed" if used else "free"
 
     def claim_handle(self, handle: str, cohort: str) -> str | None:
         """Take up a handle that nobody has used: its new resume code (returned this once), or None when the
-        handle is already in use (then only its code, through check_resume_code, lets anyone back in)."""
+        handle, or one it reads the same as, is already in use (then only its code, through check_resume_code,
+        lets anyone back in)."""
         code = new_resume_code()
         with self._transaction() as cur:
-            cur.execute("INSERT INTO candidates (handle, cohort, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                        [handle, cohort, self.clock()])
-            candidate_id, account_id = cur.execute(
-                "SELECT id, account_id FROM candidates WHERE handle = ? AND cohort = ?", [handle, cohort]).fetchone()
+            cur.execute("INSERT INTO candidates (handle, cohort, created_at, handle_key) VALUES (?, ?, ?, ?) "
+                        "ON CONFLICT DO NOTHING", [handle, cohort, self.clock(), handle_key(handle)])
+            candidate_id, _, _, account_id = cur.execute(_BY_HANDLE, _by_handle(handle, cohort)).fetchone()
             if account_id is not None:
                 return None
             if cur.execute("SELECT 1 FROM attempts WHERE candidate_id = ? LIMIT 1", [candidate_id]).fetchone():
@@ -310,16 +269,15 @@ class AccountsStore:
                                        {"candidate_id": candidate_id})
         return code if created else None
 
-    def check_resume_code(self, handle: str, code: str, cohort: str = "") -> bool:
-        """Whether `code` opens (handle, cohort): throttled per handle and cohort in the store (Throttled)."""
-        learner = anonymous_learner(handle, cohort)
-
+    def check_resume_code(self, handle: str, code: str, cohort: str = "", *, client: Client) -> bool:
+        """Whether `code` opens (handle, cohort); `client`'s tries are throttled (Throttled, see drills.store.throttle)."""
         def matches() -> bool:
-            row = self._one("SELECT k.code_hash FROM candidates c JOIN candidate_codes k ON k.candidate_id = c.id "
-                            "WHERE c.handle = ? AND c.cohort = ? AND c.account_id IS NULL", [handle, cohort])
+            found = self._one(_BY_HANDLE, _by_handle(handle, cohort))
+            row = (self._one("SELECT code_hash FROM candidate_codes WHERE candidate_id = ?", [found[0]])
+                   if found is not None and found[3] is None else None)
             return row is not None and secrets.compare_digest(row[0], resume_code_hash(code))
 
-        return self.attempt_secret(TryKind.RESUME, learner.review_key, matches)
+        return self.attempt_secret(TryKind.RESUME, resume_target(handle, cohort), matches, client=client)
 
     def learner_attempts(self, learner: Learner):
         """Every attempt the learner made: an account's in every class, a handle's in its one cohort."""
@@ -377,8 +335,8 @@ class AccountsStore:
                              "(SELECT cohort FROM class_instructors WHERE email = ?) ORDER BY created_at", [email, email])
         return [self.class_info(r[0]) for r in rows]
 
-    def class_by_join_code(self, code: str, who: str) -> ClassInfo | None:
-        """The class a join code opens, throttled per visitor (Throttled); None when no class has it."""
+    def class_by_join_code(self, code: str, client: Client) -> ClassInfo | None:
+        """The class a join code opens, throttled per browser and address (Throttled); None when no class has it."""
         found: list[str] = []
 
         def matches() -> bool:
@@ -387,7 +345,7 @@ class AccountsStore:
                 found.append(row[0])
             return row is not None
 
-        self.attempt_secret(TryKind.JOIN, who, matches)
+        self.attempt_secret(TryKind.JOIN, JOIN_TARGET, matches, client=client)
         return self.class_info(found[0]) if found else None
 
 

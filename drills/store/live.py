@@ -9,53 +9,8 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from drills.records import ANSWER_COLUMNS, AttemptFinished, Candidate, EventKind, LockedAnswer
-
-# Numbers reserved for live sessions (see the store's MIGRATIONS). Steps are never changed: a move is a new
-# row, the latest row is the room's state, and its id is the version every page polls or is notified of.
-LIVE_MIGRATIONS: tuple[tuple[int, str], ...] = (
-    (20, """
-    CREATE TABLE live_sessions (
-        id BIGINT PRIMARY KEY DEFAULT nextval('seq_ids'),
-        cohort VARCHAR NOT NULL,
-        drill_id VARCHAR NOT NULL,
-        variant INTEGER NOT NULL DEFAULT 0,
-        owner VARCHAR NOT NULL,
-        created_at DOUBLE NOT NULL
-    );
-    CREATE TABLE live_steps (
-        id BIGINT PRIMARY KEY DEFAULT nextval('seq_ids'),
-        session_id BIGINT NOT NULL,
-        state VARCHAR NOT NULL CHECK (state IN ('waiting', 'open', 'closed', 'revealed', 'ended')),
-        step_no INTEGER NOT NULL,
-        question_id VARCHAR,
-        part_id VARCHAR,
-        reason VARCHAR NOT NULL DEFAULT '',
-        actor VARCHAR NOT NULL DEFAULT '',
-        happened_at DOUBLE NOT NULL
-    );
-    CREATE INDEX idx_live_steps_session ON live_steps (session_id, id);
-    CREATE TABLE live_presence (
-        session_id BIGINT NOT NULL,
-        candidate_id BIGINT NOT NULL,
-        attempt_id BIGINT NOT NULL,
-        joined_at DOUBLE NOT NULL,
-        PRIMARY KEY (session_id, candidate_id)
-    );
-    """),
-    # The break the instructor injected into a simulation for the whole room (a platform scenario), carried
-    # on every later step so the latest row alone says what the room's sim pages show.
-    (21, """
-    ALTER TABLE live_steps ADD COLUMN scenario VARCHAR;
-    """),
-    # Presence is a heartbeat: a seat's page writes when it was last seen, and "present" means seen within
-    # PRESENT_S. The index finds a lock-in's seat (a Lock in is only taken while its question is open).
-    (22, """
-    ALTER TABLE live_presence ADD COLUMN seen_at DOUBLE;
-    UPDATE live_presence SET seen_at = joined_at;
-    CREATE INDEX idx_live_presence_attempt ON live_presence (attempt_id);
-    """),
-)
+from drills.records import ANSWER_COLUMNS, Candidate, EventKind, LockedAnswer, LockRefused
+from drills.store.contract import StorePart
 
 WAITING, OPEN, CLOSED, REVEALED, ENDED = "waiting", "open", "closed", "revealed", "ended"
 # What the instructor can press; "next" opens the following question (the first one from the waiting room).
@@ -75,10 +30,10 @@ class LiveRefused(ValueError):
     """A move the room's state does not allow (or another tab moved it first); nothing was stored."""
 
 
-class LiveClosed(AttemptFinished):
+class LiveClosed(LockRefused):
     """A Lock in on a live question that is not open (a form left over from before the close): not stored.
 
-    An AttemptFinished, so the lock-in widget treats it as a refused press; the live page says why."""
+    A LockRefused, not an AttemptFinished: the seat's attempt goes on, only this press was too late."""
 
 
 @dataclass(frozen=True)
@@ -165,7 +120,7 @@ _SESSION_SELECT = """
 _STEP_COLUMNS = "session_id, state, step_no, question_id, part_id, reason, actor, happened_at, scenario"
 
 
-class LiveStore:
+class LiveStore(StorePart):
     """The store's live sessions (mixed into StoreCore; the same plumbing as the rest of it)."""
 
     def _live_notify(self, cur, session_id: int) -> None:
