@@ -23,6 +23,7 @@ from ui.identity import account_box
 from ui.runtime.loop_wakeups import install as wake_loop_per_burst
 from ui.sims.visits import attribution_note, record_sim_visit
 from ui.runtime.theme_cache import install as build_theme_once
+from ui.url_params import bound_query_params
 from ui.drill.timer import attempt_clocks
 
 freeze_after_imports()   # what the imports so far made lives as long as the process: no full GC pass walks it
@@ -30,6 +31,7 @@ build_theme_once()   # every run starts with a new_session message: its theme is
 wake_loop_per_burst()   # a run's elements wake the server's event loop once per burst, not twice per element
 st.set_page_config(page_title="Fault Lines", page_icon="🧭", layout="wide")
 page_aids()   # focus ring, skip link, the navigation's list roles, phone-sized titles
+bound_query_params()   # before any page or URL-bound widget parses one: a 400-digit ?live= is dropped, and said so
 
 # No custom url_path: until app.py first runs, Streamlit routes by the pages/ file names,
 # so the URLs must be those names for a bookmark to work on a freshly started server.
@@ -48,6 +50,9 @@ def _declare() -> dict[str, list[st.Page]]:
             st.Page("pages/sim_concurrency_pool.py", title="Concurrency pool", icon="🚦"),
             st.Page("pages/sim_retry_storm.py", title="Retry storm", icon="🌩️"),
             st.Page("pages/sim_platform.py", title="Whole platform", icon="🏭"),
+            st.Page("pages/sim_cache_stampede.py", title="Cache stampede", icon="🐃"),
+            st.Page("pages/sim_retry_chain.py", title="Retry chain", icon="⛓️"),
+            st.Page("pages/sim_leases.py", title="Leases and split brain", icon="👑"),
         ],
         "Labs": [
             st.Page("pages/hot_tenant.py", title="Hot tenant event store", icon="🧪"),

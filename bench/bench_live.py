@@ -30,7 +30,7 @@ DRILL = "one_tenant~break2"
 
 
 def _distribution(store, loaded, session_id: int):
-    """What a candidate's page reads and computes for a closed numeric question (ui.live.room._room_distribution)."""
+    """What a candidate's page reads and computes for a closed numeric question (ui.live.report.room_distribution)."""
     session = store.live_session(session_id)
     if loaded.drill.question(session.question_id).kind != "numeric":
         return -1   # a question passed on the way to the next numeric one

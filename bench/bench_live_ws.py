@@ -20,6 +20,7 @@ import asyncio
 import os
 import re
 import secrets
+import shutil
 import signal
 import statistics
 import subprocess
@@ -44,7 +45,7 @@ from drills.backends import open_store
 from drills.store.live import CLOSE, NEXT
 from drills.loader import load_catalogue
 from drills.scope import ScopedDrills
-from ui.live.room import PUSHED_POLL_S
+from ui.live.common import PUSHED_POLL_S
 
 DRILL = "one_tenant~break2"
 QUESTION = "jobs_in_flight"
@@ -68,10 +69,42 @@ def _profilers(prefix: str | None, pids: list[int]) -> list[subprocess.Popen]:
     """py-spy on each app process (samples holding the GIL, collapsed stacks), or nothing without a prefix."""
     if not prefix:
         return []
-    spy = Path(sys.executable).with_name("py-spy")
+    spy = _py_spy()
     return [subprocess.Popen([str(spy), "record", "--pid", str(pid), "--gil", "--nonblocking", "--format", "raw",
                               "--output", f"{prefix}-app-{n}.txt"], stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL) for n, pid in enumerate(pids, 1)]
+
+
+def _py_spy() -> str:
+    """py-spy beside this Python, else the one on PATH (installed in a venv of its own)."""
+    beside = Path(sys.executable).with_name("py-spy")
+    return str(beside) if beside.exists() else (shutil.which("py-spy") or "py-spy")
+
+
+def _keep_evidence(stack: Stack, into: Path) -> str:
+    """When pages never showed a move: each app process's threads as py-spy sees them (a stuck lock, a listener
+    that stopped) and the app logs, copied out of the stack's run directory before it is removed."""
+    into.mkdir(parents=True, exist_ok=True)
+    for n, pid in enumerate(stack.app_pids, 1):
+        try:
+            dump = subprocess.run([_py_spy(), "dump", "--pid", str(pid)], capture_output=True, text=True, timeout=60)
+            (into / f"app-{n}.py-spy.txt").write_text(dump.stdout + dump.stderr)
+        except (OSError, subprocess.TimeoutExpired) as problem:
+            (into / f"app-{n}.py-spy.txt").write_text(f"py-spy dump failed: {problem}")
+    logs = stack.run_dir / "logs"
+    if logs.exists():
+        shutil.copytree(logs, into / "logs", dirs_exist_ok=True)
+    return str(into)
+
+
+def _log_tally(stack: Stack) -> str:
+    """What the app processes logged about the room's pushes (ui.live.push, ui.live.seat) over the run."""
+    text = "".join(p.read_text(errors="replace") for p in (stack.run_dir / "logs").glob("app-*.log"))
+    found = {"rounds of pushes sent again": text.count("pages had not drawn the move"),
+             "reads older than the move heard": text.count("after hearing step"),
+             "pages that lost a push and poll": text.count("it polls from now on"),
+             "tracebacks": text.count("Traceback")}
+    return ", ".join(f"{n} {what}" for what, n in found.items())
 
 
 def _stop(profilers: list[subprocess.Popen]) -> None:
@@ -114,7 +147,8 @@ def _missing(room: list, seen: list) -> str:
     page = stuck[0].session.page
     shown = [e.body[:60] for kind in ("markdown", "alert") for e in page.of_kind(kind)][-4:]
     shown += [f"{x.type}: {x.message[:100]}" for x in page.of_kind("exception")]
-    return f"; {len(stuck)} pages never did, the first (seat {stuck[0].n}) ends: " + " | ".join(shown)
+    return (f"; {len(stuck)} pages never did, the first (seat {stuck[0].n}) ends: " + " | ".join(shown)
+            + "".join(f"\n    {s.describe()}" for s in stuck[:5]))
 
 
 def _shows(session: StreamlitSession, prefix: str) -> bool:
@@ -133,6 +167,17 @@ class Seat:
         self.run_fragments: tuple[str, ...] = ()   # the fragments the last run read ran alone (empty: the page)
         self.asked = 0   # run_every reruns asked for
         self.error = ""
+        self.session_id = ""   # the server's id of this browser session (its logs name it)
+        self.runs: list[tuple[float, tuple[str, ...], bool]] = []   # (when, fragments, finished) of each run
+
+    def describe(self) -> str:
+        """What this page saw of the server lately, for a page that never showed a move."""
+        now = time.monotonic()
+        runs = ", ".join(f"{now - at:.1f}s ago {'+'.join(f[-6:] for f in fragments) or 'page'}"
+                         f"{'' if done else ' (unfinished)'}" for at, fragments, done in self.runs[-40:]
+                         if fragments != self.runs[-1][1] or at == self.runs[-1][0])
+        return (f"seat {self.n} session {self.session_id}: timers {sorted(self.session.auto_reruns.values())}, "
+                f"asked {self.asked} reruns; last runs: {runs}")
 
     async def join(self, cohort: str) -> None:
         self.session = await StreamlitSession.open(self.url, cookie=self.cookie)
@@ -159,7 +204,9 @@ class Seat:
         if kind == "delta":
             self.session.page.apply(forward)
         elif kind == "new_session":
+            self.session_id = forward.new_session.initialize.session_id or self.session_id
             self.run_fragments = tuple(forward.metadata.run.fragment_ids)
+            self.runs = [*self.runs[-40:], (time.monotonic(), self.run_fragments, False)]
             if not self.run_fragments:   # a whole-app run draws the page afresh
                 self.session.page = Page()
                 self.session.auto_reruns, self.due = {}, {}
@@ -168,7 +215,10 @@ class Seat:
             self._time_fragments()
         elif kind == "page_info_changed":
             self.session.query_string = forward.page_info_changed.query_string
-        return kind == "script_finished" and forward.script_finished != EARLY_FOR_RERUN
+        finished = kind == "script_finished" and forward.script_finished != EARLY_FOR_RERUN
+        if finished and self.runs:
+            self.runs[-1] = (*self.runs[-1][:2], True)
+        return finished
 
     async def follow_until(self, shown, stop: asyncio.Event) -> float | None:
         """Until a finished run draws what `shown(session)` looks for (its time): draw every run the server
@@ -198,8 +248,9 @@ class Seat:
 
 
 async def _bench(url: str, database: str, seats: int, app_pids: list[int], db_pid: int | None,
-                 profile: str | None, idle_s: float) -> dict[str, float]:
-    """Runs the room and prints its figures; returns the Close's (p50, p95, max in s, server CPU in s)."""
+                 profile: str | None, idle_s: float, evidence=None) -> dict[str, float]:
+    """Runs the room and prints its figures; returns the Close's (p50, p95, max in s, server CPU in s).
+    `evidence()` keeps the processes' stacks and logs when a page never shows the Close, and says where."""
     store = open_store(database)
     loaded = ScopedDrills(load_catalogue().drills)[DRILL]
     questions = live.questions_in_order(loaded)
@@ -244,7 +295,9 @@ async def _bench(url: str, database: str, seats: int, app_pids: list[int], db_pi
                   f"{_cpu_s(app_pids) - cpu_before:.1f} s ({100 * (_cpu_s(app_pids) - cpu_before) / idle_s:.0f}% "
                   f"of one core), PostgreSQL's {_cpu_s(_family(db_pid)) - db_before:.1f} s")
 
-        expected = f"{len(lockers)} guesses of"
+        # Any count: a lock-in the bench took for confirmed but the store lost shows on every page as one guess
+        # fewer, which is a lost press (counted below), not a page that missed the Close.
+        expected = "guesses of"
         profilers = _profilers(profile, app_pids)
         if profilers:
             await asyncio.sleep(1.0)   # py-spy attached before the Close
@@ -262,18 +315,25 @@ async def _bench(url: str, database: str, seats: int, app_pids: list[int], db_pi
         own = time.process_time() - own_before
         db = _cpu_s(_family(db_pid)) - db_before
         _stop(profilers)
-        delays = sorted(x - closed_at for x in shown if x is not None)
+        delays = sorted(x - closed_at for x in shown if x is not None) or [float("nan")]
         q = statistics.quantiles(delays, n=20) if len(delays) > 1 else delays * 19
-        print(f"  instructor's Close (store commit): {1000 * (after - closed_at):.1f} ms")
-        print(f"  close -> page shows the room's answers, {len(delays)} of {len(room)} pages: "
+        counts = sorted({m.body.split(" guesses of")[0].rsplit("[", 1)[-1] for s in room
+                         for m in s.session.page.of_kind("markdown") if " guesses of" in m.body})
+        if counts != [str(len(lockers))]:
+            print(f"  the pages count {' / '.join(counts) or 'no'} guesses, not the {len(lockers)} lock-ins confirmed")
+        print(f"  instructor's Close (store commit): {1000 * (after - closed_at):.1f} ms; the machine's load average "
+              f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+        print(f"  close -> page shows the room's answers, {sum(x is not None for x in shown)} of {len(room)} pages: "
               f"p50 {statistics.median(delays):.2f} s, p95 {q[18]:.2f} s, max {delays[-1]:.2f} s" + _missing(room, shown))
+        if None in shown and evidence is not None:
+            print(f"  the app processes' stacks and logs: {evidence()}")
         print(f"  server CPU over those {window:.1f} s: {cpu:.1f} s across {len(app_pids)} app processes "
               f"({100 * cpu / window:.0f}% of one core); PostgreSQL's: {db:.1f} s; the bench's own CPU: {own:.1f} s")
         stop.set()
         for s in room:
             await s.session.close()
         return {"p50": statistics.median(delays), "p95": q[18], "max": delays[-1], "cpu": cpu,
-                "missing": len(room) - len(delays)}
+                "missing": sum(x is None for x in shown)}
     finally:
         store.close()
 
@@ -285,6 +345,8 @@ def main() -> None:
     parser.add_argument("--idle", type=float, default=10.0, help="seconds every page sits open before the Close")
     parser.add_argument("--profile", metavar="PREFIX",
                         help="py-spy each app process from Close to the last page (PREFIX-app-N.txt, collapsed)")
+    parser.add_argument("--evidence", metavar="DIR", default=str(Path(tempfile.gettempdir()) / "bench_live_ws"),
+                        help="where a run that loses a page keeps the app processes' py-spy dumps and logs")
     parser.add_argument("--reference", metavar="REV",
                         help="also run the room on the app as of REV (git archive), first, in the same run: the "
                              "before of a before/after, with this tree's bench and stack")
@@ -299,8 +361,11 @@ def main() -> None:
                 print(f"live room over websockets, {app}: {args.seats} seats, {args.processes} app processes behind "
                       f"nginx (PostgreSQL, LISTEN/NOTIFY, pages rerun by the server), fallback poll {PUSHED_POLL_S} s",
                       flush=True)
+                kept = Path(args.evidence) / f"{time.strftime('%Y%m%d-%H%M%S')}-{app.replace(' ', '-')}"
                 figures[app] = asyncio.run(_bench(stack.url, stack.database, args.seats, stack.app_pids,
-                                                  stack.pid_of("postgres"), args.profile, args.idle))
+                                                  stack.pid_of("postgres"), args.profile, args.idle,
+                                                  lambda: _keep_evidence(stack, kept)))
+                print(f"  the app logs: {_log_tally(stack)}", flush=True)
     if len(figures) == 2:
         (before, b), (after, a) = figures.items()
         ratio = lambda x, y: f"{x / y:.2f}x" if y > 0 else "n/a"   # noqa: E731 - a CPU read in 10 ms ticks may be 0

@@ -153,11 +153,20 @@ def committed_lockins(database: str, tokens: list[str]) -> int:
 
 DRIVERS = {"ws": functools.partial(load_ws.drive, faithful=True),
            "ws-bare": functools.partial(load_ws.drive, faithful=False), "browser": drive_browser}
-# A websocket session costs the generator about 0.06 CPU-s, a Chromium context about 1.7: a class of 200 fits
-# on this machine only without browsers.
-MAX_SESSIONS = {"ws": 200, "ws-bare": 200, "browser": 60}
+# A websocket session costs the generator about 0.06 CPU-s, a Chromium context about 1.7: a class of 500 (30 CPU-s
+# of generator over 50 s of arrivals at 10 a second) fits on this machine only without browsers. 1,000 is the
+# ceiling issue 38 asks for; a bigger class belongs on a machine of its own.
+MAX_SESSIONS = {"ws": 1_000, "ws-bare": 1_000, "browser": 60}
 GENERATOR = {"ws": "ws: Streamlit's websocket protocol plus a fresh browser's HTTP fetches, no browser",
              "ws-bare": "ws-bare: the websocket protocol alone", "browser": "browser: Chromium contexts"}
+
+
+def sessions_refused(sessions: list[int], drivers: list[str]) -> str | None:
+    """Why these session counts are too many (or too few) for these drivers, or None when they may run."""
+    cap = min(MAX_SESSIONS[d] for d in drivers)
+    if any(not 1 <= n <= cap for n in sessions):
+        return f"--sessions must be between 1 and {cap:,} with --driver {' '.join(drivers)} (a bounded test on one machine)"
+    return None
 
 
 WARM_UP_HANDLE = 100_000   # warm-up sessions are load-100000 and on, apart from the measured load-0 and on
@@ -325,10 +334,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--compare-with", default=None,
                         help="idle: also measure the app as of this git revision (e.g. the commit before the browser clock)")
     args = parser.parse_args(argv)
-    cap = min(MAX_SESSIONS[d] for d in args.driver)
-    if any(not 1 <= n <= cap for n in args.sessions):
-        parser.error(f"--sessions must be between 1 and {cap} with --driver {' '.join(args.driver)} "
-                     "(a bounded test on one machine)")
+    refused = sessions_refused(args.sessions, args.driver)
+    if refused:
+        parser.error(refused)
     if args.think < 0:
         parser.error("--think must not be negative")
     if args.mode == "idle":

@@ -1,4 +1,5 @@
-"""What an attempt may show its candidate: which truths are out, and in which order options appear.
+"""What an attempt may show its candidate: which truths are out, in which order options appear, and which
+simulation pages and seeds would give an answer away while its questions are open.
 
 One rule for the drill page and the results page alike, so neither can leak the answer key early.
 """
@@ -64,6 +65,12 @@ def open_questions_answered_by(drill: Drill, models: Collection[str], answers: M
     return [q.id for q in drill.all_questions()
             if isinstance(q, NumericQuestion) and q.sim and q.id not in answers
             and preset_models.get(q.sim) in models]
+
+
+def seed_may_run(seed: int, graded_questions_open: Collection[str]) -> bool:
+    """Whether a simulation page may run ``seed`` now: never the graded seed while a question graded against
+    it is still open, so the graded run stays unseen until its question is locked (or the attempt ends)."""
+    return seed != SIMULATION_SEED or not graded_questions_open
 
 
 def withhold(results: Sequence[QuestionResult], shown: Collection[str]) -> list[QuestionResult]:

@@ -1,7 +1,8 @@
 """What a live room shows: every locked guess against the truth, the share of each option, the scoreboard.
 
 Pure functions over the store's records. Grading is drills.scoring's, each seat graded against its own
-attempt's variant as the results page grades it; the scoreboard ranks by accuracy and ranges held, never by time.
+attempt's variant as the results page grades it; the scoreboard ranks numbers by the proper interval score of
+their 80% ranges (scoring.range_points) and choices by their grade, never by time.
 """
 from __future__ import annotations
 
@@ -160,52 +161,69 @@ class Standing:
     rank: int
     handle: str
     attempt_id: int
-    earned: float
+    points: float          # what the closed questions earned (scoring.range_points for a number, the grade for a choice)
     questions: int         # closed numeric and choice questions: unanswered ones earn nothing
     ranges: int
     hits: int
 
     @property
-    def accuracy(self) -> float:
-        return self.earned / self.questions if self.questions else 0.0
+    def share(self) -> float:
+        return self.points / self.questions if self.questions else 0.0
 
     @property
     def held(self) -> float | None:
         return self.hits / self.ranges if self.ranges else None
 
 
+def score_rule() -> str:
+    """The scoreboard's rule in one plain sentence, its numbers taken from scoring's."""
+    miss = float(2 / scoring.RANGE_ALPHA)
+    return (f"Each closed question earns up to 1 point: a right option 1, and a number by its "
+            f"{scoring.CLAIMED_COVERAGE:.0%} range, which loses points for its width plus {miss:g} times any miss of "
+            f"the truth (both as a share of the truth), so a tight range that holds earns most and no range, or one "
+            f"{scoring.WIDEST_RANGE:g} times the truth wide, earns nothing; time to answer never counts.")
+
+
+def question_points(grader: Grader, question, answer: LockedAnswer | None, part_id: str) -> tuple[float, bool | None]:
+    """(points, range held) of one answer to a closed question: a number by the proper score of its range
+    (scoring.range_points), so a wide range cannot buy a place; a choice by its grade."""
+    result = grader.grade(question, answer, part_id)
+    if isinstance(question, NumericQuestion):
+        return scoring.range_points(answer, result.truth, question.tolerance), result.in_range
+    return result.score or 0.0, result.in_range
+
+
 def scoreboard(loaded: LoadedDrill, steps: Sequence[LiveStep], seats: Sequence[Seat], graders: Mapping[int, Grader],
                answers: Mapping[int, Mapping[str, LockedAnswer]]) -> list[Standing]:
-    """Seats ranked by accuracy over the closed questions, then by the share of their ranges that held.
+    """Seats ranked by the points of the closed questions (score_rule), most first; equal points, equal rank.
 
-    Equal on both, equal rank. Time to answer is never looked at."""
+    Time to answer is never looked at."""
     closed = closed_at(steps)
     parts = dict(questions_in_order(loaded))
     graded = [loaded.drill.question(qid) for qid in closed
               if isinstance(loaded.drill.question(qid), (NumericQuestion, ChoiceQuestion))]
     rows = []
     for seat in seats:
-        earned, ranges, hits = 0.0, 0, 0
+        points, ranges, hits = 0.0, 0, 0
         for question in graded:
             answer = counted(answers, seat.attempt_id, question.id, closed[question.id])
-            result = graders[seat.attempt_id].grade(question, answer, parts[question.id])
-            earned += result.score or 0.0
-            if result.in_range is not None:
+            earned, held = question_points(graders[seat.attempt_id], question, answer, parts[question.id])
+            points += earned
+            if held is not None:
                 ranges += 1
-                hits += result.in_range
-        rows.append((seat, earned, ranges, hits))
+                hits += held
+        rows.append((seat, points, ranges, hits))
 
-    def key(row) -> tuple[float, float]:
-        _, earned, ranges, hits = row
-        return (-(earned / len(graded)) if graded else 0.0, -(hits / ranges) if ranges else 0.0)
+    def key(row) -> float:
+        return -round(row[1], 9)   # sums of the same points in another order are equal points
 
     rows.sort(key=lambda r: (key(r), r[0].handle))
     out, rank, previous = [], 0, None
     for index, row in enumerate(rows):
         if key(row) != previous:
             rank, previous = index + 1, key(row)
-        seat, earned, ranges, hits = row
-        out.append(Standing(rank, seat.handle, seat.attempt_id, earned, len(graded), ranges, hits))
+        seat, points, ranges, hits = row
+        out.append(Standing(rank, seat.handle, seat.attempt_id, points, len(graded), ranges, hits))
     return out
 
 

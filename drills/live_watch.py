@@ -41,6 +41,9 @@ class PollingWatch:
     def on_move(self, callback: Moved) -> None:
         """Nothing is heard here, so `callback` is never called."""
 
+    def every_second(self, callback: Callable[[], None]) -> None:
+        """No thread here to call it from: pages poll."""
+
     def close(self) -> None:
         pass
 
@@ -60,6 +63,8 @@ class NotifyWatch:
         self._counts: dict[int, int] = {}
         self._rooms: dict[int, tuple] = {}
         self._callbacks: list[Moved] = []
+        self._periodic: list[Callable[[], None]] = []
+        self._unread: set[int] = set()   # rooms whose read after a notification failed: read again each second
         self._epoch = 0
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -87,6 +92,24 @@ class NotifyWatch:
         with self._lock:
             self._callbacks.append(callback)
 
+    def every_second(self, callback: Callable[[], None]) -> None:
+        """Call `callback()` in the listener thread after each wait for notifications (at most WAIT_S apart), as
+        long as it listens: the pages' pushes are checked there without a thread of their own."""
+        with self._lock:
+            self._periodic.append(callback)
+
+    def _tick(self) -> None:
+        with self._lock:
+            callbacks = list(self._periodic)
+            unread = sorted(self._unread)
+        if unread and self._read is not None:
+            self._moved(unread)
+        for callback in callbacks:
+            try:
+                callback()
+            except Exception:   # noqa: BLE001 - a failed check must not stop the listener
+                _LOG.warning("a live room's periodic check failed", exc_info=True)
+
     def _bump(self, session_id: int | None) -> None:
         with self._lock:
             if session_id is None:
@@ -100,11 +123,18 @@ class NotifyWatch:
         for session_id in sessions:
             try:
                 version = self._read(session_id)
-            except Exception:   # noqa: BLE001 - the store is away: pages read it themselves (and say so)
-                _LOG.info("could not read live session %s after a notification", session_id, exc_info=True)
+            except Exception:   # noqa: BLE001 - the store is away or busy: pages read it themselves meanwhile
+                # Forget the version read before the move: kept, it would tell every page of the room that
+                # nothing moved (a pool timeout under load left 20 of 200 pages on the open question for good).
+                _LOG.warning("could not read live session %s after a notification; read again in a second",
+                             session_id, exc_info=True)
+                with self._lock:
+                    self._rooms.pop(session_id, None)
+                    self._unread.add(session_id)
                 continue
             with self._lock:
                 self._rooms[session_id] = version
+                self._unread.discard(session_id)
                 callbacks = list(self._callbacks)
             for callback in callbacks:
                 try:
@@ -129,6 +159,7 @@ class NotifyWatch:
                             moved |= self._heard(conn.notifies(timeout=0))
                             if self._read is not None:
                                 self._moved(sorted(moved))
+                        self._tick()
             except psycopg.Error:
                 self.listening.clear()
                 self._bump(None)

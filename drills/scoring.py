@@ -1,6 +1,7 @@
 """Grading: numeric guesses by tolerance, choices exactly, notes by self-assessment.
 
-Also calibration of the 80% ranges, the rubric's current levels and the verdict. Pure functions.
+Also calibration of the 80% ranges and their proper score (the interval score the live room ranks by), the
+rubric's current levels and the verdict. Pure functions.
 """
 from __future__ import annotations
 
@@ -18,6 +19,11 @@ CLAIMED_COVERAGE = 0.8
 CALIBRATION_MARGIN = 0.15
 # With fewer ranges one miss swings the hit rate by 25 points or more, so no verdict is given.
 MIN_RANGES_TO_JUDGE = 5
+# The share of outcomes an 80% range leaves out (half each side): exact, so the miss penalty 2/alpha is exactly 10.
+RANGE_ALPHA = 1 - Fraction(str(CLAIMED_COVERAGE))
+# The worst a range scores, as a share of the truth: what no range scores, and any range ten times the truth wide.
+# Without a cap one absurd range (the answer checks allow ±1e12) would outweigh every other question of a room.
+WIDEST_RANGE = 10.0
 
 
 def tolerance_band(truth: float, tolerance: Tolerance) -> float:
@@ -52,6 +58,30 @@ class QuestionResult:
     score: float | None            # None: not answered yet, or notes not yet self-rated
     in_range: bool | None          # numeric with a range only
     rel_error: float | None
+
+
+def interval_score(low: float, high: float, truth: float, alpha: Fraction = RANGE_ALPHA) -> float:
+    """Gneiting and Raftery's (2007) interval score of a central (1 - alpha) range, the Winkler score: its width,
+    plus 2/alpha times how far the truth fell outside it. Lower is better, and it is proper: a candidate scores
+    best, on average, by giving their real 10th and 90th percentiles, neither wider nor narrower."""
+    miss = float(2 / alpha)
+    return (high - low) + miss * max(0.0, low - truth) + miss * max(0.0, truth - high)
+
+
+def range_score(answer: LockedAnswer | None, truth: float, tolerance: Tolerance) -> float:
+    """An answer's interval score made scale-free: a share of the truth (of the question's tolerance band when the
+    truth is 0), capped at WIDEST_RANGE, which is also what a missing range scores (no answer, a skip, no range)."""
+    if answer is None or answer.skipped or answer.low is None or answer.high is None:
+        return WIDEST_RANGE
+    scale = abs(truth) or tolerance_band(truth, tolerance)
+    return min(WIDEST_RANGE, interval_score(answer.low, answer.high, truth) / scale)
+
+
+def range_points(answer: LockedAnswer | None, truth: float, tolerance: Tolerance) -> float:
+    """What a numeric answer earns in the live room, 0 to 1: its range score's distance from the widest, as a
+    share of it (an affine map of a proper score stays proper), less the share given up to hints."""
+    points = 1 - range_score(answer, truth, tolerance) / WIDEST_RANGE
+    return points * (1 - answer.hint_cost) if answer is not None else 0.0
 
 
 def _part_of(drill: Drill) -> dict[str, str]:
@@ -149,7 +179,9 @@ class Calibration:
         if off < -Fraction(str(CALIBRATION_MARGIN)):
             return "Your ranges are too narrow: the truth fell outside them more often than you claimed."
         if off > Fraction(str(CALIBRATION_MARGIN)):
-            return "Your ranges are wider than they need to be: you could claim more precision."
+            return (f"Your ranges held more often than the {CLAIMED_COVERAGE:.0%} you claimed, so they are likely wider "
+                    f"than they need to be: a range scores best when it is as tight as it can be and still holds "
+                    f"about {CLAIMED_COVERAGE:.0%} of the time.")
         return "Your ranges held about as often as you claimed. Well calibrated."
 
 

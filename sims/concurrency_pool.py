@@ -22,13 +22,15 @@ gets 20 429s and 5.03 s (the brief quotes about 19 and 5.2 s).
 """
 from __future__ import annotations
 
+import heapq
 import math
 import random
+from collections import deque
 from dataclasses import dataclass
 
 import simpy
 
-from sims._budget import run_within
+from sims._budget import BudgetExceeded, run_within
 from sims._params import check_bounds
 from sims._steps import occupancy_steps, step_area
 
@@ -97,6 +99,7 @@ class Lane:
     rejected: int
     makespan_s: float
     segments: tuple[tuple[int, str, float, float], ...]    # (call, state, start s, end s)
+    events: int = 0                     # events simulated, as SimPy counts them
 
 
 @dataclass(frozen=True)
@@ -105,6 +108,7 @@ class Result:
     seed: int
     fanout: Lane
     pool: Lane
+    events: int = 0                     # both lanes' events
 
 
 def _send_batch(params: Params, rng: random.Random, limit: int | None, name: str) -> Lane:
@@ -142,17 +146,111 @@ def _send_batch(params: Params, rng: random.Random, limit: int | None, name: str
 
     for index in range(params.calls):
         env.process(call(index))
-    run_within(env, EVENTS_PER_REFUSAL * (MAX_REFUSALS + params.calls), f"the {name} lane")
+    events = run_within(env, EVENTS_PER_REFUSAL * (MAX_REFUSALS + params.calls), f"the {name} lane")
     return Lane(name=name, limit=limit, rejected=rejected, makespan_s=env.now,
-                segments=tuple(sorted(segments, key=lambda s: (s[0], s[2], STATES.index(s[1])))))
+                segments=tuple(sorted(segments, key=lambda s: (s[0], s[2], STATES.index(s[1])))), events=events)
+
+
+# What a queued event is, and SimPy's priorities (a process's start before a timeout due at the same moment)
+_START, _GRANTED, _REFUSED, _SLEPT, _SERVED, _RELEASED = range(6)
+_URGENT, _NORMAL = 0, 1
+
+
+def _send_batch_unclocked(params: Params, rng: random.Random, limit: int | None, name: str) -> Lane:
+    """``_send_batch`` without SimPy's machinery: the same lane, event for event.
+
+    The events sit in a heap keyed as SimPy keys them (time, priority, the order they were scheduled
+    in), and each is handled as the call's process and ``simpy.Resource`` would handle it: a request
+    granted at once or queued first-come first-served, a release that is an event of its own whose
+    processing grants the next queued request. Without jitter many calls act at the same instant, so
+    that order decides who gets the provider's slots; the equivalence test compares both ways.
+    """
+    p = params
+    heap: list[tuple[float, int, int, int, int]] = []       # (time, priority, order, kind, call)
+    push, pop = heapq.heappush, heapq.heappop
+    order = 0
+    busy = users = rejected = 0
+    queued: deque[int] = deque()          # calls waiting for a pool slot, first come first served
+    sent = [0.0] * p.calls
+    started = [0.0] * p.calls
+    segments: list[tuple[int, str, float, float]] = []
+    add = segments.append
+    rnd, jitter, service_s, limit_r = rng.random, p.service_jitter, p.service_s, p.provider_limit
+    rtt, retry_after = p.rejection_rtt_s, p.retry_after_s
+    budget = EVENTS_PER_REFUSAL * (MAX_REFUSALS + p.calls)
+    for index in range(p.calls):
+        push(heap, (0.0, _URGENT, order, _START, index))
+        order += 1
+    events = now = 0
+    while heap:
+        now, _, _, kind, index = pop(heap)
+        events += 1
+        if events > budget:
+            raise BudgetExceeded(f"the {name} lane needed more than {budget:,} simulation events; "
+                                 "choose settings that do less work")
+        if kind == _START and limit is not None:
+            if users < limit:             # granted at once: the request is an event the call waits on
+                users += 1
+                push(heap, (now, _NORMAL, order, _GRANTED, index))
+                order += 1
+            else:
+                queued.append(index)
+            continue
+        if kind == _GRANTED and now > 0:
+            add((index, "waiting", 0.0, now))
+        elif kind == _REFUSED:
+            add((index, "429", sent[index], now))
+            push(heap, (now + retry_after, _NORMAL, order, _SLEPT, index))
+            order += 1
+            continue
+        elif kind == _SLEPT:
+            add((index, "backoff", sent[index] + rtt, now))
+        elif kind == _SERVED:
+            busy -= 1
+            add((index, "service", started[index], now))
+            if limit is not None:         # the release is an event; the call's process then ends
+                users -= 1
+                push(heap, (now, _NORMAL, order, _RELEASED, index))
+                order += 1
+            order += 1
+            events += 1                   # the process's end: counted, nothing waits on it
+            continue
+        elif kind == _RELEASED:
+            if queued:                    # the release grants the first request in line, one per release
+                users += 1
+                push(heap, (now, _NORMAL, order, _GRANTED, queued.popleft()))
+                order += 1
+            continue
+        # a call that may send: refused while the provider is full, else served
+        if busy >= limit_r:
+            rejected += 1
+            sent[index] = now
+            push(heap, (now + rtt, _NORMAL, order, _REFUSED, index))
+        else:
+            busy += 1
+            started[index] = float(now)
+            # uniform(-1, 1), inlined: drawn for every call, jitter or not, as service_time() does
+            push(heap, (now + service_s * (1.0 + jitter * (-1.0 + 2.0 * rnd())), _NORMAL, order, _SERVED, index))
+        order += 1
+    return Lane(name=name, limit=limit, rejected=rejected, makespan_s=now,
+                segments=tuple(sorted(segments, key=lambda s: (s[0], s[2], STATES.index(s[1])))), events=events)
 
 
 def run(params: Params, seed: int = 1) -> Result:
     """Send the batch by fan-out, then through the pool, each on a fresh provider."""
+    return _run(params, seed, _send_batch_unclocked)
+
+
+def run_on_simpy(params: Params, seed: int = 1) -> Result:
+    """``run`` with every call a SimPy process and the pool a ``simpy.Resource``: the reference."""
+    return _run(params, seed, _send_batch)
+
+
+def _run(params: Params, seed: int, send) -> Result:
     rng = random.Random(seed)
-    fanout = _send_batch(params, rng, None, "fan-out")
-    pool = _send_batch(params, rng, params.pool_size, f"pool of {params.pool_size}")
-    return Result(params=params, seed=seed, fanout=fanout, pool=pool)
+    fanout = send(params, rng, None, "fan-out")
+    pool = send(params, rng, params.pool_size, f"pool of {params.pool_size}")
+    return Result(params=params, seed=seed, fanout=fanout, pool=pool, events=fanout.events + pool.events)
 
 
 # ---- statistics: pure functions of the result ------------------------------------------------

@@ -25,8 +25,8 @@ def _retry_storm(result) -> tuple[tuple[str, ...], list[tuple]]:
 
 
 def _platform(result) -> tuple[tuple[str, ...], list[tuple]]:
-    names = tuple(f.name for f in dataclasses.fields(result.jobs[0])) if result.jobs else ("tenant",)
-    return names, [dataclasses.astuple(job) for job in result.jobs]
+    names = result.jobs[0]._fields if result.jobs else ("tenant",)
+    return names, [tuple(job) for job in result.jobs]
 
 
 def _partitions(result) -> tuple[tuple[str, ...], list[tuple]]:
@@ -36,8 +36,22 @@ def _partitions(result) -> tuple[tuple[str, ...], list[tuple]]:
                     in zip(result.times_s, result.replay_left, result.fresh_backlog)]
 
 
+def _cache_stampede(result) -> tuple[tuple[str, ...], list[tuple]]:
+    return ("key", "requested_s", "started_s", "ended_s"), list(result.queries)
+
+
+def _retry_chain(result) -> tuple[tuple[str, ...], list[tuple]]:
+    return ("request", "started_s", "ended_s", "user_waiting"), list(result.attempts)
+
+
+def _leases(result) -> tuple[tuple[str, ...], list[tuple]]:
+    return ("landed_s", "node", "token", "accepted"), list(result.writes)
+
+
 EVENT_TABLES = {"hot_shard": _hot_shard, "concurrency_pool": _concurrency_pool,
-                "retry_storm": _retry_storm, "platform": _platform, "partitions": _partitions}
+                "retry_storm": _retry_storm, "platform": _platform, "partitions": _partitions,
+                "cache_stampede": _cache_stampede, "retry_chain": _retry_chain,
+                "leases": _leases}
 
 
 def events(model: str, result) -> tuple[tuple[str, ...], list[tuple]]:

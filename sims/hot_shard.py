@@ -43,11 +43,13 @@ import heapq
 import itertools
 import math
 import random
+import threading
 from dataclasses import dataclass
 
+import numpy as np
 import simpy
 
-from sims._budget import run_within
+from sims._budget import BudgetExceeded, run_within
 from sims._params import check_bounds, flag
 from sims.stable_hash import pick_groups
 
@@ -99,7 +101,7 @@ class Params:
     def shard_capacity_rps(self) -> float:
         return self.servers_per_shard / self.service_s
 
-    @property
+    @functools.cached_property
     def key_rates(self) -> tuple[float, ...]:
         """Requests/s per key; index 0 is HOT_KEY."""
         ordinary = self.arrival_rps * (1.0 - self.hot_key_share) / self.ordinary_keys
@@ -120,6 +122,18 @@ def _placement(ordinary_keys: int, shards: int, per_key: int) -> tuple[tuple[int
 
 def offered_rps(params: Params, placement: tuple[tuple[int, ...], ...]) -> tuple[float, ...]:
     """Requests/s offered to each shard, a key's rate split evenly over its shards."""
+    if placement is place_keys(params) or placement == place_keys(params):
+        return _offered(params)
+    return _offered_by(params, placement)
+
+
+@functools.lru_cache(maxsize=64)
+def _offered(params: Params) -> tuple[float, ...]:
+    # a sum over 2,000 tenants, the same for every seed of a spread
+    return _offered_by(params, place_keys(params))
+
+
+def _offered_by(params: Params, placement: tuple[tuple[int, ...], ...]) -> tuple[float, ...]:
     load = [0.0] * params.shards
     for rate, groups in zip(params.key_rates, placement):
         for shard in groups:
@@ -140,6 +154,7 @@ class Result:
     jobs: tuple[tuple[int, int, float, float | None, float | None], ...]
     # one row per shard and sample: (time s, shard, waiting, in service)
     samples: tuple[tuple[float, int, int, int], ...]
+    events: int = 0                             # events simulated: arrivals, ticks (as SimPy counts them)
 
 
 class _Shard:
@@ -175,7 +190,179 @@ class _Shard:
 
 
 def run(params: Params, seed: int = 1) -> Result:
-    """Simulate ``params.duration_s`` seconds and return the flat record."""
+    """Simulate ``params.duration_s`` seconds and return the flat record.
+
+    The same run as ``run_on_simpy``, without SimPy's clock. Nothing in the model waits on anything
+    but time, so the run is two streams merged in time order: the arrivals (each draws its gap, its
+    key and its service time, in that order) and the monitor's ticks. A tie between the two goes,
+    as in SimPy, to the event scheduled first: the stream that did not move last. The equivalence
+    test (tests/test_sim_hot_shard.py) compares the two ways over many settings and seeds.
+    """
+    placement = place_keys(params)
+    down = frozenset(placement[0]) if params.bad_key_breaks_groups else frozenset()
+    shards = [_Shard(params.servers_per_shard, s in down) for s in range(params.shards)]
+    jobs: list[tuple[int, int, float, float | None, float | None]] = []
+    samples: list[tuple[float, int, int, int]] = []
+    first_key = 1 if params.bad_key_breaks_groups else 0
+    until, every = params.duration_s, params.sample_every_s
+    draws = _Draws(random.Random(seed), params, first_key)
+    pop, push, replace, add = heapq.heappop, heapq.heappush, heapq.heapreplace, jobs.append
+    single = params.groups_per_key == 1
+    home = [groups[0] for groups in placement] if single else None
+    healthy = None if single else _healthy_groups(params)
+    broken = [shard.broken for shard in shards]
+    free_at = [shard.free_at for shard in shards]          # one heap each, read in the hot loop
+    leaves_at = [shard.leaves_at for shard in shards]
+    budget = 2 * MAX_JOBS + MAX_SAMPLES
+    ticks = 0
+    servers = params.servers_per_shard
+
+    def tick(now: float) -> None:
+        # _Shard.in_system written out: sixteen shards a tick add up on the larger settings
+        for index, leaves in enumerate(leaves_at):
+            if broken[index]:
+                samples.append((now, index, shards[index].stuck, 0))
+                continue
+            while leaves and leaves[0] <= now:
+                pop(leaves)
+            present = len(leaves)
+            busy = present if present < servers else servers
+            samples.append((now, index, present - busy, busy))
+
+    tick(0.0)                                   # the monitor's first sample, before any arrival
+    times, keys, services = draws.next_block()
+    i, n = 0, len(times)
+    next_tick = every
+    arrival_first = True                        # at a tie: the arrivals' event was scheduled first
+    while True:
+        horizon = next_tick if next_tick < until else until
+        while True:
+            if i == n:                          # the block is used up: draw the next one, same stream
+                times, keys, services = draws.next_block()
+                i, n = 0, len(times)
+            now = times[i]
+            if not (now < horizon or (now == next_tick < until and arrival_first)):
+                break
+            key = keys[i]
+            if single:
+                chosen = home[key]
+            else:                               # the shortest healthy queue, the lowest index at a tie
+                choice = healthy[key]           # sorted
+                if len(choice) == 2:
+                    first, second = choice
+                    leaves, other = leaves_at[first], leaves_at[second]
+                    while leaves and leaves[0] <= now:
+                        pop(leaves)
+                    while other and other[0] <= now:
+                        pop(other)
+                    chosen = first if len(leaves) <= len(other) else second
+                elif len(choice) == 1:
+                    chosen = choice[0]
+                elif choice:
+                    chosen, fewest = -1, math.inf
+                    for g in choice:
+                        leaves = leaves_at[g]
+                        while leaves and leaves[0] <= now:
+                            pop(leaves)
+                        if len(leaves) < fewest:
+                            chosen, fewest = g, len(leaves)
+                else:                           # every group is broken: the fewest stuck
+                    chosen = min(placement[key], key=lambda g: (shards[g].stuck, g))
+            if broken[chosen]:
+                shards[chosen].stuck += 1
+                add((key, chosen, now, None, None))
+            else:
+                slots = free_at[chosen]
+                begin = now if now > slots[0] else slots[0]
+                leave = begin + services[i]
+                replace(slots, leave)
+                push(leaves_at[chosen], leave)
+                add((key, chosen, now, begin, leave))
+            i += 1
+            arrival_first = False
+        if next_tick >= until:
+            break
+        tick(next_tick)
+        next_tick = next_tick + every
+        arrival_first = True
+        ticks += 1
+        if len(jobs) + ticks > budget:          # a backstop: Params bounds the expected count well below
+            raise BudgetExceeded(f"the hot-shard run needed more than {budget:,} simulation events; "
+                                 "choose settings that do less work")
+    # as SimPy counts them: both processes' starts, every arrival and tick, and the stop at the end
+    return Result(params=params, seed=seed, placement=placement,
+                  shard_offered_rps=offered_rps(params, placement), down_shards=tuple(sorted(down)),
+                  jobs=tuple(jobs), samples=tuple(samples), events=len(jobs) + ticks + 3)
+
+
+def _logs(values: np.ndarray) -> np.ndarray:
+    """``math.log`` of each value: NumPy's own log may differ from the C library's in the last bit.
+
+    Negating and dividing the result in NumPy is exact IEEE arithmetic, as Python's own is.
+    """
+    return np.fromiter(map(math.log, values.tolist()), dtype=float, count=len(values))
+
+
+_THREAD = threading.local()             # each thread's own bit generator: sessions run side by side
+
+
+@functools.lru_cache(maxsize=64)
+def _healthy_groups(params: Params) -> tuple[tuple[int, ...], ...]:
+    # each key's shards the bad key has not broken, sorted: the same for every seed
+    placement = place_keys(params)
+    down = frozenset(placement[0]) if params.bad_key_breaks_groups else frozenset()
+    return tuple(tuple(g for g in groups if g not in down) for groups in placement)
+
+
+@functools.lru_cache(maxsize=64)
+def _cumulative_rates(params: Params, first_key: int) -> np.ndarray:
+    # the same for every seed: Python's running sum of the rates, as an array to search
+    return np.array(list(itertools.accumulate(params.key_rates[first_key:])))
+
+
+class _Draws:
+    """The arrivals' draws in blocks: each arrival's time, key and service time, from ``rng``'s own stream.
+
+    An arrival takes three of ``rng.random()``'s numbers, whatever the queues do: its key, its service
+    time and the gap to the next arrival (the first gap comes first). NumPy's MT19937, started from the
+    rng's state, gives the same numbers (both are the reference genrand_res53), so a block of them is
+    drawn at once; the logarithms are ``math.log``'s and the sums Python's, one by one, so every value
+    is the one ``rng.expovariate`` and the SimPy process would make.
+    """
+
+    def __init__(self, rng: random.Random, params: Params, first_key: int) -> None:
+        words = rng.getstate()[1]
+        bits = getattr(_THREAD, "bits", None)
+        if bits is None:                # made once per thread (a fresh one costs 0.2 ms); its state set per run
+            bits = _THREAD.bits = np.random.MT19937(0)
+        bits.state = {"bit_generator": "MT19937", "state": {"key": np.array(words[:624], dtype=np.uint32),
+                                                             "pos": words[624]}}
+        self.uniform = np.random.Generator(bits).random
+        self.cumulative = _cumulative_rates(params, first_key)
+        self.total_rate = float(self.cumulative[-1])
+        self.service_rate = 1.0 / params.service_s
+        self.first_key = first_key
+        expected = self.total_rate * params.duration_s                  # a poison workload's own are left out
+        self.block = int(expected + 3.0 * math.sqrt(expected)) + 16     # one block nearly always does
+        self.more = int(3.0 * math.sqrt(expected)) + 64                 # and when not, a little more
+        self.now = 0.0
+        self.pending_gap = -math.log(1.0 - self.uniform()) / self.total_rate   # drawn first, before any key
+
+    def next_block(self) -> tuple[list[float], list[int], list[float]]:
+        size, self.block = self.block, self.more
+        u = self.uniform(3 * size).reshape(size, 3)                     # (key, service, next gap) per arrival
+        rate, service_rate = self.total_rate, self.service_rate
+        keys = (self.first_key + np.searchsorted(self.cumulative, u[:, 0] * rate, side="right")).tolist()
+        services = (-_logs(1.0 - u[:, 1]) / service_rate).tolist()
+        gaps = [self.pending_gap] + (-_logs(1.0 - u[:, 2]) / rate).tolist()
+        self.pending_gap = gaps.pop()
+        times = list(itertools.accumulate(gaps, initial=self.now))[1:]
+        self.now = times[-1]
+        return times, keys, services
+
+
+def run_on_simpy(params: Params, seed: int = 1) -> Result:
+    """The model as two SimPy processes: the reference ``run`` must equal, event for event."""
     rng = random.Random(seed)
     env = simpy.Environment()
     placement = place_keys(params)
@@ -214,10 +401,10 @@ def run(params: Params, seed: int = 1) -> Result:
     env.process(arrivals())
     env.process(monitor())
     # one event per request and one per monitor tick; the checks in Params keep both bounded
-    run_within(env, 2 * MAX_JOBS + MAX_SAMPLES + 10, "the hot-shard run", until=params.duration_s)
+    events = run_within(env, 2 * MAX_JOBS + MAX_SAMPLES + 10, "the hot-shard run", until=params.duration_s)
     return Result(params=params, seed=seed, placement=placement,
                   shard_offered_rps=offered_rps(params, placement), down_shards=tuple(sorted(down)),
-                  jobs=tuple(jobs), samples=tuple(samples))
+                  jobs=tuple(jobs), samples=tuple(samples), events=events + 1)
 
 
 # ---- statistics: pure functions of the result ------------------------------------------------

@@ -8,12 +8,13 @@ drill's numbers. Other models add entries to ``PRESETS`` the same way.
 """
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import math
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
-from sims import concurrency_pool, hot_shard, partitions, platform, retry_storm
+from sims import cache_stampede, concurrency_pool, hot_shard, leases, partitions, platform, retry_chain, retry_storm
 
 _partitions_params = partitions.Params
 
@@ -56,11 +57,32 @@ def _replay(buckets: int, horizon_s: float, *, partitions: float, partition_capa
                               buckets=buckets, pending=pending, horizon_s=horizon)
 
 
+_STORM_INPUTS = ("after_hang_minutes", "a_pool_per_process", "processes", "rate_a_per_s", "breaker_probe_s",
+                 "peak_calls_per_s", "call_s")
+
+
 def _storm(jitter: bool) -> Callable[..., object]:
     """The retry-storm run for a drill's outage: the breakers open when A stops hanging and starts failing,
-    so A is back `after_hang_minutes` later, with each process's pool for A parked behind its breaker."""
-    return lambda after_hang_minutes, a_pool_per_process: retry_storm.Params(
-        jitter=jitter, outage_s=60.0 * after_hang_minutes, in_flight_per_process=round(a_pool_per_process))
+    so A is back `after_hang_minutes` later, with each process's pool for A parked behind its breaker, on the
+    drill's fleet, provider limit and peak demand."""
+    return lambda after_hang_minutes, a_pool_per_process, processes, rate_a_per_s, breaker_probe_s, \
+        peak_calls_per_s, call_s: retry_storm.Params(
+            jitter=jitter, outage_s=60.0 * after_hang_minutes, in_flight_per_process=round(a_pool_per_process),
+            processes=round(processes), provider_limit_per_s=round(rate_a_per_s), probe_interval_s=breaker_probe_s,
+            demand_per_s=peak_calls_per_s, call_s=call_s)
+
+
+_TENANT_INPUTS = ("tenants", "acme_normal_rate", "acme_storm_rate", "storm_minutes", "storm_arrivals", "slots",
+                  "job_seconds")
+
+
+def _tenant_groups(tenants: float, acme_normal_rate: float, acme_storm_rate: float, storm_minutes: float,
+                   storm_arrivals: float, slots: float, job_seconds: float) -> object:
+    """The tenant-group run for a drill's storm: the stock run's shape, on the drill's traffic and fleet."""
+    stock = hot_shard.tenant_groups(multiplier=acme_storm_rate / acme_normal_rate, tenants=int(tenants),
+                                    duration_s=60.0 * storm_minutes)
+    return dataclasses.replace(stock, hot_key_share=acme_storm_rate / storm_arrivals, arrival_rps=storm_arrivals,
+                               servers_per_shard=max(1, math.floor(slots / stock.shards)), service_s=job_seconds)
 
 
 def _mirrors(own: str, **formulas: str) -> dict[str, str | None]:
@@ -76,6 +98,65 @@ _STORM = _mirrors("stage_s after_s", processes="processes", in_flight_per_proces
                   provider_limit_per_s="rate_a_per_s", probe_interval_s="breaker_probe_s",
                   outage_s="60 * after_hang_minutes", demand_per_s="peak_calls_per_s", call_s="call_s")
 _PARTITION = {name: name for name in _PARTITION_INPUTS}
+
+
+_STAMPEDE_LEAD_S = 1.0                  # the hot keys expire this long into a cache-stampede run
+
+
+def _hot_key_expiry(hot_rate: float, query_s: float, db_slots: float) -> object:
+    """One hot key expiring with nothing to stop the stampede; the run lasts until the database should have
+    worked through every miss (a tenth over the floor, requests x query time over slots)."""
+    floor_s = hot_rate * query_s * query_s / db_slots
+    return cache_stampede.Params(request_rate_per_s=hot_rate, recompute_s=query_s, db_slots=int(db_slots),
+                                 expires_in_s=_STAMPEDE_LEAD_S, duration_s=_STAMPEDE_LEAD_S + 1.1 * floor_s + 1.0)
+
+
+def _jittered_sections(section_keys: float, section_rate: float, query_s: float, db_slots: float,
+                       jitter_s: float) -> object:
+    """Keys written together, their expiry spread over `jitter_s`, rebuilt one query per key (coalesced)."""
+    drain_s = math.ceil(section_keys / db_slots) * query_s
+    return cache_stampede.Params(request_rate_per_s=section_rate, keys=int(section_keys), recompute_s=query_s,
+                                 db_slots=int(db_slots), jitter_s=jitter_s, policy="coalesce",
+                                 expires_in_s=_STAMPEDE_LEAD_S,
+                                 duration_s=_STAMPEDE_LEAD_S + jitter_s + drain_s + 1.0)
+
+
+_STAMPEDE_OWN = "ttl_s expires_in_s duration_s"
+
+
+def _chain(fault: str, budget: bool) -> Callable[..., object]:
+    """A retry-chain run for a drill's chain: its depth, retries, timeouts, deadline and budget. The traffic is
+    the model's own (a few hundred requests): every figure asked for is per request."""
+    def build(depth: float, retries: float, timeout_s: float, deadline_s: float, budget_ratio: float) -> object:
+        return retry_chain.Params(depth=int(depth), retries=int(retries), timeout_s=timeout_s, deadline_s=deadline_s,
+                                  budget_ratio=budget_ratio, fault=fault, budget=budget,
+                                  request_rate_per_s=20.0 if budget else 5.0, duration_s=20.0 if budget else 4.0)
+    return build
+
+
+_LEASE_INPUTS = ("lease_s", "renew_every_s", "since_renew", "pause_s", "write_rate", "poll_s", "clock_step_s")
+
+
+def _lease(fault: str) -> Callable[..., object]:
+    """A lease run for a drill's numbers: the fault strikes `since_renew` after A's second renewal. A pause lasts
+    `pause_s`; a partition outlasts the lease and the clock step, so A finds out only from its own clock."""
+    def build(lease_s: float, renew_every_s: float, since_renew: float, pause_s: float, write_rate: float,
+              poll_s: float, clock_step_s: float) -> object:
+        fault_at = 2 * renew_every_s + since_renew
+        pause = fault == "pause"
+        fault_s = pause_s if pause else lease_s + clock_step_s + 5.0
+        return leases.Params(lease_s=lease_s, renew_every_s=renew_every_s, write_every_s=1.0 / write_rate,
+                             fault=fault, fault_at_s=fault_at, fault_s=fault_s, poll_s=poll_s,
+                             clock_step_s=0.0 if pause else clock_step_s, duration_s=fault_at + fault_s + 5.0)
+    return build
+
+
+_LEASE = dict(lease_s="lease_s", renew_every_s="renew_every_s", fault_at_s="2 * renew_every_s + since_renew",
+              write_every_s="1 / write_rate", poll_s="poll_s")
+_LEASE_WRITTEN = (10.0, 3.0, 1.3, 18.0, 2.0, 0.25, 4.0)   # the split-brain drill as written
+
+_CHAIN_INPUTS = ("depth", "retries", "timeout_s", "deadline_s", "budget_ratio")
+_CHAIN = _mirrors("request_rate_per_s duration_s dependency_s slow_s", **{name: name for name in _CHAIN_INPUTS})
 
 
 def _entries(*presets: SimPreset) -> dict[str, SimPreset]:
@@ -94,9 +175,7 @@ PRESETS: dict[str, SimPreset] = _entries(
     SimPreset("hot_shard.tenant_groups", "hot_shard", hot_shard.tenant_groups(),
               "neighbour_mean_wait_s", "s",
               "Mean wait of the noisy tenant's neighbours, 4 worker groups",
-              inputs=("tenants", "acme_normal_rate", "acme_storm_rate", "storm_minutes"),
-              build=lambda tenants, acme_normal_rate, acme_storm_rate, storm_minutes: hot_shard.tenant_groups(
-                  multiplier=acme_storm_rate / acme_normal_rate, tenants=int(tenants), duration_s=60.0 * storm_minutes),
+              inputs=_TENANT_INPUTS, build=_tenant_groups,
               mirrors=_mirrors("groups_per_key sample_every_s", shards="hash_groups", ordinary_keys="tenants - 1",
                                hot_key_share="acme_storm_rate / storm_arrivals", arrival_rps="storm_arrivals",
                                servers_per_shard="floor(slots / hash_groups)", service_s="job_seconds",
@@ -118,10 +197,33 @@ PRESETS: dict[str, SimPreset] = _entries(
               "pool.makespan_s", "s", "Time for a pool of 10 to finish"),
     SimPreset("retry_storm.no_jitter_peak", "retry_storm", retry_storm.Params(jitter=False),
               "peak_calls_per_s", "calls/s", "Calls reaching the provider in the worst second, no jitter",
-              inputs=("after_hang_minutes", "a_pool_per_process"), build=_storm(jitter=False), mirrors=_STORM),
+              inputs=_STORM_INPUTS, build=_storm(jitter=False), mirrors=_STORM),
     SimPreset("retry_storm.jitter_peak", "retry_storm", retry_storm.Params(jitter=True),
               "peak_calls_per_s", "calls/s", "Worst second with jitter, a shared breaker and a ramp",
-              inputs=("after_hang_minutes", "a_pool_per_process"), build=_storm(jitter=True), mirrors=_STORM),
+              inputs=_STORM_INPUTS, build=_storm(jitter=True), mirrors=_STORM),
+    SimPreset("cache_stampede.hot_key_busy", "cache_stampede", _hot_key_expiry(2_400.0, 0.6, 40),
+              "db_busy_s", "s", "Seconds the database stays busy after the hot key expires, nothing coalesced",
+              inputs=("hot_rate", "query_s", "db_slots"), build=_hot_key_expiry,
+              mirrors=_mirrors(_STAMPEDE_OWN + " keys jitter_s", request_rate_per_s="hot_rate",
+                               recompute_s="query_s", db_slots="db_slots")),
+    SimPreset("cache_stampede.jitter_peak", "cache_stampede", _jittered_sections(320, 1_500.0, 0.6, 40, 20.0),
+              "peak_db_in_flight", "queries", "Most rebuild queries at the database at once, expiry jittered",
+              inputs=("section_keys", "section_rate", "query_s", "db_slots", "jitter_s"), build=_jittered_sections,
+              mirrors=_mirrors(_STAMPEDE_OWN, request_rate_per_s="section_rate", keys="section_keys",
+                               recompute_s="query_s", db_slots="db_slots", jitter_s="jitter_s")),
+    SimPreset("retry_chain.budget_amplification", "retry_chain", _chain("errors", True)(3, 3, 1.0, 2.5, 0.1),
+              "attempts_per_request", "attempts", "Attempts per user request at the failing dependency, budgets at "
+              "every layer", inputs=_CHAIN_INPUTS, build=_chain("errors", True), mirrors=_CHAIN),
+    SimPreset("retry_chain.orphaned_pct", "retry_chain", _chain("slow", False)(3, 3, 1.0, 2.5, 0.1),
+              "orphaned_pct", "%", "Share of the hanging dependency's attempts started after the user gave up",
+              inputs=_CHAIN_INPUTS, build=_chain("slow", False), mirrors=_CHAIN),
+    SimPreset("leases.pause_wake", "leases", _lease("pause")(*_LEASE_WRITTEN), "wake_after_takeover_s", "s",
+              "How long the standby had led when the paused leader woke", inputs=_LEASE_INPUTS, build=_lease("pause"),
+              mirrors=_mirrors("margin_s write_s clock_step_s duration_s", fault_s="pause_s", **_LEASE)),
+    SimPreset("leases.step_stale", "leases", _lease("partition")(*_LEASE_WRITTEN), "stale_accepted", "writes",
+              "Old leader's writes accepted after the standby took over, clock stepped back",
+              inputs=_LEASE_INPUTS, build=_lease("partition"),
+              mirrors=_mirrors("margin_s write_s fault_s duration_s", clock_step_s="clock_step_s", **_LEASE)),
     SimPreset("platform.peak_in_flight", "platform", platform.Params.for_scenario("baseline"),
               "jobs_in_flight", "jobs", "Jobs in flight at the weekday peak"),
     SimPreset("platform.break1_growth", "platform", platform.Params.for_scenario("break1_fifo"),

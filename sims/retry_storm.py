@@ -29,12 +29,14 @@ A in one second without jitter, against a limit of 3,000/min = 50 calls/s.
 """
 from __future__ import annotations
 
+import heapq
+import math
 import random
 from dataclasses import dataclass
 
 import simpy
 
-from sims._budget import run_within
+from sims._budget import BudgetExceeded, run_within
 from sims._params import check_bounds, flag
 from sims._steps import occupancy_steps, step_area
 
@@ -92,10 +94,11 @@ class Result:
     # one row per call: (time s, process, kind "probe" | "parked" | "fresh", to_provider, ok)
     calls: tuple[tuple[float, int, str, bool, bool], ...]
     recovered_at_s: float | None        # when the first breaker closed, or None
+    events: int = 0                     # events simulated, as SimPy counts them
 
 
-def run(params: Params, seed: int = 1) -> Result:
-    """Simulate from the breakers opening to ``after_s`` past recovery."""
+def run_on_simpy(params: Params, seed: int = 1) -> Result:
+    """The model as SimPy processes (one per worker, the fresh demand, each late parked call): the reference."""
     rng = random.Random(seed)
     env = simpy.Environment()
     calls: list[tuple[float, int, str, bool, bool]] = []
@@ -159,10 +162,134 @@ def run(params: Params, seed: int = 1) -> Result:
     for process in range(params.processes):
         env.process(worker(process))
     env.process(fresh_demand())
-    run_within(env, EVENTS_PER_CALL * MAX_CALLS + params.processes, "the retry storm", until=params.end_s)
+    events = run_within(env, EVENTS_PER_CALL * MAX_CALLS + params.processes, "the retry storm", until=params.end_s)
+    return _result(params, seed, calls, events + 1)
+
+
+def _result(params: Params, seed: int, calls: list, events: int) -> Result:
     closes = [t for t, _, kind, to_a, ok in calls if kind == "probe" and ok]
     return Result(params=params, seed=seed, calls=tuple(calls),
-                  recovered_at_s=min(closes) if closes else None)
+                  recovered_at_s=min(closes) if closes else None, events=events)
+
+
+# SimPy's event priorities: a process's start comes before a timeout due at the same moment
+_URGENT, _NORMAL = 0, 1
+_PROBE, _LATE, _LATE_START = 0, 1, 2     # what a queued event is: a worker's probe, a late parked call, its start
+
+
+def run(params: Params, seed: int = 1) -> Result:
+    """Simulate from the breakers opening to ``after_s`` past recovery.
+
+    The same run as ``run_on_simpy`` without SimPy's machinery: its events in a heap keyed as SimPy keys
+    them (time, priority, the order they were scheduled in), each handled as its process would handle
+    it, and the fresh demand (most of the events) kept beside the heap as the one stream it is. A
+    process's end is counted but not queued: nothing waits on it. The equivalence test
+    (tests/test_sim_retry_storm.py) compares both ways over many settings and seeds.
+    """
+    p = params
+    rng = random.Random(seed)
+    rnd, getrandbits, log = rng.random, rng.getrandbits, math.log
+    calls: list[tuple[float, int, str, bool, bool]] = []
+    add = calls.append
+    jitter, interval, outage, until = p.jitter, p.probe_interval_s, p.outage_s, p.end_s
+    half, stage_s, demand, processes = p.probe_interval_s / 2, p.stage_s, p.demand_per_s, p.processes
+    bits = processes.bit_length()          # randrange(processes), inlined: the same draws
+    closed = [False] * processes
+    parked = [p.in_flight_per_process] * processes
+    ramp_from: float | None = None
+    last_probe = -math.inf
+    heap: list[tuple[float, int, int, int, int, float]] = []   # (time, priority, order, kind, process, delay)
+    push, pop = heapq.heappush, heapq.heappop
+    order = 0
+    ended = 0                              # processes that have returned: one event each
+
+    def gap() -> float:
+        return interval * (0.5 + rnd()) if jitter else interval      # uniform(0.5, 1.5), inlined
+
+    # the processes start in the order they were made: the workers, then the fresh demand
+    for process in range(processes):
+        push(heap, (gap(), _NORMAL, order, _PROBE, process, 0.0))
+        order += 1
+    fresh_at, fresh_order = max(0.0, outage - LEAD_S), order
+    order += 1
+    fresh_started = False
+    events = processes + 1                 # the starts
+    budget = EVENTS_PER_CALL * MAX_CALLS + processes
+    while True:
+        if heap:
+            head = heap[0]
+            fresh_first = fresh_at < head[0] or (fresh_at == head[0] and (_NORMAL, fresh_order) < head[1:3])
+        else:
+            fresh_first = True
+        if fresh_first:
+            now = fresh_at
+            if now >= until:
+                break
+            events += 1
+            if fresh_started:
+                process = getrandbits(bits)
+                while process >= processes:
+                    process = getrandbits(bits)
+                if jitter:
+                    share = 0.0
+                    if ramp_from is not None:
+                        share = RAMP_SHARES[min(int((now - ramp_from) // stage_s), len(RAMP_SHARES) - 1)]
+                    to_provider = rnd() < share
+                else:
+                    to_provider = closed[process]
+                add((now, process, "fresh", to_provider, True))
+            fresh_started = True
+            if demand > 0:
+                fresh_at, fresh_order = now + (-log(1.0 - rnd()) / demand), order
+                order += 1
+            else:
+                fresh_at, ended = math.inf, ended + 1
+            continue
+        now, _, _, kind, process, delay = head
+        if now >= until:
+            break
+        pop(heap)
+        events += 1
+        if kind == _LATE_START:
+            push(heap, (now + delay, _NORMAL, order, _LATE, process, 0.0))
+            order += 1
+            continue
+        if kind == _LATE:
+            add((now, process, "parked", True, True))
+            ended += 1
+            continue
+        if not (jitter and ramp_from is not None):
+            if jitter and now - last_probe < half:
+                push(heap, (now + gap(), _NORMAL, order, _PROBE, process, 0.0))
+                order += 1
+                continue
+            last_probe = now
+            up = now >= outage
+            add((now, process, "probe", True, up))
+            if not up:
+                push(heap, (now + gap(), _NORMAL, order, _PROBE, process, 0.0))
+                order += 1
+                continue
+            parked[process] -= 1
+        ended += 1
+        if not jitter:
+            closed[process] = True
+            calls.extend((now, process, "parked", True, True) for _ in range(parked[process]))
+            continue
+        if ramp_from is None:
+            ramp_from = now
+        for _ in range(parked[process]):
+            if rnd() < RAMP_SHARES[0]:
+                stage_left = ramp_from + stage_s - now
+                push(heap, (now, _URGENT, order, _LATE_START, process, max(0.0, stage_left) * rnd()))
+                order += 1
+            else:
+                add((now, process, "parked", False, True))
+        if events > budget:
+            raise BudgetExceeded(f"the retry storm needed more than {budget:,} simulation events; "
+                                 "choose settings that do less work")
+    # as SimPy counts them: every event before the end, each process's return, and the stop at the end
+    return _result(p, seed, calls, events + ended + 1)
 
 
 # ---- statistics: pure functions of the result ------------------------------------------------

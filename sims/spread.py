@@ -3,24 +3,28 @@
 A figure is named by its key in the model's ``summary()`` (dotted for nested summaries), so each
 worker sends back a number, not a 2 MB run.
 
-Workers are forked, on Linux only, for one spread: they start in milliseconds with the models already
-imported, and they only compute and send back numbers (no imports, no printing, no locks of the
-caller's other threads). Their garbage collector skips what they were forked with (``gc.freeze``),
+Workers are forked, on Linux only, on the first spread and kept warm for the next ones (one pool per
+size, per process): they start with the models already imported, and they only compute and send back
+numbers (no imports, no printing, no locks of the caller's other threads). Their garbage collector skips what they were forked with (``gc.freeze``),
 so a big caller such as the Streamlit server does not slow their runs down. The other start methods
 re-run the main module in each worker, and under Streamlit that is the page script; so where fork
 is not the way, the runs happen in the caller, one after another.
 """
 from __future__ import annotations
 
+import atexit
 import gc
 import importlib
 import multiprocessing
 import os
 import sys
+import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 
 MAX_PROCESSES = 8
+MODELS = ("concurrency_pool", "hot_shard", "platform", "retry_storm")   # what a warm worker has imported
 
 
 def percentile(values: Iterable[float], q: float) -> float | None:
@@ -81,12 +85,53 @@ def figures(model: str, params: object, seeds: Iterable[int], path: str, *, proc
             if progress is not None:
                 progress(len(found), len(seeds))
         return [found[seed] for seed in seeds]
-    importlib.import_module(f"sims.{model}")          # imported once here, before the workers fork
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
-                             initializer=gc.freeze) as pool:
-        pending: dict[Future, int] = {pool.submit(figure, model, params, seed, path): seed for seed in seeds}
-        for done in as_completed(pending):
-            found[pending[done]] = done.result()
-            if progress is not None:
-                progress(len(found), len(seeds))
+    for fresh in (False, True):
+        pool = _warm_pool(workers, model)
+        try:
+            pending: dict[Future, int] = {pool.submit(figure, model, params, seed, path): seed
+                                          for seed in seeds if seed not in found}
+            for done in as_completed(pending):
+                found[pending[done]] = done.result()
+                if progress is not None:
+                    progress(len(found), len(seeds))
+            break
+        except BrokenProcessPool:
+            # a worker died (killed, out of memory): fork a fresh pool once for the runs still to do
+            with _POOLS_LOCK:
+                if _POOLS.get(workers) is pool:
+                    del _POOLS[workers]
+            if fresh:
+                raise
     return [found[seed] for seed in seeds]
+
+
+# Worker pools kept warm between spreads, one per size: forking costs tens of milliseconds and a fresh
+# worker's first run pays for what the fork did not copy hot, and a page asks for spreads again and again.
+_POOLS: dict[int, ProcessPoolExecutor] = {}
+_POOLS_LOCK = threading.Lock()
+
+
+def _warm_pool(workers: int, model: str) -> ProcessPoolExecutor:
+    """The process's pool of ``workers`` forked workers, made on first use with ``sims.<model>`` imported."""
+    with _POOLS_LOCK:
+        pool = _POOLS.get(workers)
+        if pool is None:
+            for name in MODELS:                        # imported here, before the workers fork
+                importlib.import_module(f"sims.{name}")
+            importlib.import_module(f"sims.{model}")
+            pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
+                                       initializer=gc.freeze)
+            _POOLS[workers] = pool
+        return pool
+
+
+def close_pools() -> None:
+    """Stop every warm pool's workers (at exit, and in tests that need a clean slate)."""
+    with _POOLS_LOCK:
+        pools = list(_POOLS.values())
+        _POOLS.clear()
+    for pool in pools:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+atexit.register(close_pools)

@@ -1,6 +1,9 @@
 """`python -m tests`: the project's one test command (README), also called by .ci/run.
 
-Checks the Debian packages some tests drive are there (installing them as root), then runs pytest.
+Checks the Debian packages some tests drive are there (installing them as root), then runs pytest twice: the
+whole selection, then its AppTest tests again in plain mode (FAULTLINES_PLAIN_STREAMLIT=1, tests/plain_mode.py), so
+the app is shown to keep its promises with every lean on Streamlit's internals turned off. `--no-plain` skips the
+second pass (a quick local run); CI never passes it.
 """
 from __future__ import annotations
 
@@ -11,6 +14,8 @@ import sys
 from pathlib import Path
 
 CHROMIUM = Path("/usr/bin/chromium")
+PLAIN_MODE_ENV = "FAULTLINES_PLAIN_STREAMLIT"   # ui.runtime.seam.PLAIN_ENV (not imported: tests run before the app)
+NO_TESTS_COLLECTED = 5   # pytest.ExitCode.NO_TESTS_COLLECTED
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -62,11 +67,26 @@ def main(argv: list[str]) -> int:
     install_node_tools()   # after the Debian packages, which may just have brought npm
     import pytest
 
+    plain_pass = "--no-plain" not in argv
+    argv = [a for a in argv if a != "--no-plain"]
     # Settings live here rather than in a top-level pytest.ini, to keep the top level to the design card.
     targets = [] if any(Path(a.split("::")[0]).exists() for a in argv) else [str(ROOT / "tests")]
-    code = pytest.main(["-q", "-ra", "-p", "no:cacheprovider", "-o", "timeout=600", "--rootdir", str(ROOT),
-                        *parallel(argv), "--durations=25", *targets, *argv])
-    return int(code)
+    common = ["-q", "-ra", "-p", "no:cacheprovider", "-o", "timeout=600", "--rootdir", str(ROOT), *parallel(argv)]
+    code = int(pytest.main([*common, "--durations=25", *targets, *argv]))
+    if not plain_pass:
+        return code
+    print(f"\nThe AppTest tests again in plain mode ({PLAIN_MODE_ENV}=1)…", flush=True)
+    before = os.environ.get(PLAIN_MODE_ENV)
+    os.environ[PLAIN_MODE_ENV] = "1"   # read by ui.runtime.seam on every call, and inherited by xdist's workers
+    try:
+        plain = int(pytest.main([*common, "-p", "tests.plain_mode", "--durations=10", *targets, *argv]))
+    finally:
+        if before is None:
+            del os.environ[PLAIN_MODE_ENV]
+        else:
+            os.environ[PLAIN_MODE_ENV] = before
+    # No AppTest among the selected tests is no failure of the second pass.
+    return code or (0 if plain == NO_TESTS_COLLECTED else plain)
 
 
 if __name__ == "__main__":

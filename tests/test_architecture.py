@@ -356,3 +356,59 @@ def test_tests_run_websocket_coroutines_off_the_main_thread():
     offenders = [p.name for p in sorted((ROOT / "tests").glob("test_*.py"))
                  if p.name != Path(__file__).name and re.search(r"\basyncio\.run\(", p.read_text())]
     assert offenders == []
+
+
+# ---- Streamlit's internals are reached through one module ------------------------------------------------
+
+SEAM = "ui/runtime/seam.py"
+# What Streamlit documents as importable; anything else under streamlit (runtime, proto, web, config, errors, ...)
+# is its inside, which only the seam may import.
+STREAMLIT_PUBLIC = {"streamlit", "streamlit.components.v1"}
+APP_CODE = ("app.py", "pages", "ui", "drills", "sims", "labs", "deploy")
+
+
+def _streamlit_internals(path: Path) -> set[str]:
+    """The Streamlit modules below its documented API that `path` imports, wherever (a function's body too), also
+    through importlib or __import__ with a literal name, and `from streamlit import runtime` of a submodule."""
+    import importlib.util
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name.split(".")[0] == "streamlit")
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0 \
+                and node.module.split(".")[0] == "streamlit":
+            found.add(node.module)
+            if node.module == "streamlit":
+                found.update(f"streamlit.{alias.name}" for alias in node.names
+                             if importlib.util.find_spec(f"streamlit.{alias.name}") is not None)
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
+                and isinstance(node.args[0].value, str) and node.args[0].value.startswith("streamlit") \
+                and getattr(node.func, "attr", getattr(node.func, "id", "")) in {"import_module", "__import__"}:
+            found.add(node.args[0].value)
+    return found - STREAMLIT_PUBLIC
+
+
+def _app_files() -> list[Path]:
+    return [p for name in APP_CODE for p in sorted([ROOT / name] if name.endswith(".py") else (ROOT / name).rglob("*.py"))]
+
+
+def test_only_the_seam_imports_streamlit_internals():
+    offenders = {p.relative_to(ROOT).as_posix(): sorted(found) for p in _app_files()
+                 if p.relative_to(ROOT).as_posix() != SEAM and (found := _streamlit_internals(p))}
+    assert offenders == {}, "reach Streamlit's internals through ui/runtime/seam.py, with a fallback"
+    assert _streamlit_internals(ROOT / SEAM), "the seam is where the internals are imported"
+
+
+def test_the_internals_scan_sees_each_way_of_importing_them(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("import streamlit as st\n"
+                     "import streamlit.components.v1 as components\n"
+                     "from streamlit import config\n"
+                     "def later():\n"
+                     "    from streamlit.runtime.scriptrunner import get_script_run_ctx\n"
+                     "    import streamlit.proto.ClientState_pb2\n"
+                     "    importlib.import_module('streamlit.web.server')\n", encoding="utf-8")
+    assert _streamlit_internals(probe) == {"streamlit.config", "streamlit.runtime.scriptrunner",
+                                           "streamlit.proto.ClientState_pb2", "streamlit.web.server"}

@@ -27,3 +27,13 @@ def test_a_live_threads_cpu_is_counted_below_one_tick():
     worker.join()
     assert 0.003 <= after - before < 1.0
     assert after <= process_cpu_s(os.getpid()) + 0.02   # the same clock as the process's own, to a tick or two
+
+
+def test_a_class_of_up_to_1000_websocket_sessions_may_run_and_no_more():
+    from bench.bench_load import sessions_refused
+
+    assert sessions_refused([500], ["ws"]) is None
+    assert sessions_refused([1000], ["ws", "ws-bare"]) is None
+    assert "1,000" in sessions_refused([1001], ["ws"])
+    assert sessions_refused([0], ["ws"]) is not None
+    assert sessions_refused([61], ["ws", "browser"]) is not None    # Chromium contexts stay few

@@ -304,27 +304,30 @@ def _vary_given(name: str, vary: dict):
     return mutate
 
 
-def test_varying_a_given_the_retry_storm_run_hard_codes_is_refused_at_the_given(content):
-    path = _variant(content, "probe_varies", _vary_given("breaker_probe_s", {"choices": [20, 30, 40]}))
-    errors = _errors_for(content, "probe_varies.yaml")
-    assert {e.message.split("'")[1] for e in errors} == {"retry_storm.no_jitter_peak", "retry_storm.jitter_peak"}
+def test_varying_a_given_a_run_hard_codes_is_refused_at_the_given(content):
+    # The tenant-group run follows the fleet and the storm but keeps its 4 groups, the stock run of the
+    # celebrity sim too: drawing the number of hash groups would grade against runs of another fleet.
+    path = _variant(content, "groups_vary", _vary_given("hash_groups", {"choices": [4, 5]}))
+    errors = _errors_for(content, "groups_vary.yaml")
+    assert {e.message.split("'")[1] for e in errors} == {"hot_shard.tenant_groups", "hot_shard.celebrity_4"}
     for error in errors:
-        assert error.path.endswith("(breaker_probe_s).vary")
+        assert error.path.endswith("(hash_groups).vary")
         assert _line_of(path, error.line).strip() == "vary:"
-        assert "still runs probe_interval_s=30 where this drill's breaker_probe_s gives" in error.message
-        assert "add breaker_probe_s" in error.message
+        assert "still runs " in error.message and "where this drill's " in error.message
+    assert any("still runs shards=4 where this drill's hash_groups gives 5" in e.message for e in errors)
+    assert all("hash_groups" in e.message.rsplit(" or ", 1)[-1] for e in errors)
 
 
 def test_a_given_the_simulations_state_differently_is_refused_even_without_variants(content):
     def mutate(data):
-        next(g for g in data["givens"] if g["name"] == "processes")["value"] = 50
-    _variant(content, "more_processes", mutate)
-    errors = _errors_for(content, "more_processes.yaml")
+        next(g for g in data["givens"] if g["name"] == "hash_groups")["value"] = 5
+    _variant(content, "more_groups", mutate)
+    errors = _errors_for(content, "more_groups.yaml")
     assert errors and all("the run contradicts the drill as written" in e.message for e in errors)
     messages = " | ".join(e.message for e in errors)
-    assert "'retry_storm.no_jitter_peak'" in messages
-    assert "runs processes=40 where this drill's processes gives 50" in messages
-    assert "runs servers_per_shard=50 where this drill's floor(slots / hash_groups) gives 62" in messages
+    assert "'hot_shard.tenant_groups'" in messages and "'hot_shard.celebrity_4'" in messages
+    assert "runs shards=4 where this drill's hash_groups gives 5" in messages
+    assert "runs servers_per_shard=50 where this drill's floor(slots / hash_groups) gives 40" in messages
 
 
 def test_the_guide_lists_the_names_each_embeddable_preset_reads():

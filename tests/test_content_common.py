@@ -12,11 +12,14 @@ import pytest
 
 from drills import lint
 from drills.draws import sample_draws
-from tests import test_content_hot_tenant, test_content_one_tenant
+from tests import (test_content_cache_stampede, test_content_hot_tenant, test_content_one_tenant,
+                   test_content_retry_chain, test_content_split_brain)
 from tests.content_checks import DrillBrief, close, fixed_texts, numeric, templates
 
 BRIEFS: dict[str, DrillBrief] = {brief.drill.id: brief
-                                 for brief in (test_content_one_tenant.BRIEF, test_content_hot_tenant.BRIEF)}
+                                 for brief in (test_content_one_tenant.BRIEF, test_content_hot_tenant.BRIEF,
+                                               test_content_cache_stampede.BRIEF, test_content_retry_chain.BRIEF,
+                                               test_content_split_brain.BRIEF)}
 
 each_drill = pytest.mark.parametrize("brief", list(BRIEFS.values()), ids=list(BRIEFS))
 

@@ -1,4 +1,5 @@
-"""app.py's pages are built once per process and each run navigates its own copies (ui/frame.declared_pages)."""
+"""app.py's pages are built once per process and each run navigates its own copies (ui/frame.declared_pages); in
+plain mode they are built every run, as stock Streamlit does."""
 from __future__ import annotations
 
 import pytest
@@ -6,6 +7,15 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from ui import frame
+from ui.runtime import seam
+
+
+@pytest.fixture(autouse=True)
+def optimised(request, monkeypatch):
+    """These tests hold the optimisation itself, so they run with it on even in the suite's plain pass; the
+    plain-mode test below turns it off."""
+    if request.node.name != "test_in_plain_mode_every_run_builds_its_pages":
+        monkeypatch.delenv(seam.PLAIN_ENV, raising=False)
 
 
 def _declared_in_app(app_test) -> frame.Sections:
@@ -25,7 +35,7 @@ def test_the_kept_pages_are_plain_streamlit_pages_that_copy_cleanly(app_test):
     declared = _declared_in_app(app_test)
     assert frame._copies_cleanly(declared)
     pages = [page for section in declared.values() for page in section]
-    assert len(pages) == 13
+    assert len(pages) == 16               # app.py declares sixteen pages
     assert all(page._can_be_called is False for page in pages), "no kept page was ever handed to st.navigation"
 
 
@@ -55,3 +65,20 @@ def test_pages_that_do_not_copy_cleanly_are_built_every_run(monkeypatch):
     first, second = frame.declared_pages(declare), frame.declared_pages(declare)
     assert len(built) == 2 and frame._declared is None
     assert first["Drills"][0] is not second["Drills"][0]
+
+
+def test_in_plain_mode_every_run_builds_its_pages(app_test, monkeypatch):
+    monkeypatch.setenv(seam.PLAIN_ENV, "1")
+    built = []
+
+    def declare():
+        built.append({"Drills": [st.Page("pages/home.py", title="Catalogue")]})
+        return built[-1]
+
+    kept = {"Drills": [st.Page("pages/drill.py", title="Drill")]}
+    monkeypatch.setattr(frame, "_declared", kept)   # pages an optimised run of this process kept earlier
+    first, second = frame.declared_pages(declare), frame.declared_pages(declare)
+    assert (first, second) == (built[0], built[1]), "plain mode builds afresh, whatever the process kept"
+    monkeypatch.setattr(frame, "_declared", None)
+    at = app_test("app.py").run()
+    assert not at.exception, "app.py runs on pages built afresh"

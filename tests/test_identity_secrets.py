@@ -32,6 +32,7 @@ class _CountedSecrets:
 
 
 def test_no_secrets_file_is_looked_for_once_a_second(monkeypatch):
+    monkeypatch.delenv("FAULTLINES_PLAIN_STREAMLIT", raising=False)   # the optimisation itself, in either pass
     clock = [100.0]
     monkeypatch.setattr(identity, "monotonic", lambda: clock[0])
     monkeypatch.setattr(identity, "_no_secrets", (None, float("-inf")))
@@ -46,3 +47,13 @@ def test_no_secrets_file_is_looked_for_once_a_second(monkeypatch):
     other = {"auth": {"client_id": "x"}}   # another st.secrets (AppTest's) is read at once
     monkeypatch.setattr(st, "secrets", other)
     assert identity.sign_in_configured()
+
+
+def test_in_plain_mode_every_read_asks_streamlit(monkeypatch):
+    monkeypatch.setenv("FAULTLINES_PLAIN_STREAMLIT", "1")
+    monkeypatch.setattr(identity, "monotonic", lambda: 100.0)
+    monkeypatch.setattr(identity, "_no_secrets", (None, float("-inf")))
+    missing = _CountedSecrets()
+    monkeypatch.setattr(st, "secrets", missing)
+    assert not identity.sign_in_configured() and identity._secret("instructors") is None
+    assert missing.reads == 2, "nothing is kept: each read looks for the file as stock Streamlit does"

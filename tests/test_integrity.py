@@ -254,3 +254,29 @@ def test_board_export_and_results_agree_for_every_demo_attempt(demo_store, drill
         if attempt.finished_at is not None:   # the candidate's own page sees exactly what the board grades
             mine = withhold(results, view.disclosed)
             assert sum(r.score for r in mine if r.score is not None) == pytest.approx(earned)
+
+
+# -- the graded run stays unseen while its question is open --------------------------------------------------
+def test_the_graded_seed_is_closed_on_a_sim_page_while_its_questions_are_open(app_test, db_path):
+    from ui.sims.pins import pin_param
+
+    at = _start(app_test)
+    at.query_params["hs_celeb_seed"] = "0"                      # a link straight to the graded run
+    at.query_params[pin_param("hot_shard.celebrity")] = "seed=0"
+    at.switch_page("pages/sim_hot_shard.py").run()
+    assert not at.exception, at.exception
+    seed_box = at.number_input(key="hs_celeb_seed")
+    assert seed_box.value != 0 and seed_box.proto.min == 1
+    closed = [c.value for c in at.caption if c.value.startswith("Seed 0 is closed here for now")]
+    assert closed and "3 of your open drill questions" in closed[0]
+    assert pin_param("hot_shard.celebrity") not in at.query_params, "no pinned run A on the graded seed either"
+
+    store, attempt = _attempt(db_path, at)
+    for qid in ("f1_sim_hot_4", "f1_sim_hot_6", "f1_sim_neighbour_wait"):
+        store.lock_answer(attempt.id, qid, "break1", "numeric", value=100)
+    store.close()
+    at.switch_page("pages/sim_hot_shard.py").run()              # locked: seed 0 is the reader's to run
+    assert at.number_input(key="hs_celeb_seed").proto.min == 0
+    assert not any(c.value.startswith("Seed 0 is closed") for c in at.caption)
+    at.number_input(key="hs_celeb_seed").set_value(0).run()
+    assert not at.exception and at.number_input(key="hs_celeb_seed").value == 0

@@ -356,8 +356,10 @@ def _unfixed(text: str) -> str:
 def test_a_drill_whose_truths_stay_put_across_draws_is_refused():
     # One Tenant before issue 34: 27 of its 46 formula truths took one value in every draw.
     old = _unfixed(ONE)
-    for given in ("cost_per_job_a", "lag_alert_s", "lumen_job_cost", "limit_b", "limit_c", "pool_a_headroom"):
-        old, count = re.subn(rf"(name: {given}, value: [\d.]+, unit: [^,]+), vary: \{{choices: \[[^\]]*\]\}}", r"\1", old)
+    for given in ("cost_per_job_a", "lag_alert_s", "lumen_job_cost", "limit_b", "limit_c", "pool_a_headroom",
+                  "slots_per_process", "peak_rate"):
+        old, count = re.subn(rf"(name: {given}, value: [\d.]+, unit: [^,]+), vary: \{{choices: \[[^\]]*\]"
+                             r"(, when: \[[^\]]*\])?\}", r"\1", old)
         assert count == 1, given
     [finding] = _found("fixed_truths", _drill(old))
     assert finding.message.startswith("27 of 46 formula truths are the same in every draw"), finding.message

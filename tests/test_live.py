@@ -76,12 +76,63 @@ def test_a_choice_question_shows_the_share_choosing_each_option(loaded):
     assert room.answered == 3 and room.seats == 4
 
 
-def test_the_scoreboard_ranks_by_accuracy_then_ranges_held(loaded):
+def test_the_scoreboard_ranks_numbers_by_their_ranges_proper_score_and_choices_by_their_grade(loaded):
     board = live.scoreboard(loaded, STEPS, SEATS, _graders(loaded), ANSWERS)
-    # ada 2 of 2, range held; bo 1 of 2 (number 40 off), range missed; cy 1 of 2, no range; di nothing in time
-    assert [(s.rank, s.handle, s.earned, s.ranges, s.hits) for s in board] == [
-        (1, "ada", 2.0, 1, 1), (2, "bo", 1.0, 1, 0), (2, "cy", 1.0, 0, 0), (4, "di", 0.0, 0, 0)]
-    assert board[0].accuracy == 1.0 and board[1].held == 0.0 and board[2].held is None
+    # ada's range 140-170 holds 160: width 30 of 160 = 0.1875 of the widest 10 off 1 point, and the right option;
+    # bo's 180-220 missed by 20: (40 + 10 x 20) / 160 = 1.5 -> 0.85, the right option; cy gave no range and the
+    # wrong option; di locked nothing in time
+    assert [(s.rank, s.handle, s.ranges, s.hits) for s in board] == [
+        (1, "ada", 1, 1), (2, "bo", 1, 0), (3, "cy", 0, 0), (3, "di", 0, 0)]
+    assert [s.points for s in board] == pytest.approx([1.98125, 1.85, 0.0, 0.0])
+    assert board[0].share == pytest.approx(0.990625) and board[1].held == 0.0 and board[2].held is None
+
+
+def _room_of(answers: dict[str, list]) -> tuple[list, dict]:
+    """Seats named by `answers`, each with (question id, value, low, high) lock-ins before the closes."""
+    seats = [Seat(n, handle, 200 + n, 0.0) for n, handle in enumerate(answers)]
+    locked = {200 + n: {q: LockedAnswer(200 + n, q, "board", "numeric", v, lo, hi, None, None, False, 10.0, 0.0)
+                        for q, v, lo, hi in answers[handle]} for n, handle in enumerate(answers)}
+    return seats, locked
+
+
+# both numbers of the board closed in turn: jobs in flight (truth 160 jobs) and utilisation (truth 80 %)
+BOARD_STEPS = [LiveStep("open", 0, "jobs_in_flight", "", 1.0), LiveStep("closed", 0, "jobs_in_flight", "", 20.0),
+               LiveStep("open", 1, "utilisation", "", 22.0), LiveStep("closed", 1, "utilisation", "", 30.0)]
+
+
+def test_a_tight_range_that_holds_beats_ten_seats_guessing_the_truth_with_huge_ranges(loaded):
+    huge = {f"wide{n}": [("jobs_in_flight", 160, 1, 100_000 * (n + 1))] for n in range(10)}
+    seats, answers = _room_of({**huge, "tight": [("jobs_in_flight", 160, 158.4, 161.6)]})
+    board = live.scoreboard(loaded, BOARD_STEPS[:2], seats, _graders_for(loaded, seats), answers)
+    assert [(s.rank, s.handle) for s in board][:2] == [(1, "tight"), (2, "wide0")]
+    assert {s.rank for s in board if s.handle != "tight"} == {2}, "each huge range scores as no range at all"
+    # +-1% of 160 is 3.2 wide: 0.02 of the truth, 0.002 of the widest
+    assert board[0].points == pytest.approx(0.998) and board[1].points == 0.0
+    assert all(s.hits == 1 for s in board), "every range held: holding is not what ranks them"
+
+
+def test_a_tight_range_that_missed_once_beats_absurd_ranges_that_always_held(loaded):
+    seats, answers = _room_of({
+        "absurd": [("jobs_in_flight", 160, 0, 10_000), ("utilisation", 80, 0, 5_000)],
+        "wide": [("jobs_in_flight", 160, 80, 320), ("utilisation", 80, 40, 160)],
+        "no_range": [("jobs_in_flight", 160, None, None), ("utilisation", 80, None, None)],
+        "tight": [("jobs_in_flight", 160, 158, 162), ("utilisation", 86, 85, 87)],   # 80 is 5 below 85: missed
+    })
+    board = live.scoreboard(loaded, BOARD_STEPS, seats, _graders_for(loaded, seats), answers)
+    assert [(s.rank, s.handle, s.hits) for s in board] == [
+        (1, "tight", 1), (2, "wide", 2), (3, "absurd", 2), (3, "no_range", 0)]
+    # tight: 4/160 = 0.025 -> 0.9975; (2 + 10 x 5)/80 = 0.65 -> 0.935. wide: 240/160 and 120/80 = 1.5 -> 0.85 each
+    assert [s.points for s in board] == pytest.approx([1.9325, 1.7, 0.0, 0.0])
+
+
+def test_the_scoreboard_says_what_its_score_is_with_the_numbers_it_ranks_by():
+    rule = live.score_rule()
+    assert "80% range" in rule and "10 times any miss" in rule and "10 times the truth wide" in rule
+    assert "time to answer never counts" in rule
+
+
+def _graders_for(loaded, seats):
+    return {seat.attempt_id: live.Grader(loaded, {}) for seat in seats}
 
 
 def test_the_scoreboard_never_looks_at_time_to_answer(loaded):
@@ -223,6 +274,24 @@ def test_present_means_seen_within_the_window_and_the_auto_close_waits_only_for_
     assert store.live_session(session.id).reason == ALL_LOCKED
 
 
+def test_a_seat_stays_present_for_15_seconds_after_its_last_beat_and_no_longer(opened, loaded):
+    """The window the console's "present means seen in the last 15 s" promises, written as the number it is."""
+    clock = FakeClock()
+    store = opened(clock)
+    session, seats = _room(store, loaded, n=2)
+    store.live_heartbeat(session.id, seats[0].candidate_id)
+    seen = clock()
+    clock.t = seen + 15.0   # the window's last instant: still present
+    assert [s.present(clock()) for s in store.live_seats(session.id) if s.candidate_id == seats[0].candidate_id] \
+        == [True]
+    assert store.live_version(session.id)[1] == 2
+    clock.t = seen + 15.5   # half a second past it: away, for the console and the auto-close alike
+    assert [s.present(clock()) for s in store.live_seats(session.id)] == [False, False]
+    assert store.live_version(session.id)[1] == 0
+    store.live_heartbeat(session.id, seats[1].candidate_id)
+    assert [s.present(clock()) for s in store.live_seats(session.id)] == [False, True], "a beat brings it back"
+
+
 def test_a_seat_that_beats_keeps_the_question_open_until_it_locks_in(opened, loaded):
     from drills.store.live import HEARTBEAT_S
 
@@ -344,3 +413,44 @@ def test_the_room_keeps_the_instructors_clock_from_the_first_open_question_paced
     ended = on_break + [LiveStep("ended", 2, None, "", 700.0)]
     stopped = live.room_clock(loaded, ended, now=9999.0)
     assert stopped.elapsed_s == 600.0 and stopped.clock.finished, "an ended room's clock stops"
+
+
+# -- the proper score the room ranks numbers by (drills.scoring.interval_score) --------------------------------
+def test_the_interval_score_is_the_width_plus_ten_times_the_miss_for_an_80_percent_range():
+    from drills import scoring
+
+    assert scoring.interval_score(90, 110, 100) == 20                   # held: its width only
+    assert scoring.interval_score(104, 106, 100) == 2 + 10 * 4          # missed low by 4: 2/0.2 = 10 per unit
+    assert scoring.interval_score(90, 95, 100) == 5 + 10 * 5            # missed high by 5
+    assert scoring.RANGE_ALPHA == pytest.approx(0.2)
+
+
+def test_the_room_score_is_a_share_of_the_truth_capped_at_ten_and_a_missing_range_scores_the_cap():
+    from drills import scoring
+    from drills.schema import Tolerance
+
+    rel = Tolerance(kind="relative", value=0.1)
+    held = LockedAnswer(1, "q", "p", "numeric", 160, 150, 170, None, None, False, 1.0, 0.0)
+    assert scoring.range_score(held, 160, rel) == pytest.approx(20 / 160)
+    no_range = LockedAnswer(1, "q", "p", "numeric", 160, None, None, None, None, False, 1.0, 0.0)
+    assert scoring.range_score(no_range, 160, rel) == 10
+    assert scoring.range_score(None, 160, rel) == 10
+    assert scoring.range_score(LockedAnswer(1, "q", "p", "numeric", 160, 0, 1_000_000, None, None, False, 1.0, 0.0),
+                               160, rel) == 10, "an absurd range scores no better than none"
+    # a truth of 0: the share is of the tolerance band (0.1 units), not a division by zero
+    at_zero = LockedAnswer(1, "q", "p", "numeric", 0, -0.05, 0.05, None, None, False, 1.0, 0.0)
+    assert scoring.range_score(at_zero, 0, rel) == pytest.approx(1.0)
+    # a hint's share is given up as for every grade
+    hinted = LockedAnswer(1, "q", "p", "numeric", 160, 150, 170, None, None, False, 1.0, 0.25)
+    assert scoring.range_points(hinted, 160, rel) == pytest.approx((1 - 20 / 160 / 10) * 0.75)
+
+
+def test_the_interval_score_is_proper_giving_the_real_10th_and_90th_percentiles_scores_best():
+    """Against outcomes spread evenly over 1..100, the range with the least mean score is the 10th to the 90th
+    percentile: a score that paid for wider (or narrower) ranges would move it."""
+    from drills import scoring
+
+    outcomes = range(1, 101)
+    best = min(((low, high) for low in range(1, 101) for high in range(low, 101)),
+               key=lambda r: sum(scoring.interval_score(r[0], r[1], x) for x in outcomes))
+    assert 10 <= best[0] <= 11 and 90 <= best[1] <= 91, best

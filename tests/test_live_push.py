@@ -75,6 +75,54 @@ def test_a_move_heard_while_a_page_registers_is_drawn_or_pushed_never_lost():
     assert pages.drawing(7, page, lambda: (8, 2, 1)) == (8, 2, 1) and pages.pages(7) == {"s1": 8}
 
 
+def test_a_push_not_drawn_within_a_second_is_pushed_once_more_and_then_left_to_the_pages_tick():
+    """A pushed run the server drops (or one that drew a row older than the move) leaves a page on the old step:
+    the listener's once-a-second check pushes it again after 1 s, again after 2 s, then gives up on it."""
+    from tests.clock import FakeClock
+    from ui.runtime.fragment_push import FragmentPage
+    from ui.live.push import RoomPages
+
+    clock, asked = FakeClock(0.0), []
+    pages = RoomPages(rerun=lambda page: asked.append(page.session_id) or True, clock=clock)
+    for session_id in ("s1", "s2"):
+        pages.drew(7, FragmentPage(session_id, f"fragment-{session_id}", "hash", ""), 5)
+    pages.moved(7, (6, 2, 0))
+    assert sorted(asked) == ["s1", "s2"] and pages.in_flight(7, "s1")
+    pages.drew(7, FragmentPage("s2", "fragment-s2", "hash", ""), 6)   # s2's run drew the move; s1's never came
+    assert not pages.in_flight(7, "s2")
+    clock.t = 0.9
+    assert pages.retry() == 0, "under a second: still on its way"
+    clock.t = 1.0
+    assert pages.retry() == 1 and asked[2:] == ["s1"]
+    clock.t = 1.5
+    assert pages.retry() == 0, "pushed again: the next try is a second later"
+    clock.t = 2.0
+    assert pages.retry() == 0 and not pages.in_flight(7, "s1"), "pushed twice: its tick finds it and polls"
+    assert not pages.lost("s1"), "a slow run is not a failed push"
+
+
+def test_a_push_that_fails_outright_marks_its_page_lost_and_the_others_are_still_pushed():
+    from ui.runtime.fragment_push import FragmentPage
+    from ui.live.push import RoomPages
+
+    asked = []
+
+    def rerun(page):
+        asked.append(page.session_id)
+        if page.session_id == "s1":
+            raise AttributeError("Streamlit moved what the push uses")
+        return True
+
+    pages = RoomPages(rerun=rerun)
+    for session_id in ("s1", "s2", "s3"):
+        pages.drew(7, FragmentPage(session_id, f"fragment-{session_id}", "hash", ""), 5)
+    pages.moved(7, (6, 3, 0))
+    assert sorted(asked) == ["s1", "s2", "s3"], "one broken push stops no other page's"
+    assert pages.lost("s1") and not pages.lost("s2")
+    pages.lose("s3")
+    assert pages.lost("s3")
+
+
 # -- one room for every viewer ------------------------------------------------------------------------------------
 def test_a_room_made_for_nobody_marks_each_viewers_own_guess_and_option_as_numeric_room_would(loaded):
     question, choice = loaded.drill.question(QUESTION), loaded.drill.question("b2_breaker_at_30s")
@@ -90,7 +138,7 @@ def test_a_room_made_for_nobody_marks_each_viewers_own_guess_and_option_as_numer
 
 
 def test_after_a_close_two_seats_share_one_report_and_strip_and_each_sees_its_own_guess(db_path, loaded):
-    from ui.live import room as live_page
+    from ui.live import report
     from ui.live.figures import numeric_figure
 
     store = AttemptStore(db_path)
@@ -104,8 +152,8 @@ def test_after_a_close_two_seats_share_one_report_and_strip_and_each_sees_its_ow
                               high=value + 10)
         closed = store.live_move(session.id, CLOSE, seen_version=session.version, questions=questions, actor="p")
         question = loaded.drill.question(QUESTION)
-        first = live_page._closed_report(store, closed, 3, question, loaded)
-        assert live_page._closed_report(store, closed, 3, question, loaded) is first, "built once per process"
+        first = report.closed_report(store, closed, 3, question, loaded)
+        assert report.closed_report(store, closed, 3, question, loaded) is first, "built once per process"
         figures = {}
         for seat in seats:
             room = live.for_viewer(first.room, first.answers, seat.attempt_id, until=first.until)
@@ -122,6 +170,21 @@ def test_after_a_close_two_seats_share_one_report_and_strip_and_each_sees_its_ow
 
 
 # -- a real server: the room's part redraws alone -----------------------------------------------------------------
+async def _locked_in_an_open_question(store, seat, questions):
+    """A session in class night with `seat` joined, its first question open and locked in by the seat, and a
+    second seat present and not locking in, so only the instructor's Close ends the question. The open step."""
+    session = store.start_live_session("night", DRILL, "prof")
+    await seat.join("night")
+    opened = store.live_move(session.id, NEXT, seen_version=store.live_session(session.id).version,
+                             questions=questions, actor="prof")
+    found = await asyncio.wait_for(seat.follow_until(lambda x: any(
+        w.label.startswith("Best guess") for w in x.page.of_kind("text_input")), asyncio.Event()), BUDGET_S)
+    assert found is not None
+    store.live_join(session.id, store.ensure_candidate("bo", "night"), 600)
+    await seat.lock_in("150")
+    return opened
+
+
 async def _close_seen(url: str, database: str, *, timers: bool) -> tuple[tuple[str, ...], int, str]:
     """A seat joins, the question opens, it locks in, the instructor closes: (the fragments the run that drew
     the room's answers ran alone, the run_every reruns the seat asked for after the Close, what it showed)."""
@@ -133,19 +196,10 @@ async def _close_seen(url: str, database: str, *, timers: bool) -> tuple[tuple[s
     questions = live.questions_in_order(loaded)
     seat = Seat(url, 1, timers=timers)
     try:
-        session = store.start_live_session("night", DRILL, "prof")
-        await seat.join("night")
+        opened = await _locked_in_an_open_question(store, seat, questions)
         stop = asyncio.Event()
-        opened = store.live_move(session.id, NEXT, seen_version=store.live_session(session.id).version,
-                                 questions=questions, actor="prof")
-        found = await asyncio.wait_for(seat.follow_until(lambda x: any(
-            w.label.startswith("Best guess") for w in x.page.of_kind("text_input")), stop), BUDGET_S)
-        assert found is not None
-        # a second seat, present and not locking in, keeps the question open until the instructor's Close
-        store.live_join(session.id, store.ensure_candidate("bo", "night"), 600)
-        await seat.lock_in("150")
         seat.asked = 0
-        store.live_move(session.id, CLOSE, seen_version=opened.version, questions=questions, actor="prof")
+        store.live_move(opened.id, CLOSE, seen_version=opened.version, questions=questions, actor="prof")
         found = await asyncio.wait_for(seat.follow_until(lambda x: _shows(x, "1 guess of 2"), stop), BUDGET_S)
         shown = " | ".join(m.body[:50] for m in seat.session.page.of_kind("markdown"))
         return (seat.run_fragments if found else ("never shown",)), seat.asked, shown
@@ -171,6 +225,50 @@ def test_on_postgresql_the_server_redraws_the_room_part_by_itself_after_a_close(
         server.stop()
     assert len(fragments) == 1, f"one fragment's run, not the page's: {fragments} ({shown})"
     assert asked == 0, "the seat never polled: the process's listener reran its room part"
+
+
+async def _close_polled(url: str, database: str) -> tuple[float, int, bool]:
+    """A seat whose page nobody pushes to: (the tick interval the server gave it, the tick runs that started after
+    the Close up to the run that drew the room's answers, whether it drew them)."""
+    import time
+
+    from bench.bench_live_ws import MAX_TIMER_S, Seat, _shows
+    from drills.backends import open_store
+
+    store = open_store(database)
+    questions = live.questions_in_order(ScopedDrills(load_catalogue().drills)[DRILL])
+    seat = Seat(url, 1, timers=True)
+    try:
+        opened = await _locked_in_an_open_question(store, seat, questions)
+        stop = asyncio.Event()
+        every = min(v for v in seat.session.auto_reruns.values() if v <= MAX_TIMER_S)
+        closed = time.monotonic()
+        store.live_move(opened.id, CLOSE, seen_version=opened.version, questions=questions, actor="prof")
+        found = await asyncio.wait_for(seat.follow_until(lambda x: _shows(x, "1 guess of 2"), stop), BUDGET_S)
+        ticks = sum(1 for at, fragments, _ in seat.runs if at >= closed and fragments)
+        return every, ticks, found is not None
+    finally:
+        if seat.session is not None:
+            await seat.session.close()
+        store.close()
+
+
+def test_with_the_push_off_a_seat_still_sees_a_close_within_the_rooms_1_s(tmp_path, pg_url):
+    """The plain mode turns the server's push off (as a failed push does for one page): the page must then poll
+    every 0.5 s and draw the Close from the first or second tick after it, inside the room's 1 s. Counted in
+    ticks of the interval the server set, not timed."""
+    from tests.browser import AppServer
+
+    server = AppServer(tmp_path / "server.duckdb", env={"FAULTLINES_DB": pg_url, "FAULTLINES_PLAIN_STREAMLIT": "1"},
+                       secrets="")
+    server.start()
+    try:
+        every, ticks, shown = run_blocking(_close_polled(server.url, pg_url))
+    finally:
+        server.stop()
+    assert shown, "the page never drew the Close"
+    assert every <= 0.5, f"a page nobody pushes to ticks every {every} s: a Close could take {2 * every} s"
+    assert 1 <= ticks <= 2, f"{ticks} ticks of {every} s before the page drew the Close"
 
 
 def test_the_listener_reads_a_moved_room_once_for_the_process_and_tells_its_callbacks(pg_url, loaded):
@@ -201,3 +299,49 @@ def test_the_listener_reads_a_moved_room_once_for_the_process_and_tells_its_call
         watch.close()
         store.close()
         other.close()
+
+
+def test_a_listener_whose_read_fails_forgets_the_old_version_and_reads_again(pg_url, loaded):
+    """After a notification the listener reads the room once for the process; a read that fails (the pool
+    timing out under load) must not leave the version from before the move standing, or every page of the
+    room takes it for the room's and never redraws: room() says unknown, and the next second reads again."""
+    import threading
+
+    from drills.backends import open_store
+    from drills.live_watch import NotifyWatch
+
+    store = open_store(pg_url)
+    fail, reads, heard = threading.Event(), [], threading.Event()
+
+    def read(session_id):
+        reads.append(session_id)
+        if fail.is_set():
+            fail.clear()
+            raise TimeoutError("couldn't get a connection after 4.00 sec")
+        return store.live_version(session_id)
+
+    watch = NotifyWatch(pg_url, read)
+    watch.on_move(lambda session_id, version: heard.set())
+    try:
+        assert watch.listening.wait(BUDGET_S)
+        session = store.start_live_session("c1", DRILL, "prof")
+        questions = live.questions_in_order(loaded)
+        for _ in range(400):   # an event budget: each wait ends as soon as the thread has read the room
+            if watch.room(session.id) is not None:
+                break
+            heard.wait(0.05)
+        before = watch.room(session.id)
+        assert before is not None
+        fail.set()
+        heard.clear()
+        store.live_move(session.id, NEXT, seen_version=session.version, questions=questions, actor="prof")
+        for _ in range(400):   # until the failing read has been handled
+            if not fail.is_set() and watch.room(session.id) != before:
+                break
+            heard.wait(0.05)
+        assert watch.room(session.id) != before, "the version from before the move is not kept"
+        assert heard.wait(BUDGET_S), "read again within a second, and the pages told"
+        assert watch.room(session.id) == store.live_version(session.id)
+    finally:
+        watch.close()
+        store.close()

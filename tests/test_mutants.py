@@ -1,7 +1,9 @@
-"""Tests written to kill the mutants that survived the hand-made mutation run (issue 23: 88 mutants, 26 lived).
+"""Tests written to kill the mutants that survived the hand-made mutation runs (issue 23: 88 mutants, 26 lived;
+issue 35: the content rules, identity, the live room, the boundaries and the models' figures).
 
-Each test below names the mutant it kills; each was checked by applying the mutant by hand, running
-this file (the test fails), and reverting it:
+Every mutant is listed beside the code it mutates (drills/mutants.yaml, sims/mutants.yaml, ui/mutants.yaml) and
+`python -m bench.mutants` applies each to a copy of the tree and runs its tests; the first test below checks that
+every list still applies (its text found once, its tests present). The mutants of issue 23, first checked by hand:
 
 M1  ui/drill/lockin.py, _entry_fields: numeric_entry(...) without unit=question.unit, so "62.5%" in a % field
     and "$7,500" in a $/day field are refused.
@@ -20,20 +22,28 @@ M9  drills/store/core.py, lock_answer / lock_answers: a skip logged as a "locked
 """
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 
 import pytest
 import streamlit as st
 
-from drills import scoring
+from bench.mutants import load_mutants, mutant_lists
+from drills import answers, lint, scoring
+from drills.store.accounts import Account, is_instructor_account
+from drills.draws import draw_for_seed, given_uses
+from drills.store.live import CLOSE, CLOSED, NEXT, OPEN, LiveRefused, plan_move
+from drills.timebox import Clock, clock_for
+from drills.variants import pick_variant
 from drills.disclosure import disclosed, open_questions_answered_by, option_order
 from drills.loader import load_catalogue
 from drills.records import AnswerEntry, EventKind, LockedAnswer
 from drills.schema import ChoiceQuestion, NotesQuestion, NumericQuestion, Option
 from drills.store import AttemptStore
-from sims import hot_shard
+from sims import concurrency_pool, hot_shard, partitions
 from tests.clock import FakeClock
-from ui import keys
+from tests.test_live_pages import klass  # noqa: F401 (the fixture: a class with its instructor and two candidates)
+from ui import identity, keys
 from ui.drill import lockin
 
 CATALOGUE = load_catalogue()
@@ -48,6 +58,14 @@ def _question(qid: str):
 def _part_of(qid: str) -> str:
     return next(p.id for p in DRILL.parts
                 if qid in [q.id for q in p.questions] + [q.id for q in (p.followup.questions if p.followup else ())])
+
+
+# ---- every mutant list applies to the tree as it is ------------------------------------------------------
+
+def test_every_listed_mutant_applies_once_and_names_its_tests():
+    mutants = load_mutants()   # raises naming each mutant whose text moved, whose id repeats, or whose tests are gone
+    assert {p.parent.name for p in mutant_lists()} >= {"drills", "sims", "ui"}
+    assert len(mutants) >= 40 and all(m.breaks and m.tests for m in mutants)
 
 
 @pytest.fixture
@@ -192,3 +210,173 @@ def test_m9_a_skip_is_logged_as_skipped_and_a_lock_in_as_locked(store, attempt):
     for attempt_id in (attempt.id, other.id):
         kinds = [e.kind for e in store.events(attempt_id) if e.kind in (EventKind.LOCKED, EventKind.SKIPPED)]
         assert kinds == [EventKind.SKIPPED, EventKind.LOCKED]
+
+
+# ---- issue 35: the content rules -------------------------------------------------------------------------
+
+def test_the_right_option_being_the_longest_in_most_questions_is_reported():
+    assert lint.OptionLengths("q", 30, 20).right_is_longest
+    assert not lint.OptionLengths("q", 20, 20).right_is_longest and not lint.OptionLengths("q", 10, 20).right_is_longest
+    lengths = [lint.OptionLengths(f"q{i}", 30, 20, ("q", i)) for i in range(3)] + [lint.OptionLengths("q3", 10, 20)]
+    assert any("the right option is the longest in 3 of 4" in f.message for f in lint.length_findings(lengths))
+
+
+def _draw_where(question_id: str, value_of):
+    written, _ = lint.compute_values(DRILL)
+    drawn = dict(written)
+    drawn[question_id] = value_of(written)
+    return written, [("draw 7", drawn, [])]
+
+
+def test_a_draw_that_makes_an_answer_negative_is_reported():
+    written, drawn = _draw_where("spare_capacity", lambda w: -1.25)
+    messages = [f.message for f in lint.rule_variants(DRILL, written, drawn)]
+    assert "in draw 7, spare_capacity gives -1.25, below zero" in messages
+
+
+def test_a_draw_whose_answer_equals_a_given_it_uses_is_reported():
+    uses = given_uses(DRILL)
+    assert "peak_rate" in uses(_question("spare_capacity").answer)
+    written, drawn = _draw_where("spare_capacity", lambda w: w["peak_rate"])
+    messages = [f.message for f in lint.rule_variants(DRILL, written, drawn)]
+    assert any(m.startswith("in draw 7, spare_capacity equals the given") for m in messages), messages
+
+
+# ---- issue 35: who is an instructor, and whose account a session holds -------------------------------------
+
+@pytest.mark.parametrize("roles", [["staff", "instructor"], ("instructor",)])
+def test_a_list_claim_holding_the_role_names_an_instructor(roles):
+    assert is_instructor_account("", {"roles": roles}, (), "roles=instructor")
+    assert not is_instructor_account("", {"roles": ["staff"]}, (), "roles=instructor")
+
+
+def test_the_cached_account_is_used_only_for_the_same_issuer_and_subject(monkeypatch):
+    monkeypatch.setattr(identity, "sign_in_configured", lambda: True)
+    monkeypatch.setattr(identity, "_claims", lambda: {"iss": "https://b.example", "sub": "42"})
+    st.session_state[identity.ACCOUNT] = Account(1, "https://a.example", "42", "a@example.org", "A")
+    fresh = Account(2, "https://b.example", "42", "b@example.org", "B")
+    asked = []
+    store = SimpleNamespace(account_for=lambda *args: asked.append(args) or fresh)
+    try:
+        assert identity.signed_in_account(store) is fresh, "another issuer's subject 42 is another person"
+        assert asked == [("https://b.example", "42", "", "")]
+        assert identity.signed_in_account(store) is fresh and len(asked) == 1, "the same one is kept"
+    finally:
+        st.session_state.pop(identity.ACCOUNT, None)
+
+
+def test_the_environments_instructor_list_wins_over_the_secrets_file(monkeypatch):
+    monkeypatch.setenv(identity.INSTRUCTORS_ENV, "env@school.edu")
+    monkeypatch.setattr(identity, "_secret", lambda name: "file@school.edu" if name == "instructors" else None)
+    assert identity.instructor_settings()[0] == ("env@school.edu",)
+    monkeypatch.delenv(identity.INSTRUCTORS_ENV)
+    assert identity.instructor_settings()[0] == ("file@school.edu",)
+
+
+# ---- issue 35: draws, the time box, the answer checks ----------------------------------------------------
+
+def test_a_candidates_retake_never_repeats_a_draw_they_had():
+    seed = 11
+    first = draw_for_seed(seed)
+    assert pick_variant(DRILL, seed, had=[]) in (first, 0)   # the first attempt: its own draw, or as written
+    again = pick_variant(DRILL, seed, had=[first])
+    assert again != first
+    third = pick_variant(DRILL, seed, had=[first, again])
+    assert third not in (first, again)
+
+
+def test_an_attempt_is_over_only_once_its_time_is_past():
+    assert not Clock(limit_s=60.0, elapsed_s=60.0, remaining_s=0.0, finished=False).over
+    assert Clock(limit_s=60.0, elapsed_s=60.5, remaining_s=-0.5, finished=False).over
+
+
+def test_a_clock_behind_the_start_shows_no_more_than_the_box():
+    attempt = SimpleNamespace(started_at=1_000.0, finished_at=None, time_box_s=2_700.0, extra_s=300.0)
+    clock = clock_for(attempt, now=990.0)   # another host's clock, ten seconds behind the one that started it
+    assert clock.elapsed_s == 0.0 and clock.remaining_s == 3_000.0
+
+
+@pytest.mark.parametrize("value, low, high", [("5", "5", "5"), ("5", "5", "9"), ("9", "5", "9"), ("0", "0", "3")])
+def test_a_guess_on_an_end_of_its_range_or_a_sure_range_is_accepted(value, low, high):
+    entry = answers.numeric_entry(value, low, high)
+    assert (entry.value, entry.low, entry.high) == (float(value), float(low), float(high))
+
+
+def test_zero_is_a_quantity_and_the_largest_number_the_form_takes_is_a_trillion():
+    assert answers.numeric_entry("0").value == 0.0
+    assert answers.numeric_entry("1000000000000").value == 1e12
+    with pytest.raises(answers.InputError, match="too large"):
+        answers.numeric_entry("1000000000001")
+
+
+def test_notes_of_4000_characters_and_a_handle_of_40_are_accepted_one_more_is_not():
+    assert answers.notes_entry("n" * 4000) == "n" * 4000
+    with pytest.raises(answers.InputError):
+        answers.notes_entry("n" * 4001)
+    assert answers.handle_entry("h" * 40) == "h" * 40
+    with pytest.raises(answers.InputError):
+        answers.handle_entry("h" * 41)
+
+
+# ---- issue 35: the live room ----------------------------------------------------------------------------
+
+def test_next_opens_the_last_question_and_refuses_past_it():
+    room = SimpleNamespace(state=CLOSED, step_no=6, scenario=None)
+    assert (plan_move(room, NEXT, 8).state, plan_move(room, NEXT, 8).step_no) == (OPEN, 7)
+    with pytest.raises(LiveRefused, match="last question"):
+        plan_move(SimpleNamespace(state=CLOSED, step_no=7, scenario=None), NEXT, 8)
+    assert plan_move(SimpleNamespace(state=OPEN, step_no=7, scenario=None), CLOSE, 8).state == CLOSED
+
+
+def test_a_seats_page_sends_its_heartbeat(app_test, db_path, klass, monkeypatch):
+    from tests.test_live_pages import _as, _button, _started
+    from ui.live import room
+
+    beats = []
+    original = AttemptStore.live_heartbeat
+    monkeypatch.setattr(AttemptStore, "live_heartbeat",
+                        lambda self, session_id, candidate_id: beats.append(candidate_id)
+                        or original(self, session_id, candidate_id))
+    prof = _started(app_test)
+    ana = _as(app_test, "ana@school.edu")
+    prof.run()
+    _button(prof, "Open the first question").click().run()
+    ana.run()
+    ana.session_state[room.LIVE_BEAT] = float("-inf")   # its last beat long ago (no waiting on the wall clock)
+    ana.run()
+    assert not ana.exception, ana.exception
+    assert beats, "the seat's page beat, so the room counts it present"
+
+
+# ---- issue 35: the models' figures ----------------------------------------------------------------------
+
+def test_the_hot_keys_floor_is_its_rate_over_its_shard_group_on_one_shards_capacity():
+    # 32 req/s with 30 % on the hot key, 10 req/s a shard: 9.6 req/s on one shard, or 4.8 on each of two
+    assert hot_shard.hot_key_floor_pct(hot_shard.Params()) == pytest.approx(96.0)
+    assert hot_shard.hot_key_floor_pct(hot_shard.Params(groups_per_key=2)) == pytest.approx(48.0)
+
+
+def test_the_fleets_utilisation_is_the_mean_of_its_shards_loads():
+    result = hot_shard.run(hot_shard.Params(), 0)
+    loads = hot_shard.shard_load_pct(result)
+    assert max(loads) > min(loads), "a skewed fleet, so the mean and the busiest differ"
+    assert hot_shard.fleet_utilisation_pct(result) == pytest.approx(sum(loads) / len(loads))
+    assert hot_shard.fleet_utilisation_pct(result) == pytest.approx(80.0)   # 32 req/s on 4 x 10
+
+
+def test_the_partitions_figures_of_the_brief():
+    one = partitions.run(partitions.Params(), 0)   # 250 units/s into one bucket, on 4 partitions of 100
+    assert partitions.hottest_partition_load_pct(one) == pytest.approx(250.0)
+    assert partitions.fleet_utilisation_pct(one) == pytest.approx(62.5)
+    assert partitions.replay_drain_floor_s(partitions.Params()) == pytest.approx(60.0)   # 9,000 over 400 - 250
+    two = partitions.run(partitions.Params(buckets=2), 0)   # two partitions each take 125 and serve 100
+    assert partitions.backlog_growth_per_s(two) == pytest.approx(50.0)
+    assert partitions.hottest_partition_load_pct(two) == pytest.approx(125.0)
+
+
+def test_the_pools_peak_in_service_is_its_size_and_the_fanouts_the_providers_limit():
+    result = concurrency_pool.run(concurrency_pool.Params(), 0)   # 30 calls, a provider limit of 5, a pool of 5
+    figures = concurrency_pool.summary(result)
+    assert figures["pool"]["peak_in_service"] == 5 and figures["fanout"]["peak_in_service"] == 5
+    assert figures["pool"]["rejected"] == 0 and figures["fanout"]["rejected"] > 0
+    assert not math.isclose(figures["pool"]["makespan_s"], figures["fanout"]["makespan_s"])

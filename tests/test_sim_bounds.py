@@ -20,7 +20,8 @@ import pytest
 from sims import _budget
 from sims.__main__ import main as sims_main
 
-MODELS = ("hot_shard", "concurrency_pool", "retry_storm", "partitions", "platform")
+MODELS = ("hot_shard", "concurrency_pool", "retry_storm", "partitions", "platform", "cache_stampede",
+          "retry_chain", "leases")
 MIXED = 8                          # seeded mixed corners per model
 SHORT_PLATFORM = {"window_min": 5.0}   # keeps one-at-a-time platform corners quick
 

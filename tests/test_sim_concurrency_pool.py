@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from sims import concurrency_pool as cp
 from sims.concurrency_pool import Params, run, summary
+from tests.sim_reference import assert_same_as_simpy
 
 
 def test_fanout_collects_75_429s_and_takes_6_1_s():
@@ -90,3 +91,20 @@ def test_no_call_is_lost_and_small_pools_never_see_a_429(calls, limit, pool, jit
         assert lane.rejected == sum(1 for s in lane.segments if s[1] == "429")
     if pool <= limit:
         assert result.pool.rejected == 0
+
+
+# ---- the run without SimPy's machinery equals the SimPy processes, event for event -----------------
+
+EQUIVALENCE_CASES = [
+    Params(), Params(calls=40, provider_limit=1, pool_size=30, retry_after_s=0.5), Params(pool_size=10),
+    Params(service_jitter=0.3), Params(pool_size=1), Params(calls=1), Params(pool_size=500, calls=50),
+    Params(calls=100, provider_limit=7, pool_size=9, service_jitter=0.5),
+    Params(retry_after_s=0.0, rejection_rtt_s=0.01),
+    # retries land on the very moment slots free: who is first decides who is served
+    Params(calls=37, provider_limit=3, pool_size=4, retry_after_s=0.75, service_s=0.75, rejection_rtt_s=0.0),
+]
+
+
+@pytest.mark.parametrize("params", EQUIVALENCE_CASES)
+def test_the_run_is_the_simpy_run(params):
+    assert_same_as_simpy(run, cp.run_on_simpy, params)

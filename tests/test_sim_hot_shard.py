@@ -5,11 +5,13 @@ Figures come from drill 13, break 1 follow-up: 153% on 4 shards and 127% on 6, e
 from __future__ import annotations
 
 import math
+import random
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,6 +19,7 @@ from hypothesis import strategies as st
 from sims import hot_shard
 from sims.hot_shard import Params, run, summary
 from sims.stable_hash import jump_bucket, pick_groups, stable_hash
+from tests.sim_reference import assert_same_as_simpy
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -168,3 +171,51 @@ def test_busiest_shard_is_the_real_maximum_even_when_the_celebrity_is_small():
     assert hot_shard.busiest_shard(result) == loads.index(max(loads)) != hot_shard.hot_shard(result)
     out = summary(result)
     assert out["busiest_shard_load_pct"] == round(max(loads), 1) > out["hot_shard_load_pct"]
+
+
+# ---- the clockless run equals the SimPy processes, event for event ------------------------------
+
+EQUIVALENCE_CASES = [
+    hot_shard.celebrity(), hot_shard.celebrity(shards=12, hot_key_share=0.6), hot_shard.tenant_groups(),
+    hot_shard.tenant_groups(groups=8, multiplier=200.0), hot_shard.shuffle_sharding(),
+    hot_shard.shuffle_sharding(groups=16, per_tenant=3), hot_shard.shuffle_sharding(per_tenant=1),
+    Params(shards=8, groups_per_key=2, duration_s=60.0),
+    Params(shards=1, hot_key_share=0.0, arrival_rps=2.4, servers_per_shard=3, service_s=1.0, duration_s=300.0),
+    Params(arrival_rps=200.0, duration_s=10.0, sample_every_s=0.05),   # ticks closer than the arrivals
+    Params(arrival_rps=0.5, duration_s=20.0, sample_every_s=0.25),     # many ticks with nothing between
+]
+
+
+@pytest.mark.parametrize("params", EQUIVALENCE_CASES)
+def test_the_clockless_run_is_the_simpy_run(params):
+    assert_same_as_simpy(run, hot_shard.run_on_simpy, params)
+
+
+def test_a_tie_between_an_arrival_and_a_tick_goes_to_the_event_scheduled_first(monkeypatch):
+    # Whole-second gaps put every arrival on a tick: SimPy runs the one whose event is older first.
+    every = 1.0 - math.exp(-1.0)                # -log(1 - every) is exactly 1.0
+    monkeypatch.setattr(random.Random, "random", lambda self: every)
+
+    class Constant:                             # the clockless run's block draws, the same number each time
+        def __init__(self, bits):
+            pass
+
+        def random(self, size=None):
+            return every if size is None else np.full(size, every)
+
+    monkeypatch.setattr(hot_shard.np.random, "Generator", Constant)
+    params = Params(shards=2, hot_key_share=0.0, ordinary_keys=2, arrival_rps=1.0, duration_s=6.0)
+    assert run(params, 1) == hot_shard.run_on_simpy(params, 1)
+    assert [row[2] for row in run(params, 1).jobs] == pytest.approx([1.0, 2.0, 3.0, 4.0, 5.0])
+
+
+def test_draws_in_blocks_of_any_size_give_the_same_run(monkeypatch):
+    original = hot_shard._Draws.__init__
+
+    def small_blocks(self, *args):
+        original(self, *args)
+        self.block = self.more = 7              # many blocks, each ending mid-stream
+
+    monkeypatch.setattr(hot_shard._Draws, "__init__", small_blocks)
+    for params in (hot_shard.celebrity(), hot_shard.shuffle_sharding()):
+        assert run(params, 3) == hot_shard.run_on_simpy(params, 3)

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from sims import retry_storm as rs
 from sims.retry_storm import Params, run, summary
+from tests.sim_reference import assert_same_as_simpy
 
 
 def test_without_jitter_360_parked_calls_land_in_one_second():
@@ -83,3 +84,21 @@ def test_no_parked_call_is_lost(processes, in_flight, jitter, seed, outage):
         # every breaker closes on the same schedule, so every parked call lands in one second
         burst = rs.per_second(result, ("probe", "parked"))[int(result.recovered_at_s)]
         assert burst == processes * in_flight
+
+
+# ---- the run without SimPy's machinery equals the SimPy processes, event for event -----------------
+
+EQUIVALENCE_CASES = [
+    Params(), Params(jitter=True), Params(processes=200, in_flight_per_process=20),
+    Params(processes=200, in_flight_per_process=20, jitter=True), Params(demand_per_s=0.0),
+    Params(demand_per_s=0.0, jitter=True), Params(outage_s=30.0),           # demand from before the breakers
+    Params(outage_s=0.0, jitter=True),                                        # A is back at once
+    Params(outage_s=45.0, probe_interval_s=15.0, jitter=True, stage_s=5.0),   # late parked calls overlap
+    Params(processes=3, in_flight_per_process=1, jitter=True, after_s=10.0),
+    Params(outage_s=90.0, probe_interval_s=30.0, demand_per_s=0.0),          # probes land on the recovery
+]
+
+
+@pytest.mark.parametrize("params", EQUIVALENCE_CASES)
+def test_the_run_is_the_simpy_run(params):
+    assert_same_as_simpy(run, rs.run_on_simpy, params)

@@ -56,3 +56,41 @@ def test_the_platform_page_spread_runs_in_workers_and_matches_runs_made_here(app
                 for s in range(1, 6)]
     assert sorted(chart["data"][0]["x"]) == sorted(expected)
     assert any("Over 5 seeds the median is" in m.value for m in at.markdown)
+
+
+two_cores = pytest.mark.skipif(spread.processes_for(2) < 2, reason="a warm pool needs two cores to fork two workers")
+
+
+@two_cores
+def test_workers_stay_warm_from_one_spread_to_the_next():
+    spread.close_pools()
+    spread.figures("platform", SHORT, range(1, 3), "jobs_in_flight", processes=2)
+    pool = spread._POOLS[2]
+    workers = set(pool._processes)
+    assert len(workers) == 2
+    again = spread.figures("platform", SHORT, range(3, 5), "jobs_in_flight", processes=2)
+    assert spread._POOLS[2] is pool and set(pool._processes) == workers     # no new fork
+    assert again == [platform.summary(platform.run(SHORT, seed))["jobs_in_flight"] for seed in range(3, 5)]
+
+
+@two_cores
+def test_a_spread_after_a_worker_died_forks_afresh_and_gives_every_figure():
+    import os
+    import signal
+    import time
+
+    spread.close_pools()
+    spread.figures("concurrency_pool", concurrency_pool.Params(), [1, 2], "pool.rejected", processes=2)
+    pool = spread._POOLS[2]
+    os.kill(next(iter(pool._processes)), signal.SIGKILL)
+    for _ in range(1_000):                  # until the pool's manager thread has seen it die (a bounded wait)
+        if pool._broken:
+            break
+        time.sleep(0.01)
+    assert pool._broken, "the pool never noticed its worker died"
+    seeds = range(1, 7)
+    figures = spread.figures("concurrency_pool", concurrency_pool.Params(), seeds, "pool.rejected", processes=2)
+    assert figures == [concurrency_pool.summary(concurrency_pool.run(concurrency_pool.Params(), s))["pool"]["rejected"]
+                       for s in seeds]
+    assert spread._POOLS[2] is not pool
+    spread.close_pools()

@@ -42,7 +42,24 @@ def test_install_wraps_streamlit_once(monkeypatch):
     original = getattr(app_session._populate_theme_msg, "__wrapped__", app_session._populate_theme_msg)
     monkeypatch.setattr(app_session, "_populate_theme_msg", original)
     monkeypatch.setattr(config, "on_config_parsed", lambda func, force_connect=False, lock=False: None)
+    monkeypatch.setattr(theme_cache, "_installed", False)   # an AppTest before this one installed it for real
+    monkeypatch.delenv("FAULTLINES_PLAIN_STREAMLIT", raising=False)
     theme_cache.install()
     installed = app_session._populate_theme_msg
     theme_cache.install()
     assert installed.__wrapped__ is original and app_session._populate_theme_msg is installed
+
+
+def test_in_plain_mode_the_theme_is_built_every_time(monkeypatch):
+    monkeypatch.setenv("FAULTLINES_PLAIN_STREAMLIT", "1")
+    monkeypatch.setattr(theme_cache, "_built", {})
+    calls = []
+    once = theme_cache.cached(lambda msg, section: calls.append(section))
+    once(CustomThemeConfig(), "theme")
+    once(CustomThemeConfig(), "theme")
+    assert calls == ["theme", "theme"] and theme_cache._built == {}
+    original = getattr(app_session._populate_theme_msg, "__wrapped__", app_session._populate_theme_msg)
+    monkeypatch.setattr(app_session, "_populate_theme_msg", original)
+    monkeypatch.setattr(theme_cache, "_installed", False)
+    theme_cache.install()
+    assert app_session._populate_theme_msg is original, "plain mode leaves Streamlit's builder in place"

@@ -26,6 +26,7 @@ from drills.variants import in_variant
 from ui import keys
 from ui.faults import OUTAGE, StoreFault, diagnose, is_store_fault, outage_fault
 from ui.identity import signed_in_account
+from ui.runtime import seam
 
 K = keys.register("context", __name__)   # this module's keys (ui.keys holds only shared ones)
 ATTEMPT_READS = K.kept("attempt_reads")          # this run's reads of attempts by token (attempt_this_run)
@@ -200,26 +201,22 @@ def current_token() -> str | None:
 
 def fragment_run() -> bool:
     """Whether this script run is a fragment's own (a widget inside it fired), not the whole page's."""
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-    ctx = get_script_run_ctx()
-    return bool(ctx is not None and ctx.fragment_ids_this_run)
+    return seam.fragment_run()
 
 
 def attempt_this_run(token: str) -> Attempt | None:
     """The attempt behind `token`, read once per script run: the clocks, their fragment and the page share it.
 
-    A run is told apart by the cursor table Streamlit makes afresh for every run (a fragment's own run too),
-    so a later run, or a fragment ticking alone, reads the store again.
+    A run is told apart by the key the seam gives for it (Streamlit's cursor table, made afresh for every run, a
+    fragment's own run too), so a later run, or a fragment ticking alone, reads the store again; without one
+    (plain mode, no script run) every call reads the store.
     """
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-    ctx = get_script_run_ctx()
-    if ctx is None:
+    run = seam.run_key()
+    if run is None:
         return get_store().attempt_by_token(token)
-    run, read = st.session_state.get(ATTEMPT_READS, (None, {}))
-    if run is not ctx.cursors:
-        run, read = ctx.cursors, {}
+    kept, read = st.session_state.get(ATTEMPT_READS, (None, {}))
+    if kept is not run:
+        read = {}
         st.session_state[ATTEMPT_READS] = (run, read)
     if token not in read:
         read[token] = get_store().attempt_by_token(token)

@@ -9,32 +9,24 @@ from __future__ import annotations
 import copy
 import threading
 from collections.abc import Callable
-from pathlib import Path
 
 import streamlit as st
-from streamlit.runtime.pages_manager import PagesManager
 
 from ui import keys
+from ui.runtime import seam
 
 K = keys.register("frame", __name__)   # this module's keys (ui.keys holds only shared ones)
 RERUN = K.kept("frame_rerun")            # this session already reran an unframed page through app.py
 
-_run = threading.local()
-
 Sections = dict[str, list[st.Page]]
 _declared: Sections | None = None   # app.py's pages as first built in this process, never handed to st.navigation
 _declared_lock = threading.Lock()
-# What a page keeps on itself: its file, title, icon, URL path and flags. All immutable, so a shallow copy is a
-# page of its own; a Streamlit that keeps something else there gets its pages built afresh on every run.
-_PAGE_VALUES = (str, bool, Path, type(None))
 
 
 def _copies_cleanly(sections: Sections) -> bool:
-    """Whether these pages are plain objects whose shallow copies st.navigation can mark independently: the
-    flag it sets (`_can_be_called`) and every other value live in the page's own __dict__, all immutable."""
-    return all(type(page) is st.Page and "_can_be_called" in vars(page)
-               and all(isinstance(value, _PAGE_VALUES) for value in vars(page).values())
-               for pages in sections.values() for page in pages)
+    """Whether these pages are plain objects whose shallow copies st.navigation can mark independently (the seam's
+    check; a Streamlit that keeps something else on a page, or plain mode, gets its pages built every run)."""
+    return seam.pages_copy_cleanly([page for pages in sections.values() for page in pages])
 
 
 def declared_pages(declare: Callable[[], Sections]) -> Sections:
@@ -43,9 +35,11 @@ def declared_pages(declare: Callable[[], Sections]) -> Sections:
     Each st.Page resolves and stats its file when it is made: about 3.5 ms a run for the app's 13 pages, every
     full run of every session. The pages cannot simply be shared, because st.navigation marks the page it
     returns as callable on the page object itself, and page.run() clears it: two sessions' runs would race on
-    one flag. A copy per run gives each run its own flag for ~2 us a page.
+    one flag. A copy per run gives each run its own flag for ~2 us a page. In plain mode every run builds afresh.
     """
     global _declared
+    if seam.plain():
+        return declare()
     if _declared is None:
         with _declared_lock:
             if _declared is None:
@@ -58,11 +52,8 @@ def declared_pages(declare: Callable[[], Sections]) -> Sections:
 
 def run_in_frame(navigation) -> None:
     """app.py runs the chosen page through this, so the page knows the frame is around it."""
-    _run.framed = True
-    try:
+    with seam.page_in_frame():
         navigation.run()
-    finally:
-        _run.framed = False
 
 
 def require_frame() -> None:
@@ -72,9 +63,8 @@ def require_frame() -> None:
     layout runs its page alone even after the first has cleared the flag, so an unframed run reruns
     once per session whatever the flag says. (Once only: a page tested on its own still renders.)
     """
-    if getattr(_run, "framed", False):
+    if seam.in_frame():
         return
-    if PagesManager.uses_pages_directory or not st.session_state.get(RERUN):
+    if seam.leave_pages_directory_layout() or not st.session_state.get(RERUN):
         st.session_state[RERUN] = True
-        PagesManager.uses_pages_directory = False
         st.rerun()

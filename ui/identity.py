@@ -15,10 +15,11 @@ from time import monotonic
 
 import streamlit as st
 from itsdangerous import BadSignature, URLSafeTimedSerializer
-from streamlit.errors import StreamlitAPIException, StreamlitSecretNotFoundError
+from streamlit.errors import StreamlitAPIException
 
 from drills.store.accounts import Account, AccessRefused, email_list, is_instructor_account
 from ui import keys
+from ui.runtime import seam
 from ui.safe import escape_markdown
 
 K = keys.register("identity", __name__)   # this module's keys (ui.keys holds only shared ones)
@@ -33,7 +34,8 @@ INSTRUCTOR_CLAIM_ENV = "FAULTLINES_INSTRUCTOR_CLAIM"
 
 # With no secrets file at all (the normal embedded case) Streamlit looks for every configured file again on each
 # read of st.secrets and raises (~40 us, about 0.2 ms a run in all). The absence is kept for a
-# second, for the st.secrets it was seen on, so a secrets file added while serving is still found.
+# second, for the st.secrets it was seen on, so a secrets file added while serving is still found. Which error says
+# so is the seam's to know (ui.runtime.seam.no_secrets_file); in plain mode nothing is kept.
 NO_SECRETS_KEPT_S = 1.0
 _no_secrets: tuple[object, float] = (None, float("-inf"))   # (st.secrets object, when it had no file)
 
@@ -46,10 +48,9 @@ def _secret(name: str) -> object:
         return None
     try:
         return secrets.get(name)
-    except StreamlitSecretNotFoundError:
-        _no_secrets = (secrets, monotonic())   # one tuple, replaced whole: threads read it without a lock
-        return None
-    except Exception:   # an unreadable file: as before, no secret
+    except Exception as error:   # no file, or an unreadable one: as before, no secret
+        if seam.no_secrets_file(error):
+            _no_secrets = (secrets, monotonic())   # one tuple, replaced whole: threads read it without a lock
         return None
 
 

@@ -128,7 +128,7 @@ def start_scope(drill_id: str) -> str:
     return f"start_scope::{drill_id}"
 
 
-# ---- read or written by two modules: the lock-in's outcome (ui.drill.lockin writes it, ui.live.room reads it for the
+# ---- read or written by two modules: the lock-in's outcome (ui.drill.lockin writes it, ui.live.seat reads it for the
 # room) and the store outage (ui.context sets it, ui.drill.reveal's fragment leaves it to a whole run).
 
 STORE_OUTAGE = "store_outage"            # the store failed under this session: the outage page until it answers

@@ -16,6 +16,7 @@ from ui import keys
 from ui.drill.attempt_view import AttemptView
 from ui.context import fragment_run, note_store_outage
 from ui.faults import is_store_fault
+from ui.runtime import seam
 from ui.safe import escape_markdown
 from ui.sims.embed import render_sim_embed
 
@@ -206,23 +207,9 @@ def _on_lock(view: AttemptView, question, part_id: str, rerun: tuple[str, ...] =
 def _run_alongside(fragments: tuple[str, ...]) -> bool:
     """From a Lock in's callback in its fragment's run: queue the other named fragments (the skip button's count)
     to run after it in this same run, instead of a keyed st.rerun, which stops this run and starts another (a
-    second new-session message and run for every lock-in). False when Streamlit's run is not as expected; the
-    caller then reruns them the documented way.
-
-    Streamlit runs a fragment run's queue after the callbacks, from the same list it keeps as the run's
-    fragment_ids_this_run; the browser applies the extra fragment's elements in place (tests/test_load_ws.py)."""
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-    ctx = get_script_run_ctx()
-    queue = getattr(ctx, "fragment_ids_this_run", None)
-    try:
-        wanted = ctx.fragment_storage.resolve_target(list(fragments))
-    except Exception:   # noqa: BLE001 (an unknown key, or a Streamlit without keyed fragments: the rerun path)
-        return False
-    if not isinstance(queue, list) or not queue or not set(queue) <= set(wanted):
-        return False
-    queue.extend(f for f in wanted if f not in queue)   # page order: the question, then the skip count below it
-    return True
+    second new-session message and run for every lock-in). False when Streamlit's run is not as expected, or
+    in plain mode; the caller then reruns them the documented way (ui.runtime.seam.run_fragments_alongside)."""
+    return seam.run_fragments_alongside(fragments)
 
 
 _RANGE_WIDTH = 190   # px: each range box a quarter of the wide layout's row, as the columns 2:1:1 drew them

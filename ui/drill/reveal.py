@@ -13,6 +13,7 @@ from ui import keys
 from ui.drill.attempt_view import AttemptView
 from ui.context import fragment_run
 from ui.drill.lockin import FINISHED_ELSEWHERE, render_question
+from ui.runtime import seam
 
 
 def _skip_button(view: AttemptView, part: Part, questions, label: str, key: str) -> None:
@@ -64,17 +65,15 @@ def _fresh_view(view: AttemptView) -> AttemptView | None:
     """The attempt as the store holds it now, for a fragment's own run (its arguments are the last page run's);
     None when the whole page must run instead: the gate, the finish or the store's state changed what lies
     outside the fragment (reveal buttons, the part's tick, the outage page)."""
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
     from ui.context import current_attempt
 
     if keys.STORE_OUTAGE in st.session_state:
         return None
     # A Lock in reruns its question and the skip button: one read of the store serves both in that run
-    # (told apart by the run's list of fragment ids, one object per run).
-    run = get_script_run_ctx().fragment_ids_this_run
+    # (told apart by the run's list of fragment ids, one object per run; none in plain mode: each reads afresh).
+    run = seam.fragment_run_key()
     kept_run, fresh = st.session_state.get(_FRESH_VIEW, (None, None))
-    if kept_run is not run:
+    if run is None or kept_run is not run:
         found = current_attempt()
         if found is None:
             return None
@@ -88,6 +87,8 @@ def _fresh_view(view: AttemptView) -> AttemptView | None:
 def _fresh_or_rerun(view: AttemptView, questions) -> AttemptView:
     """In a fragment's own run, the attempt as the store holds it now (a fragment's arguments are the last page
     run's); the whole page runs instead once the group's gate opens or anything outside it must change."""
+    if seam.page_run_owed():   # plain mode: a Lock in left the skip count to the page's run
+        st.rerun(scope="app")
     if not fragment_run():
         return view
     fresh = _fresh_view(view)

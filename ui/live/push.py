@@ -1,25 +1,35 @@
-"""The candidate pages of each live room in this process, and the step each one drew.
+"""The candidate pages of each live room in this process, the step each one drew, and the pushes not yet drawn.
 
 When the process hears that a room moved (drills.live_watch, PostgreSQL NOTIFY), the pages still showing an
 older step have their room part rerun by the server (ui.runtime.fragment_push), so a Close reaches every page at once
-instead of each browser polling twice a second to find out. A page gone from the server is forgotten.
+instead of each browser polling twice a second to find out. A page gone from the server is forgotten. A push
+the page has not drawn within PUSH_RETRY_S is sent once more (the listener looks every second), and a push that
+fails outright marks its page lost: that page polls from then on (ui.live.seat), since nothing else would tell it.
 """
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from collections.abc import Callable
 
 from ui.runtime import fragment_push
 from ui.runtime.fragment_push import FragmentPage
 
+_LOG = logging.getLogger(__name__)
+PUSH_RETRY_S = 1.0   # a pushed page that has not drawn the move by then is pushed again: the room promises 1 s
+
 
 class RoomPages:
     """One per process: room (live session id) -> browser session -> (its room fragment, the step it drew)."""
 
-    def __init__(self, rerun: Callable[[FragmentPage], bool] = fragment_push.rerun):
-        self._rerun = rerun
+    def __init__(self, rerun: Callable[[FragmentPage], bool] = fragment_push.rerun,
+                 clock: Callable[[], float] = time.monotonic):
+        self._rerun, self._clock = rerun, clock
         self._lock = threading.Lock()
         self._rooms: dict[int, dict[str, tuple[FragmentPage, int]]] = {}
+        self._asked: dict[tuple[int, str], tuple[int, float, int]] = {}   # pushed, not drawn: (step, when, tries)
+        self._lost: set[str] = set()   # browser sessions a push could not reach: their pages poll
 
     def drew(self, room: int, page: FragmentPage | None, step: int) -> None:
         """`page` (None outside a server's fragment: nothing to push to) has just drawn `room` at `step`."""
@@ -27,6 +37,9 @@ class RoomPages:
             return
         with self._lock:
             self._rooms.setdefault(room, {})[page.session_id] = (page, step)
+            asked = self._asked.get((room, page.session_id))
+            if asked is not None and asked[0] == step:
+                del self._asked[(room, page.session_id)]
 
     def drawing(self, room: int, page: FragmentPage | None, read: Callable[[], tuple]) -> tuple:
         """The version of `room` a run of `page` is to draw (`read()`: the listener's, else the store's), with
@@ -44,16 +57,67 @@ class RoomPages:
 
     def moved(self, room: int, version: tuple) -> None:
         """The watcher read `room` at `version` (step id first): rerun each page that drew another step."""
-        step = version[0]
+        step, now = version[0], self._clock()
         with self._lock:
             behind = [(s, p) for s, (p, drawn) in self._rooms.get(room, {}).items() if drawn != step]
             for session_id, page in behind:   # asked once: a second notification of this step asks no more
                 self._rooms[room][session_id] = (page, step)
-        gone = [session_id for session_id, page in behind if not self._rerun(page)]
-        if gone:
+                self._asked[(room, session_id)] = (step, now, 1)
+        self._push(room, behind)
+
+    def retry(self) -> int:
+        """Push once more every page that has not drawn its move PUSH_RETRY_S after it was pushed (a run the
+        server dropped, or one that drew an older row); the listener calls this every second. How many."""
+        now = self._clock()
+        with self._lock:
+            due = [(room, session_id, step, tries) for (room, session_id), (step, at, tries) in self._asked.items()
+                   if now - at >= PUSH_RETRY_S * tries]
+            again: dict[int, list] = {}
+            for room, session_id, step, tries in due:
+                if tries >= 2:   # pushed twice and still not drawn: its own tick finds it and polls from then on
+                    del self._asked[(room, session_id)]
+                    continue
+                self._asked[(room, session_id)] = (step, self._asked[(room, session_id)][1], tries + 1)
+                found = self._rooms.get(room, {}).get(session_id)
+                if found is not None:
+                    again.setdefault(room, []).append((session_id, found[0]))
+        for room, pages in again.items():
+            _LOG.warning("live room %s: %d pages had not drawn the move %.1f s after it was pushed: pushed again",
+                      room, len(pages), PUSH_RETRY_S)
+            self._push(room, pages)
+        return sum(len(p) for p in again.values())
+
+    def _push(self, room: int, pages: list[tuple[str, FragmentPage]]) -> None:
+        gone, failed = [], []
+        for session_id, page in pages:
+            try:
+                if not self._rerun(page):
+                    gone.append(session_id)
+            except Exception:   # noqa: BLE001 - the push itself broke (Streamlit's internals): that page polls
+                _LOG.warning("live room %s: the push to page %s failed; it polls from now on", room, session_id,
+                             exc_info=True)
+                failed.append(session_id)
+        if gone or failed:
             with self._lock:
                 for session_id in gone:
                     self._rooms.get(room, {}).pop(session_id, None)
+                    self._asked.pop((room, session_id), None)
+                    self._lost.discard(session_id)
+                self._lost.update(failed)
+
+    def in_flight(self, room: int, session_id: str) -> bool:
+        """Whether a push to that page is under way (pushed, not drawn, not yet given up on)."""
+        with self._lock:
+            return (room, session_id) in self._asked
+
+    def lose(self, session_id: str) -> None:
+        """A push did not reach that page: it polls from now on."""
+        with self._lock:
+            self._lost.add(session_id)
+
+    def lost(self, session_id: str) -> bool:
+        with self._lock:
+            return session_id in self._lost
 
     def pages(self, room: int) -> dict[str, int]:
         """Browser session -> the step its page drew (for tests and the console's own checks)."""

@@ -6,7 +6,8 @@ loop, having queued it for the browser, wakes itself again to say there is data 
 messages, so ~240 writes and as many extra turns of the loop; under bench.bench_load the script threads' writes
 alone were 13 % of their on-CPU samples (py-spy, `_write_to_self`). Here a session's script events go into its own
 queue, and the loop is woken once for whatever has queued by the time it turns (in order, one session's as
-before); the loop's own "data to send" is set directly when it is already on the loop's thread.
+before); the loop's own "data to send" is set directly when it is already on the loop's thread. The two methods are
+replaced through ui.runtime.seam; in plain mode each call goes to Streamlit's own.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import threading
 from collections import deque
 from collections.abc import Callable
 
-from streamlit.runtime import app_session, runtime
+from ui.runtime import seam
 
 _LOGGER = logging.getLogger(__name__)
 _install_lock = threading.Lock()
@@ -74,46 +75,36 @@ def _queue_of(session) -> _SessionQueue:
         with _install_lock:
             queue = session.__dict__.get("_faultlines_loop_queue")
             if queue is None:
-                queue = session.__dict__["_faultlines_loop_queue"] = _SessionQueue(session._event_loop)
+                queue = session.__dict__["_faultlines_loop_queue"] = _SessionQueue(seam.session_event_loop(session))
     return queue
 
 
 def _call_soon_on_event_loop(self, callback: Callable[[], None]) -> None:
+    if seam.plain():
+        _call_soon_on_event_loop.__wrapped__(self, callback)
+        return
     _queue_of(self).call_soon(callback)
 
 
 def _enqueued_some_message(self) -> None:
-    async_objs = self._get_async_objs()
-    if asyncio._get_running_loop() is async_objs.eventloop:   # on the loop's own thread: no need to wake it
-        async_objs.need_send_data.set()
+    if seam.plain():
+        _enqueued_some_message.__wrapped__(self)
+        return
+    loop, need_send_data = seam.runtime_send_objects(self)
+    if asyncio._get_running_loop() is loop:   # on the loop's own thread: no need to wake it
+        need_send_data.set()
     else:
-        async_objs.eventloop.call_soon_threadsafe(async_objs.need_send_data.set)
-
-
-def _streamlits(method):
-    """Streamlit's own method, also once install() has put this module's in its place."""
-    return getattr(method, "__wrapped__", method)
+        loop.call_soon_threadsafe(need_send_data.set)
 
 
 def _fits() -> bool:
     """Whether Streamlit still has the two methods this replaces, as this module knows them."""
-    session_call = _streamlits(getattr(app_session.AppSession, "_call_soon_on_event_loop", None))
-    enqueued = _streamlits(getattr(runtime.Runtime, "_enqueued_some_message", None))
-    return (session_call is not None and enqueued is not None
-            and session_call.__code__.co_varnames[:2] == ("self", "callback")
-            and "_event_loop" in session_call.__code__.co_names
-            and enqueued.__code__.co_argcount == 1
-            and {"eventloop", "need_send_data", "call_soon_threadsafe"} <= set(enqueued.__code__.co_names))
+    return seam.loop_methods_fit()
 
 
 def install() -> None:
     """Once per process (app.py calls it on every run); a Streamlit that differs is left as it is."""
-    if getattr(app_session.AppSession._call_soon_on_event_loop, "__wrapped__", None) is not None:
+    if seam.loop_wakeups_installed():
         return
     with _install_lock:
-        if getattr(app_session.AppSession._call_soon_on_event_loop, "__wrapped__", None) is not None or not _fits():
-            return
-        _call_soon_on_event_loop.__wrapped__ = app_session.AppSession._call_soon_on_event_loop
-        _enqueued_some_message.__wrapped__ = runtime.Runtime._enqueued_some_message
-        runtime.Runtime._enqueued_some_message = _enqueued_some_message
-        app_session.AppSession._call_soon_on_event_loop = _call_soon_on_event_loop
+        seam.replace_loop_wakeups(_call_soon_on_event_loop, _enqueued_some_message)

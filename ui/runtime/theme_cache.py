@@ -4,18 +4,19 @@ Streamlit starts every script run, a fragment's own run included, with a new_ses
 theme. It builds that theme six times over (the theme, its light and dark variants and their sidebars), and
 each time scans every config option: about a fifth of the server's CPU per lock-in under bench.bench_load
 (py-spy, `_populate_theme_msg`). The theme only changes when the config files are parsed again, so this keeps
-each section's built message and hands out a copy; a new parse drops what was kept.
+each section's built message and hands out a copy; a new parse drops what was kept. Streamlit's builder is
+replaced through ui.runtime.seam; in plain mode the replacement builds every time, as Streamlit does.
 """
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
 
-from streamlit import config
-from streamlit.runtime import app_session
+from ui.runtime import seam
 
 _lock = threading.Lock()
 _built: dict[str, bytes] = {}   # section ("theme", "theme.light", ...) -> its CustomThemeConfig, serialised
+_installed = False
 
 
 def _forget() -> None:
@@ -26,6 +27,9 @@ def _forget() -> None:
 def cached(populate: Callable) -> Callable:
     """`populate(msg, section)` that builds each section once and merges a copy into `msg` after that."""
     def populate_once(msg, section: str = "theme") -> None:
+        if seam.plain():
+            populate(msg, section)
+            return
         with _lock:
             found = _built.get(section)
         if found is None:
@@ -42,11 +46,10 @@ def cached(populate: Callable) -> Callable:
 
 def install() -> None:
     """Once per process (app.py calls it on every run): later calls find it installed."""
-    current = getattr(app_session, "_populate_theme_msg", None)
-    if current is None or hasattr(current, "__wrapped__"):   # a Streamlit without it, or done already
+    global _installed
+    if _installed:
         return
     with _lock:
-        if hasattr(app_session._populate_theme_msg, "__wrapped__"):
-            return
-        config.on_config_parsed(_forget, force_connect=True)   # a config edited while serving builds afresh
-        app_session._populate_theme_msg = cached(current)
+        if not _installed and not seam.plain():   # in plain mode Streamlit keeps its own builder
+            seam.replace_theme_builder(cached, _forget)
+            _installed = True

@@ -30,6 +30,12 @@ POOL_LANE, FANOUT_LANE = "the pool of K (bottom lanes)", "the fan-out (top lanes
 # The tabs of the hot-shard and retry-storm pages, bound to ?tab= (keys.TAB).
 HOT_SHARD_TABS = ("Celebrity key", "Tenant groups", "Shuffle sharding")
 RETRY_STORM_TABS = ("Synchronised breakers", "Jitter, shared state, ramp")
+# The cache-stampede page's tabs (?tab=) and its hot-key tab's "On a miss" choices (?cs_hot_policy=).
+STAMPEDE_TABS = ("One hot key", "Many keys")
+LEASE_TABS = ("Stop-the-world pause", "Clock set back")   # the leases page's tabs (?tab=)
+CHAIN_TABS = ("Partner fails fast", "Partner hangs")   # the retry-chain page's tabs (?tab=)
+STAMPEDE_POLICIES = {"every request queries": "none", "one query per key": "coalesce",
+                     "serve stale, refresh once": "stale"}
 
 # Which app page lets a candidate explore each model on their own, and the query that opens it there.
 MODEL_PAGES = {
@@ -38,6 +44,9 @@ MODEL_PAGES = {
     "retry_storm": ("pages/sim_retry_storm.py", "Retry storm", None),
     "platform": ("pages/sim_platform.py", "Whole platform", None),
     "partitions": ("pages/hot_tenant.py", "Hot tenant", {keys.TAB: HOT_TENANT_TABS[1]}),
+    "cache_stampede": ("pages/sim_cache_stampede.py", "Cache stampede", None),
+    "retry_chain": ("pages/sim_retry_chain.py", "Retry chain", None),
+    "leases": ("pages/sim_leases.py", "Leases and split brain", None),
 }
 
 
@@ -56,6 +65,21 @@ def _figure(preset_id: str, seed: int, inputs: tuple[tuple[str, float], ...] = (
         from ui.labs.hot_tenant_charts import backlog_figure
 
         return backlog_figure(partitions.run(params, seed))
+    if preset.model == "cache_stampede":
+        from sims import cache_stampede
+        from ui.sims.stampede_charts import db_queue_figure
+
+        return db_queue_figure(cache_stampede.run(params, seed))
+    if preset.model == "retry_chain":
+        from sims import retry_chain
+        from ui.sims.chain_charts import partner_calls_figure
+
+        return partner_calls_figure(retry_chain.run(params, seed))
+    if preset.model == "leases":
+        from sims import leases
+        from ui.sims.lease_charts import writes_figure
+
+        return writes_figure(leases.run(params, seed))
     from ui.sims.charts import preset_figure
 
     return preset_figure(preset_id, seed, params)
@@ -144,7 +168,34 @@ def explore_query(preset_id: str, values: Mapping[str, float] | None = None) -> 
         query.update(_settings(keys.HOT_TENANT_SIM_PREFIX, buckets=p.buckets, rate=p.hot_rate,
                                capacity=p.partition_capacity, partitions=p.partitions, pending=p.pending,
                                placement=p.placement))
+    elif preset.model == "cache_stampede":
+        query.update(_stampede_query(p))
+    elif preset.model == "retry_chain":
+        if p.fault == "errors":
+            query.update({keys.TAB: CHAIN_TABS[0], **_settings("rc_fast", depth=p.depth, retries=p.retries,
+                                                               budget=round(100 * p.budget_ratio) if p.budget else 0)})
+        else:
+            query.update({keys.TAB: CHAIN_TABS[1], **_settings("rc_hang", depth=p.depth, retries=p.retries,
+                                                               timeout=p.timeout_s, deadline=p.deadline_s,
+                                                               propagate=p.propagate)})
+    elif preset.model == "leases":
+        if p.fault == "pause":
+            query.update({keys.TAB: LEASE_TABS[0], **_settings("ls_pause", lease=round(p.lease_s),
+                                                               pause=round(p.fault_s))})
+        else:
+            query.update({keys.TAB: LEASE_TABS[1], **_settings("ls_step", lease=round(p.lease_s),
+                                                               step=p.clock_step_s,
+                                                               rate=round(1 / p.write_every_s))})
     return query
+
+
+def _stampede_query(p) -> dict[str, str]:
+    if p.keys > 1:
+        return {keys.TAB: STAMPEDE_TABS[1], **_settings("cs_many", keys=p.keys, jitter=round(p.jitter_s),
+                                                        slots=p.db_slots)}
+    policy = next(label for label, name in STAMPEDE_POLICIES.items() if name == p.policy)
+    return {keys.TAB: STAMPEDE_TABS[0], **_settings("cs_hot", rate=round(p.request_rate_per_s),
+                                                    query=p.recompute_s, slots=p.db_slots, policy=policy)}
 
 
 def render_sim_embed(preset_id: str, seed: int, *, revealed: bool, locked: bool,

@@ -8,9 +8,11 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from drills.disclosure import seed_may_run
 from sims.__main__ import parse_params, to_args
 from ui import keys
 from ui.sims.tab import SEED_MAX, SimTab
+from ui.sims.visits import graded_questions_open
 
 K = keys.register("sim_pins", __name__)   # this module's keys (ui.keys holds only shared ones)
 PARAM_PREFIX = K.kept("pin_")            # ?pin_<tab>= the run pinned as A: its settings, seed and guess
@@ -55,15 +57,17 @@ def pin_from_text(tab: SimTab, text: str) -> Pin | None:
         params, seed = parse_params(importlib.import_module(f"sims.{tab.model}").Params, words)
     except (ValueError, TypeError):
         return None
-    return Pin(params, seed, guess) if 0 <= seed <= SEED_MAX else None
+    if not (0 <= seed <= SEED_MAX and seed_may_run(seed, graded_questions_open())):
+        return None                 # the graded seed stays closed while its questions are open
+    return Pin(params, seed, guess)
 
 
 def pinned(tab: SimTab) -> Pin | None:
     """The tab's pinned run A: this session's, or the one a link (a reload, a shared link) carries."""
     key = keys.SIM_PIN_PREFIX + tab.name
     pin = st.session_state.get(key)
-    if isinstance(pin, Pin):
-        return pin
+    if isinstance(pin, Pin):    # pinned before a question about it opened: back once the question is locked
+        return pin if seed_may_run(pin.seed, graded_questions_open()) else None
     text = st.query_params.get(pin_param(tab.name))
     pin = None if text is None else pin_from_text(tab, text)
     if pin is None:

@@ -17,6 +17,7 @@ from ui.sims.embed import page_models
 
 K = keys.register("sim_visits", __name__)   # this module's keys (ui.keys holds only shared ones)
 VISITS = K.kept("sim_visits")            # sim pages already recorded as opened during this session's attempt
+GRADED_OPEN = K("graded_open")           # this run's open questions graded against the page's models
 
 _PRESET_MODELS = {preset_id: preset.model for preset_id, preset in PRESETS.items()}
 
@@ -33,22 +34,35 @@ def _attempts_to_flag(store, models) -> list:
 
 
 def record_sim_visit(url_path: str) -> None:
-    """Called by the frame with the page about to run; cheap and silent on every page that is not a sim."""
+    """Called by the frame with the page about to run; cheap and silent on every page that is not a sim.
+
+    It also notes, for this run, which open questions grade against this page's models
+    (``graded_questions_open``): while there are any, the page keeps the graded seed closed.
+    """
+    st.session_state[GRADED_OPEN] = ()
     models = page_models(url_path)
     if not models or store_fault() is not None:
         return
     store = get_store()
     seen = st.session_state.setdefault(VISITS, set())
+    graded: list[str] = []
     for attempt in _attempts_to_flag(store, models):
         loaded = get_catalogue().drills.get(attempt.drill_id)
         if loaded is None:
             continue
         questions = open_questions_answered_by(loaded.drill, models, store.answers(attempt.id), _PRESET_MODELS)
+        graded.extend(questions)
+        st.session_state[GRADED_OPEN] = tuple(graded)
         visit = (attempt.id, url_path, tuple(questions))
         if not questions or visit in seen:    # once per page and set of open questions, not on every rerun
             continue
         store.log_event(attempt.id, EventKind.SIM_OPENED, None, {"page": url_path, "questions": questions})
         seen.add(visit)
+
+
+def graded_questions_open() -> tuple[str, ...]:
+    """The open questions this run's sim page would answer (set by the frame's ``record_sim_visit``)."""
+    return st.session_state.get(GRADED_OPEN, ())
 
 
 def attribution_note(url_path: str) -> str | None:
