@@ -15,7 +15,6 @@ from time import monotonic
 
 import streamlit as st
 from itsdangerous import BadSignature, URLSafeTimedSerializer
-from streamlit.errors import StreamlitAPIException
 
 from drills.store.accounts import Account, AccessRefused, email_list, is_instructor_account
 from ui import keys
@@ -208,7 +207,8 @@ def go_back_after_sign_in(store) -> None:
     if page and _PAGE_PATH.fullmatch(page):
         try:
             st.switch_page(f"pages/{page}.py", query_params={keys.JOIN_PARAM: join} if join else None)
-        except StreamlitAPIException:   # a page this app no longer has: stay on the catalogue
+        except Exception:   # noqa: BLE001 (Streamlit's API error for a page this app no longer has: stay on the
+            # catalogue; the switch itself is a BaseException and goes through)
             pass
 
 
