@@ -12,11 +12,13 @@ from drills.timebox import clock_for, format_duration
 from ui import keys
 from ui.context import get_catalogue, get_store, now, remember_attempt
 from ui.frame import require_frame
+from ui.identity import go_back_after_sign_in
 from ui.drill.start import start as start_attempt, start_at_once, who_are_you
 
 require_frame()
 
 store = get_store()
+go_back_after_sign_in(store)   # just back from the provider: to the page, or the join link, the sign-in began at
 refused = start_at_once(store)   # a Start press: started and gone before the catalogue draws, or why not
 
 st.title("Fault Lines")

@@ -110,6 +110,46 @@ def start_drill(page, url: str, title: str, handle: str = "browser-ada", code: s
     return re.search(r"attempt=([^&]+)", page.url).group(1)
 
 
+LOCK_IN = "🔒 Lock in"
+NOTES_ANSWER = "Per-tenant signals first; then limits at each shared layer; recover, then prevent."
+ANSWERED_MS = 30_000   # bounds a press nobody answers (then the test fails); it times no step
+
+
+def open_lock_ins(page) -> int:
+    return page.get_by_role("button", name=LOCK_IN).count()
+
+
+def lock_in(page, loaded, question) -> None:
+    """Answer `question` in the first open lock-in form (questions render in drill order), press Lock in once,
+    and wait for the form to go. A press the page does not answer fails, with what the page said instead."""
+    from drills.schema import ChoiceQuestion, NumericQuestion
+
+    page.get_by_role("button", name=LOCK_IN).first.wait_for()
+    before = open_lock_ins(page)
+    form = page.get_by_test_id("stForm").filter(has=page.get_by_role("button", name=LOCK_IN)).first
+    if isinstance(question, NumericQuestion):
+        guess = loaded.values.get(question.id, 100.0)  # simulation truths vary by seed; any guess will do
+        box = form.get_by_label(f"Best guess ({question.unit})")
+        box.fill(f"{guess:.4g}")
+        box.press("Enter")
+    elif isinstance(question, ChoiceQuestion):
+        right = next(o.text for o in question.options if o.id == question.answer)
+        form.get_by_text(loaded.text(right), exact=True).click()
+        form.get_by_role("button", name=LOCK_IN).click()
+    else:
+        form.get_by_label("Your notes").fill(NOTES_ANSWER)
+        form.get_by_role("button", name=LOCK_IN).click()
+    try:
+        page.wait_for_function(
+            "n => [...document.querySelectorAll('button')].filter(b => b.innerText.includes('Lock in')).length < n",
+            arg=before, timeout=ANSWERED_MS)
+    except Exception:
+        alerts = page.get_by_test_id("stAlert").all_inner_texts()
+        raise AssertionError(f"{question.id}: one Lock in press was not answered ({open_lock_ins(page)} of "
+                             f"{before} forms still open; the page said {alerts})") from None
+    wait_for_app(page)
+
+
 def finish_attempt(page) -> None:
     """Press Finish on the last step, ticking "Finish anyway" first when the page asks for it (questions
     still open, or notes answers not yet self-rated)."""
@@ -201,24 +241,22 @@ def sign_in_instructor(page, url: str, passphrase: str, name: str = "Prof Ada") 
 def open_from_menu(page, title: str) -> None:
     """Open the app page called `title` from the navigation menu at the top (its sections drop down).
 
-    A section's popover that has not opened within a try's wait is closed and the next section tried;
-    on a loaded machine a popover can take longer than the first wait, so the menu is scanned again
-    with longer waits before the page is said to be missing (the waits bound a hang, never time a step).
+    Each section is opened once and read once its links show; a section that opens nothing fails the walk
+    (a press of the menu that is not answered is a bug, not a reason to press again).
     """
     page.get_by_test_id("stTopNav").wait_for()
-    for wait_ms in (2000, 6000, 15000):
-        sections = page.get_by_test_id("stTopNav").get_by_test_id("stTopNavSection")
-        for n in range(sections.count()):
-            sections.nth(n).click()
-            link = page.get_by_test_id("stTopNavDropdownLink").filter(has_text=title)
-            try:
-                link.first.wait_for(state="visible", timeout=wait_ms)
-            except Exception:   # not in this section (or not open yet): close its popover, try the next
-                page.keyboard.press("Escape")
-                continue
+    sections = page.get_by_test_id("stTopNav").get_by_test_id("stTopNavSection")
+    for n in range(sections.count()):
+        sections.nth(n).click()
+        links = page.get_by_test_id("stTopNavDropdownLink")
+        links.first.wait_for(state="visible", timeout=ANSWERED_MS)
+        link = links.filter(has_text=title)
+        if link.count():
             link.first.click()
             wait_for_app(page)
             return
+        page.keyboard.press("Escape")
+        links.first.wait_for(state="hidden", timeout=ANSWERED_MS)
     raise AssertionError(f"no page called {title!r} in the menu")
 
 

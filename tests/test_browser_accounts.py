@@ -7,10 +7,8 @@ join link enrols a candidate.
 from __future__ import annotations
 
 import re
-import warnings
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from drills.store import AttemptStore
 from tests.browser import (
@@ -41,38 +39,19 @@ def _open(page, url: str) -> None:
     wait_for_app(page)
 
 
-def _retry_once(page, server, wait, again, why: str) -> None:
-    """`wait()`; when it times out, say so (never silently) with what the page and the server showed, then
-    `again()` and `wait()` once more. In the parallel suite the page back from the provider twice stalled
-    (once without the account, once without the catalogue's Start); alone it never does."""
-    try:
-        wait()
-    except PlaywrightTimeout:
-        body = page.locator("body").inner_text()[:800]
-        log = server.log_path.read_text(errors="replace")[-1500:] if server.log_path.exists() else ""
-        warnings.warn(pytest.PytestWarning(f"{why}\npage: {body}\nserver log: {log}"))
-        again()
-        wait()
-
-
 def _signed_in(chromium, server, login: str):
     context = chromium.new_context(viewport={"width": 1300, "height": 1000})
     page = context.new_page()
     page.set_default_timeout(60_000)
     _open(page, server.url)
     sign_in_through_provider(page, login, button=SIDEBAR_SIGN_IN)
-    _retry_once(page, server, page.get_by_text(f"Signed in as {login}").first.wait_for,
-                lambda: sign_in_through_provider(page, login, button=SIDEBAR_SIGN_IN),
-                f"back from the provider without {login}'s account; signing in again.")
+    page.get_by_text(f"Signed in as {login}").first.wait_for()
     return context, page
 
 
 def _start_from_catalogue(page, server, drill: str) -> None:
-    """Press the catalogue's Start for `drill` (reloading the catalogue once if it never draws it)."""
-    start = page.get_by_role("button", name=f"Start the clock: {drill}")
-    _retry_once(page, server, start.wait_for, lambda: _open(page, server.url),
-                f"no Start for {drill} on the catalogue; reloading it once.")
-    start.click()
+    """Press the catalogue's Start for `drill`, once."""
+    page.get_by_role("button", name=f"Start the clock: {drill}").click()
 
 
 def test_an_attempt_is_its_accounts_alone_and_visits_from_any_tab_are_attributed(signed_server, chromium):

@@ -7,57 +7,16 @@ from __future__ import annotations
 import csv
 import io
 import re
-import warnings
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from drills.loader import load_catalogue
-from drills.schema import ChoiceQuestion, NumericQuestion, section_title
-from tests.browser import without_numbers, finish_attempt, start_drill, wait_for_app
+from drills.schema import section_title
+from tests.browser import finish_attempt, lock_in, open_lock_ins, start_drill, wait_for_app, without_numbers
 
 pytestmark = pytest.mark.browser
 
 DRILL_ID = "one_tenant"
-LOCK = "🔒 Lock in"
-NOTES = "Per-tenant signals first; then limits at each shared layer; recover, then prevent."
-
-
-def _open_forms(page) -> int:
-    return page.get_by_role("button", name=LOCK).count()
-
-
-def _lock(page, loaded, question) -> None:
-    """Answer the first open lock-in form on the page (questions render in drill order)."""
-    before = _open_forms(page)
-    form = page.get_by_test_id("stForm").first
-    if isinstance(question, NumericQuestion):
-        guess = loaded.values.get(question.id, 100.0)  # simulation truths vary by seed; any guess will do
-        box = form.get_by_label(f"Best guess ({question.unit})")
-        box.fill(f"{guess:.4g}")
-        box.press("Enter")
-    elif isinstance(question, ChoiceQuestion):
-        right = next(o.text for o in question.options if o.id == question.answer)
-        form.get_by_text(loaded.text(right), exact=True).click()
-        form.get_by_role("button", name=LOCK).click()
-    else:
-        form.get_by_label("Your notes").fill(NOTES)
-        form.get_by_role("button", name=LOCK).click()
-    # The form's Lock in leaves the page once the answer is stored. On a loaded machine a press can be lost
-    # (as in the keyboard walk), and the form then stays filled: press its Lock in again, at most twice, and
-    # say so. The wait bounds a lost press; it times no step.
-    for tries in range(3):
-        try:
-            page.wait_for_function(
-                "n => [...document.querySelectorAll('button')].filter(b => b.innerText.includes('Lock in')).length < n",
-                arg=before, timeout=20_000)
-            break
-        except PlaywrightTimeout:
-            if tries == 2:
-                raise
-            warnings.warn(pytest.PytestWarning(f"{question.id}: the Lock in press was not answered; pressing it again"))
-            form.get_by_role("button", name=LOCK).click()
-    wait_for_app(page)
 
 
 def _reveal(page, label: str) -> None:
@@ -70,16 +29,16 @@ def _reveal(page, label: str) -> None:
 
 def _walk_part(page, loaded, part) -> None:
     for question in part.questions:
-        _lock(page, loaded, question)
+        lock_in(page, loaded, question)
     for section in part.reveal:
         _reveal(page, f"Reveal: {section_title(section)}")
     if part.followup:
         page.get_by_role("heading", name="The follow-up").wait_for()
         for question in part.followup.questions:
-            _lock(page, loaded, question)
+            lock_in(page, loaded, question)
         _reveal(page, "Reveal: The follow-up answer")
         page.get_by_role("heading", name="The follow-up answer").wait_for()
-    assert _open_forms(page) == 0, f"{part.id} still has an open question"
+    assert open_lock_ins(page) == 0, f"{part.id} still has an open question"
     assert page.get_by_role("button", name=re.compile("^Reveal:")).count() == 0, f"{part.id} has a closed reveal"
 
 

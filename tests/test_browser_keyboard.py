@@ -6,14 +6,13 @@ Every step presses Tab until the element it needs has focus (bounded), then type
 from __future__ import annotations
 
 import re
-import warnings
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from drills.loader import load_catalogue
 from drills.scope import scope_drill
-from tests.browser import wait_for_app
+from tests.browser import ANSWERED_MS, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -69,17 +68,14 @@ def open_forms(page) -> int:
 
 
 def pick_focused_option(page) -> None:
-    """Space picks the focused option; as a keyboard user would, look that it took before going on (on a
-    loaded machine the first Space can land before the option listens, and the form is sent empty)."""
-    for _ in range(3):
-        page.keyboard.press("Space")
-        try:
-            page.wait_for_function("() => document.activeElement && document.activeElement.checked === true",
-                                   timeout=5_000)
-            return
-        except PlaywrightTimeout:
-            continue
-    raise AssertionError(f"three Spaces never picked the focused option; focus on {active(page)}")
+    """Space picks the focused option; as a keyboard user would, look that it took. A Space that picks
+    nothing fails the walk (the wait bounds a hang, it times nothing)."""
+    page.keyboard.press("Space")
+    try:
+        page.wait_for_function("() => document.activeElement && document.activeElement.checked === true",
+                               timeout=ANSWERED_MS)
+    except PlaywrightTimeout:
+        raise AssertionError(f"one Space on the focused option picked nothing; focus on {active(page)}") from None
 
 
 def lock_focused_question(page, what: str) -> None:
@@ -102,7 +98,7 @@ def lock_focused_question(page, what: str) -> None:
     try:
         page.wait_for_function(
             "n => [...document.querySelectorAll('button')].filter(b => b.innerText.includes('Lock in')).length < n",
-            arg=before)
+            arg=before, timeout=ANSWERED_MS)
     except PlaywrightTimeout:
         alerts = page.get_by_test_id("stAlert").all_inner_texts()
         raise AssertionError(f"{what}: its form stayed open; focus was on {field}, now on {active(page)}, "
@@ -148,22 +144,18 @@ def _moved_on(part_id: str):
 
 
 def go_next(page, part_id: str) -> None:
-    """Tab to Next and press Enter; as a keyboard user would, look that the page moved to the next part, and
-    press again if not (in the parallel suite one Enter on Next once left the page where it was)."""
-    for tries in range(3):
-        now = active(page)
-        if not (now and button("Next →")(now)):
-            tab_to(page, button("Next →"), what=f"Next after {part_id}")
-        page.keyboard.press("Enter")
-        try:
-            page.wait_for_url(_moved_on(part_id), timeout=15_000)
-        except PlaywrightTimeout:
-            continue
-        if tries:   # said, so a lost Enter that keeps coming back is seen in the run's output
-            warnings.warn(pytest.PytestWarning(f"Next on {part_id} took {tries + 1} Enters"))
-        settled(page)
-        return
-    raise AssertionError(f"three Enters on Next never left {part_id}; focus on {active(page)}, url {page.url}")
+    """Tab to Next and press Enter once; as a keyboard user would, look that the page moved to the next part.
+    An Enter the page does not answer fails the walk."""
+    now = active(page)
+    if not (now and button("Next →")(now)):
+        tab_to(page, button("Next →"), what=f"Next after {part_id}")
+    page.keyboard.press("Enter")
+    try:
+        page.wait_for_url(_moved_on(part_id), timeout=ANSWERED_MS)
+    except PlaywrightTimeout:
+        raise AssertionError(f"one Enter on Next did not leave {part_id}; focus on {active(page)}, "
+                             f"url {page.url}") from None
+    settled(page)
 
 
 def test_skip_link_lands_on_the_first_open_question_within_five_tabs(app_server, page):

@@ -7,10 +7,14 @@ such as roles=instructor, or the secrets `instructors` / `instructor_claim`).
 """
 from __future__ import annotations
 
+import json
 import os
+import re
+from dataclasses import dataclass
 from time import monotonic
 
 import streamlit as st
+from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from drills.store.accounts import Account, AccessRefused, email_list, is_instructor_account
 from ui import keys
@@ -21,6 +25,7 @@ K = keys.register("identity", __name__)   # this module's keys (ui.keys holds on
 ACCOUNT = K.kept("account")              # the signed-in account (drills.store.accounts.Account) this session resolved
 SIDEBAR_SIGN_IN = K.kept("sidebar::sign_in")  # the sidebar's Sign in button (a provider is configured)
 SIDEBAR_SIGN_OUT = K.kept("sidebar::sign_out")
+RETURNED = K("returned")                 # the way-back cookie this session has already followed
 
 INSTRUCTORS_ENV = "FAULTLINES_INSTRUCTORS"
 INSTRUCTOR_CLAIM_ENV = "FAULTLINES_INSTRUCTOR_CLAIM"
@@ -102,16 +107,118 @@ def signed_in_instructor(store) -> Account | None:
     return account if is_instructor_account(account.email, _claims(), emails, claim) else None
 
 
-def sign_in_button(label: str = "Sign in", *, key: str) -> None:
+@dataclass(frozen=True)
+class WayBack:
+    """Where a sign-in started, to go back to once the provider's round trip is over: a page (its URL path,
+    "" for the catalogue) and the join code its link carried."""
+
+    page: str = ""
+    join: str = ""
+
+
+# Streamlit's st.login always ends on the app's home page, in a new session with nothing of the old one.
+# The page a sign-in starts from is carried across in a cookie the page sets as its Sign in is pressed: signed
+# with the auth block's cookie_secret (the cookie is set by script, so it cannot be HttpOnly) and good for ten
+# minutes, so a stale or made-up cookie is ignored.
+WAY_BACK_COOKIE = "fl_way_back"
+WAY_BACK_MAX_AGE_S = 600
+_PAGE_PATH = re.compile(r"[a-z0-9_]*")
+
+# Set on the press itself (capture phase, before Streamlit sends it), and only while the browser is still on
+# the page that drew the button: the sidebar's Sign in is the same element on every page. No "<" before a
+# letter or "/" in it: Streamlit's sanitiser would drop the script.
+_WAY_BACK_SCRIPT = """<span data-fl-aids hidden></span><script>
+(function () {
+  const marks = window.__flWayBack = window.__flWayBack || {};
+  for (const cls of %(classes)s) marks[cls] = {page: %(page)s, value: %(value)s};
+  if (window.__flWayBackListens) return;
+  window.__flWayBackListens = true;
+  document.addEventListener("click", (event) => {
+    const here = location.pathname.split("/").pop();
+    for (const [cls, mark] of Object.entries(window.__flWayBack)) {
+      if (mark.page === here && event.target.closest && event.target.closest("." + cls)) {
+        document.cookie = %(name)s + "=" + mark.value + "; Max-Age=%(age)d; Path=/; SameSite=Lax";
+      }
+    }
+  }, true);
+})();
+</script>"""
+_FORGET_SCRIPT = (f'<span data-fl-aids hidden></span><script>document.cookie = "{WAY_BACK_COOKIE}=; Max-Age=0; '
+                  'Path=/; SameSite=Lax";</script>')
+
+
+def _way_back_signer() -> URLSafeTimedSerializer | None:
+    auth = _secret("auth")
+    try:
+        secret = auth.get("cookie_secret") if auth else None
+    except Exception:
+        secret = None
+    return URLSafeTimedSerializer(str(secret), salt="faultlines-way-back") if secret else None
+
+
+def _key_class(key: str) -> str:
+    """The CSS class Streamlit gives a keyed element's container (st-key-<key>, other characters as "-")."""
+    return "st-key-" + re.sub(r"[^a-zA-Z0-9_-]", "-", key.strip())
+
+
+def _mark_way_back(way_back: WayBack, key: str) -> None:
+    signer = _way_back_signer()
+    if signer is None or not _PAGE_PATH.fullmatch(way_back.page):
+        return
+    value = signer.dumps({"page": way_back.page, "join": way_back.join})
+    st.html(_WAY_BACK_SCRIPT % {"classes": json.dumps([_key_class(key), _key_class(SIDEBAR_SIGN_IN)]),
+                                "page": json.dumps(way_back.page), "value": json.dumps(value),
+                                "name": json.dumps(WAY_BACK_COOKIE), "age": WAY_BACK_MAX_AGE_S},
+            unsafe_allow_javascript=True)
+
+
+def sign_in_button(label: str = "Sign in", *, key: str, way_back: WayBack | None = None) -> None:
+    """Sign in with the provider; with `way_back`, the browser comes back there (this page's Sign in and the
+    sidebar's alike) instead of the catalogue Streamlit returns to."""
     st.button(label, key=key, type="primary", icon="🔑", on_click=st.login)
+    if way_back is not None:
+        _mark_way_back(way_back, key)
 
 
-def account_or_sign_in(store, why: str, *, key: str, icon: str = "🔑") -> Account | None:
+def _way_back_cookie() -> str:
+    try:
+        return st.context.cookies.get(WAY_BACK_COOKIE) or ""
+    except Exception:   # no browser request behind this run (AppTest)
+        return ""
+
+
+def go_back_after_sign_in(store) -> None:
+    """On the catalogue, just back from the provider: go to the page the sign-in started from, with its join
+    link. Once per session and cookie; a cookie that is stale, forged or names no page is ignored."""
+    raw = _way_back_cookie()
+    if not raw or st.session_state.get(RETURNED) == raw or signed_in_account(store) is None:
+        return
+    st.session_state[RETURNED] = raw
+    signer = _way_back_signer()
+    try:
+        mark = signer.loads(raw, max_age=WAY_BACK_MAX_AGE_S) if signer else None
+    except BadSignature:   # also a cookie older than its ten minutes (SignatureExpired)
+        mark = None
+    if not isinstance(mark, dict):
+        return
+    page, join = str(mark.get("page") or ""), str(mark.get("join") or "")
+    if join:
+        st.query_params[keys.JOIN_PARAM] = join
+    if page and _PAGE_PATH.fullmatch(page):
+        try:
+            st.switch_page(f"pages/{page}.py", query_params={keys.JOIN_PARAM: join} if join else None)
+        except Exception:   # noqa: BLE001 (Streamlit's API error for a page this app no longer has: stay on the
+            # catalogue; the switch itself is a BaseException and goes through)
+            pass
+
+
+def account_or_sign_in(store, why: str, *, key: str, icon: str = "🔑",
+                       way_back: WayBack | None = None) -> Account | None:
     """The signed-in account, or a line saying why to sign in beside the Sign in button (None)."""
     account = signed_in_account(store)
     if account is None:
         st.info(why, icon=icon)
-        sign_in_button("Sign in with your account", key=key)
+        sign_in_button("Sign in with your account", key=key, way_back=way_back)
     return account
 
 
@@ -124,6 +231,8 @@ def account_box(store) -> None:
         sign_in_button(key=SIDEBAR_SIGN_IN)
         return
     st.caption(f"Signed in as {escape_markdown(account.email or account.name)}")
+    if _way_back_cookie():   # followed (or not needed) once signed in: a later visit starts afresh
+        st.html(_FORGET_SCRIPT, unsafe_allow_javascript=True)
     st.button("Sign out", key=SIDEBAR_SIGN_OUT, on_click=_sign_out)
 
 

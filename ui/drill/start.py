@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from drills import answers as checks
-from drills.store.accounts import Account, AccessRefused, account_learner, handle_named
+from drills.store.accounts import Account, AccessRefused, ClassInfo, account_learner, handle_named
 from drills.store.throttle import Throttled
 from drills.records import Candidate
 from drills.scope import scoped_id
@@ -19,7 +19,7 @@ from drills.variants import variant_for
 from ui import keys
 from ui.context import field_in_url, get_catalogue, remember_attempt
 from ui.clients import current_client
-from ui.identity import sign_in_button, sign_in_configured, signed_in_account
+from ui.identity import WayBack, sign_in_button, sign_in_configured, signed_in_account
 from ui.drill.review import due_reminder
 from ui.safe import escape_markdown
 
@@ -32,6 +32,7 @@ JOIN_NAME = K.kept("join::name")         # the display name typed when joining a
 HANDLE_CODE = K.kept("candidate_code")   # the catalogue: the resume code of a handle already in use
 CLASS_PICK = K.kept("class_pick")        # the catalogue: which of the account's classes an attempt counts for
 CATALOGUE_SIGN_IN = K.kept("catalogue::sign_in")  # the catalogue: Sign in with the provider
+LINKED_CLASS = K("linked_class")          # (join code, ClassInfo): the class this session's join link named
 
 PERSONAL = ""   # the class picker's value for practice outside any class
 
@@ -47,29 +48,59 @@ class Visitor:
     problem: object = None     # an st.empty() beside the inputs, where a refused start explains itself
 
 
+def _linked_class(store, code: str) -> ClassInfo | None:
+    """The class the join link names, looked up once per session and code (each look-up is a throttled try);
+    None, with the reason shown, when there is none or the tries are used up."""
+    kept = st.session_state.get(LINKED_CLASS)
+    if isinstance(kept, tuple) and kept[0] == code:
+        return kept[1]
+    try:
+        found = store.class_by_join_code(code, current_client(store))
+    except Throttled as wait:
+        st.error(f"{wait} Join links that match no class are counted per browser and network.", icon="⛔")
+        return None
+    if found is None:
+        st.error("This join link matches no class. Check that it was copied whole, or ask your instructor "
+                 "for a new one.", icon="⚠️")
+        return None
+    st.session_state[LINKED_CLASS] = (code, found)
+    return found
+
+
+def _invite_signed_out(store, code: str) -> None:
+    """A join link opened signed out: sign in (and come back to this link), or, in a class that lets anonymous
+    handles take part, practise under a handle with the class's cohort code filled in."""
+    found = _linked_class(store, code)
+    if found is None:
+        return
+    with st.container(border=True):
+        if not found.requires_sign_in:
+            st.markdown(f"**You were invited to the class “{escape_markdown(found.title)}”.** Type a handle "
+                        f"below: its cohort code `{found.cohort}` is filled in, so your attempts count for it"
+                        + (", or sign in to keep them under your account." if sign_in_configured() else "."))
+            if not st.session_state.get(COHORT_INPUT):
+                st.session_state[COHORT_INPUT] = found.cohort
+                st.query_params[COHORT_PARAM] = found.cohort
+        else:
+            st.markdown("**You were invited to join a class.** Sign in first: your attempts then count for that "
+                        "class, from any browser.")
+            if not sign_in_configured():
+                st.warning("This server has no sign-in provider configured, so classes cannot be joined "
+                           "here. Ask your instructor for a cohort code instead.", icon="🔒")
+        if sign_in_configured():
+            sign_in_button("Sign in to join", key=keys.JOIN_SIGN_IN, way_back=WayBack(join=code))
+
+
 def _join_from_link(store, account: Account | None) -> None:
     """Enrol the signed-in account in the class its ?join= link names, asking for a display name once."""
     code = st.query_params.get(keys.JOIN_PARAM)
     if not code:
         return
     if account is None:
-        with st.container(border=True):
-            st.markdown("**You were invited to join a class.** Sign in first: your attempts then count for that "
-                        "class, from any browser.")
-            if sign_in_configured():
-                sign_in_button("Sign in to join", key=keys.JOIN_SIGN_IN)
-            else:
-                st.warning("This server has no sign-in provider configured, so classes cannot be joined "
-                           "here. Ask your instructor for a cohort code instead.", icon="🔒")
+        _invite_signed_out(store, code)
         return
-    try:
-        found = store.class_by_join_code(code, current_client(store))
-    except Throttled as wait:
-        st.error(f"{wait} Join links that match no class are counted per browser and network.", icon="⛔")
-        return
+    found = _linked_class(store, code)
     if found is None:
-        st.error("This join link matches no class. Check that it was copied whole, or ask your instructor "
-                 "for a new one.", icon="⚠️")
         return
     joined = dict(store.account_cohorts(account.id))
     if found.cohort in joined:
@@ -118,7 +149,8 @@ def who_are_you(store) -> Visitor:
         due_reminder(store, account_learner(account))
         return Visitor(account, cohort, problem=st.empty())
     if sign_in_configured():
-        sign_in_button("Sign in with your account", key=CATALOGUE_SIGN_IN)
+        join = st.query_params.get(keys.JOIN_PARAM)
+        sign_in_button("Sign in with your account", key=CATALOGUE_SIGN_IN, way_back=WayBack(join=join) if join else None)
         st.caption("Sign in to keep your attempts under your account, see them from any browser, and join your "
                    "class. Or practise anonymously below with a handle and its resume code.")
     identity = st.columns([2, 1, 1])
@@ -129,8 +161,11 @@ def who_are_you(store) -> Visitor:
     cohort = identity[1].text_input("Cohort code (optional)",
                                     help="Your instructor gives you this so your attempt shows on their board.",
                                     **field_in_url(COHORT_INPUT, COHORT_PARAM, checks.MAX_COHORT))
+    # Staged on every keystroke, without a rerun: Streamlit 1.67 commits a field when it loses focus, but not
+    # when focus goes to its own Show password toggle (where Tab lands), and never later, so a code typed, then
+    # tabbed away from, reached the Start press empty ("The handle … is in use").
     code = identity[2].text_input("Resume code, if used before", type="password", max_chars=20,
-                                  key=HANDLE_CODE, placeholder="e.g. K7QM-3XHD",
+                                  key=HANDLE_CODE, placeholder="e.g. K7QM-3XHD", live="0ms", on_change="ignore",
                                   help="Only for a handle you have used before: its code proves it is yours.")
     problem = st.empty()
     proven = st.session_state.get(keys.HISTORY_HANDLE)

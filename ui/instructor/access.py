@@ -15,12 +15,13 @@ from drills.instructor_actions import instructor_name_entry
 from ui import keys
 from ui.clients import current_client
 from ui.safe import escape_markdown
-from ui.identity import account_or_sign_in, instructor_settings, sign_in_configured, signed_in_instructor
+from ui.identity import WayBack, account_or_sign_in, instructor_settings, sign_in_configured, signed_in_instructor
 
 K = keys.register("instructor_access", __name__)   # this module's keys (ui.keys holds only shared ones)
 SIGN_OUT = K.kept("instructor_sign_out")  # the instructor's "Sign out" button
 ACCOUNT_SIGN_IN = K.kept("instructor::account_sign_in")  # the board: Sign in with the provider
 
+BOARD = WayBack("instructor")   # a sign-in started here comes back to the board, not the catalogue
 PASSPHRASE = "passphrase"   # the throttle's target for the one embedded-default passphrase
 
 
@@ -45,7 +46,7 @@ def _explain_setup() -> None:
 
 def _account_gate(store) -> Instructor | None:
     account = account_or_sign_in(store, "This page is for instructors. Sign in with your account.",
-                                 key=ACCOUNT_SIGN_IN, icon="🔒")
+                                 key=ACCOUNT_SIGN_IN, icon="🔒", way_back=BOARD)
     if account is None:
         return None
     if signed_in_instructor(store) is None:
