@@ -29,7 +29,7 @@ from ui.drill.timer import attempt_clocks
 freeze_after_imports()   # what the imports so far made lives as long as the process: no full GC pass walks it
 build_theme_once()   # every run starts with a new_session message: its theme is built once, not per run
 wake_loop_per_burst()   # a run's elements wake the server's event loop once per burst, not twice per element
-st.set_page_config(page_title="Fault Lines", page_icon="🧭", layout="wide")
+st.set_page_config(page_title="Fault Lines", page_icon=":material/explore:", layout="wide")
 page_aids()   # focus ring, skip link, the navigation's list roles, phone-sized titles
 bound_query_params()   # before any page or URL-bound widget parses one: a 400-digit ?live= is dropped, and said so
 
@@ -38,28 +38,28 @@ bound_query_params()   # before any page or URL-bound widget parses one: a 400-d
 def _declare() -> dict[str, list[st.Page]]:
     return {
         "Drills": [
-            st.Page("pages/home.py", title="Catalogue", icon="🏠", default=True),
-            st.Page("pages/drill.py", title="Drill", icon="📝"),
-            st.Page("pages/results.py", title="Results", icon="📊"),
-            st.Page("pages/history.py", title="My history", icon="🗂️"),
-            st.Page("pages/review.py", title="Spaced review", icon="🔁"),
-            st.Page("pages/live.py", title="Live room", icon="📡"),
+            st.Page("pages/home.py", title="Catalogue", icon=":material/home:", default=True),
+            st.Page("pages/drill.py", title="Drill", icon=":material/edit_note:"),
+            st.Page("pages/results.py", title="Results", icon=":material/bar_chart:"),
+            st.Page("pages/history.py", title="My history", icon=":material/folder_open:"),
+            st.Page("pages/review.py", title="Spaced review", icon=":material/replay:"),
+            st.Page("pages/live.py", title="Live room", icon=":material/sensors:"),
         ],
         "Simulations": [
-            st.Page("pages/sim_hot_shard.py", title="Hot shard", icon="🔥"),
-            st.Page("pages/sim_concurrency_pool.py", title="Concurrency pool", icon="🚦"),
-            st.Page("pages/sim_retry_storm.py", title="Retry storm", icon="🌩️"),
-            st.Page("pages/sim_platform.py", title="Whole platform", icon="🏭"),
+            st.Page("pages/sim_hot_shard.py", title="Hot shard", icon=":material/local_fire_department:"),
+            st.Page("pages/sim_concurrency_pool.py", title="Concurrency pool", icon=":material/traffic:"),
+            st.Page("pages/sim_retry_storm.py", title="Retry storm", icon=":material/thunderstorm:"),
+            st.Page("pages/sim_platform.py", title="Whole platform", icon=":material/factory:"),
             st.Page("pages/sim_cache_stampede.py", title="Cache stampede", icon="🐃"),
             st.Page("pages/sim_retry_chain.py", title="Retry chain", icon="⛓️"),
             st.Page("pages/sim_leases.py", title="Leases and split brain", icon="👑"),
         ],
         "Labs": [
-            st.Page("pages/hot_tenant.py", title="Hot tenant event store", icon="🧪"),
-            st.Page("pages/pg_lab.py", title="PostgreSQL lab", icon="🐘"),
+            st.Page("pages/hot_tenant.py", title="Hot tenant event store", icon=":material/science:"),
+            st.Page("pages/pg_lab.py", title="PostgreSQL lab", icon=":material/database:"),
         ],
         "Instructors": [
-            st.Page("pages/instructor.py", title="Scoreboard", icon="🎓"),
+            st.Page("pages/instructor.py", title="Scoreboard", icon=":material/school:"),
         ],
     }
 

@@ -68,7 +68,7 @@ st.title(titles[current])
 if attempt.finished_at is not None:
     st.info("This attempt is finished: every part reads as a review with its answers, and nothing can be "
             "locked in or re-scored any more. Your results are on the results page.")
-    st.page_link("pages/results.py", label="See results", icon="📊", query_params={keys.ATTEMPT_TOKEN: attempt.token})
+    st.page_link("pages/results.py", label="See results", icon=":material/bar_chart:", query_params={keys.ATTEMPT_TOKEN: attempt.token})
 
 if current == SCORE_STEP:
     complete = render_self_score(view)
@@ -77,12 +77,12 @@ if current == SCORE_STEP:
     confirmed = True
     if open_questions and attempt.finished_at is None:
         st.warning(f"{open_questions} of {len(drill.all_questions())} questions are still open; finishing now "
-                   "counts them as unanswered.", icon="⚠️")
+                   "counts them as unanswered.", icon=":material/warning:")
     unrated = view.unrated_notes() if attempt.finished_at is None else 0
     if unrated:
         st.warning(f"{plural(unrated, 'notes answer')} still {'needs' if unrated == 1 else 'need'} your "
                    "self-rating under its worked answer; once you finish, an unrated answer earns no marks.",
-                   icon="⚠️")
+                   icon=":material/warning:")
     if (open_questions or unrated) and attempt.finished_at is None:
         confirmed = st.checkbox("Finish anyway", key=keys.FINISH_ANYWAY)
     if attempt.finished_at is None and st.button("Finish and see results", type="primary", disabled=not confirmed):

@@ -31,7 +31,7 @@ st.markdown(
 catalogue = get_catalogue()
 
 for error in catalogue.errors:
-    st.error(f"A drill could not be loaded: {error}", icon="🧩")
+    st.error(f"A drill could not be loaded: {error}", icon=":material/extension:")
 
 st.header("Who are you?")
 visitor = who_are_you(store)
@@ -95,7 +95,7 @@ else:
                "link (it ends in `?attempt=…`) is the lasting way back: bookmark it, and it works from any "
                "browser, even after the server restarts.")
 
-st.page_link("pages/history.py", label="My history", icon="🗂️",
+st.page_link("pages/history.py", label="My history", icon=":material/folder_open:",
              help="Needs your handle and the personal resume code shown when you first started.")
 st.caption("Every attempt under your handle, from any browser.")   # a long link label is cut on a phone
 
@@ -106,7 +106,7 @@ if go:
     token = pasted.strip().rsplit("attempt=", 1)[-1].split("&")[0]
     attempt = store.attempt_by_token(token)
     if attempt is None or not may_open(attempt.account_id, visitor.account):
-        st.error("No attempt of yours matches that link or token.", icon="⚠️")
+        st.error("No attempt of yours matches that link or token.", icon=":material/warning:")
     else:
         remember_attempt(attempt.token)
         st.switch_page("pages/drill.py", query_params={keys.ATTEMPT_TOKEN: attempt.token})

@@ -259,7 +259,7 @@ def require_attempt(title: str, explanation: str) -> tuple[Attempt, LoadedDrill]
                                   "lists; its answers are kept, and an instructor can still see them.")
         st.title(title)
         st.info(explanation)
-        st.page_link("pages/home.py", label="Go to the catalogue", icon="🏠")
+        st.page_link("pages/home.py", label="Go to the catalogue", icon=":material/home:")
         st.stop()
     return found
 

@@ -116,14 +116,14 @@ def show_store_fault(fault: StoreFault, *, store_back: Callable[[], bool] | None
     With `store_back`, the page also checks by itself every RETRY_EVERY_S and reruns the app once it opens.
     """
     st.title("Attempts cannot be saved right now")
-    st.error(fault.headline, icon="🛑")
+    st.error(fault.headline, icon=":material/dangerous:")
     st.markdown("**Store:**")
     st.code(fault.where, language=None)
     st.markdown("**What to do:**")
     st.markdown("\n".join(f"{number}. {step}" for number, step in enumerate(fault.steps, start=1)))
     st.caption("The error, for whoever looks after the server:")
     st.code(fault.detail, language=None)
-    st.info("The simulations and labs in the menu do not need the store and still work.", icon="🧪")
+    st.info("The simulations and labs in the menu do not need the store and still work.", icon=":material/science:")
     if store_back is not None:
         _check_again(store_back)
 
@@ -196,9 +196,9 @@ def show_store_outage(fault: StoreFault, refused: str | None, *, store_back: Cal
     """The page while the store is down: one plain message, and a check every RETRY_EVERY_S that reruns the
     app once `store_back()` is true. `refused` names a Lock in this press did not store (our words only)."""
     st.title(OUTAGE_TITLE)
-    st.warning(OUTAGE_TEXT, icon="⏳")
+    st.warning(OUTAGE_TEXT, icon=":material/hourglass_top:")
     if refused:
-        st.error(refused, icon="🔒")
+        st.error(refused, icon=":material/lock:")
     st.caption(f"For whoever looks after the server: {fault.headline} Store: {fault.where}. Error: {fault.detail}")
     st.session_state[ASKED_THIS_RUN] = True   # the frame's store_outage() asked, or the fault was met, this run
     _check_again(store_back)

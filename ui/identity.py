@@ -175,7 +175,7 @@ def _mark_way_back(way_back: WayBack, key: str) -> None:
 def sign_in_button(label: str = "Sign in", *, key: str, way_back: WayBack | None = None) -> None:
     """Sign in with the provider; with `way_back`, the browser comes back there (this page's Sign in and the
     sidebar's alike) instead of the catalogue Streamlit returns to."""
-    st.button(label, key=key, type="primary", icon="🔑", on_click=st.login)
+    st.button(label, key=key, type="primary", icon=":material/key:", on_click=st.login)
     if way_back is not None:
         _mark_way_back(way_back, key)
 

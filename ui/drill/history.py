@@ -58,12 +58,12 @@ def show_new_resume_code(attempt: Attempt) -> None:
     with st.container(border=True):
         st.success(f"Your personal resume code is **{kept[1]}** (for the handle **{escape_markdown(attempt.handle)}**"
                    f"{where}). Note it down: with your handle it opens **My history** and **Spaced review** from "
-                   "any browser, and nobody can start a drill under this handle without it.", icon="🔑")
+                   "any browser, and nobody can start a drill under this handle without it.", icon=":material/key:")
         st.caption(f"This box stays on the drill page while this browser session lasts, until you press "
                    f"“{NOTED}”. After that the code is not shown again: the app keeps only a fingerprint of it.")
         with st.container(horizontal=True):
-            st.button(NOTED, key=RESUME_CODE_NOTED, on_click=_forget_resume_code, icon="✅")
-            st.page_link("pages/history.py", label="My history", icon="🗂️")
+            st.button(NOTED, key=RESUME_CODE_NOTED, on_click=_forget_resume_code, icon=":material/check_circle:")
+            st.page_link("pages/history.py", label="My history", icon=":material/folder_open:")
 
 
 @dataclass(frozen=True)
@@ -134,17 +134,17 @@ def sign_in(store, *, intro: str = HISTORY_INTRO, button: str = "Open my history
             clean, clean_cohort = checks.handle_entry(handle), checks.cohort_entry(cohort)
             matched = store.check_resume_code(clean, code, clean_cohort, client=current_client(store))
         except checks.InputError as problem:
-            st.error(str(problem), icon="⚠️")
+            st.error(str(problem), icon=":material/warning:")
             return None
         except Throttled as wait:
             st.error(f"{wait} Wrong codes slow down the browser and network that typed them, not the handle's owner.",
-                     icon="⛔")
+                     icon=":material/block:")
             return None
         if matched:
             st.session_state[keys.HISTORY_HANDLE] = store.learner(clean, clean_cohort)
             st.rerun()
         st.error("That handle, cohort and resume code do not match. Check all three; the code is the one shown "
-                 "when you first started a drill under this handle.", icon="⚠️")
+                 "when you first started a drill under this handle.", icon=":material/warning:")
     return None
 
 
@@ -283,7 +283,7 @@ def render_history() -> None:
     lines = [line for line in (attempt_line(store, a, live=a.id in live) for a in attempts) if line]
     if not lines:
         st.info("No attempts under this handle yet. Start one from the catalogue.")
-        st.page_link("pages/home.py", label="Go to the catalogue", icon="🏠")
+        st.page_link("pages/home.py", label="Go to the catalogue", icon=":material/home:")
         return
     # A static table: every column fits by wrapping its text (a data grid cut off the right-hand columns at
     # 1300 px), and it has no hover toolbar to cover the sign-out button above it.
@@ -296,7 +296,7 @@ def render_history() -> None:
         st.page_link(target, label=f"#{number} {verb}: {line.title} — started "
                                    f"{format_utc(line.attempt.started_at, seconds=False)} UTC"
                                    + (LIVE_MARK if line.live else ""),
-                     icon="📊" if line.finished else "▶️", query_params={keys.ATTEMPT_TOKEN: line.attempt.token})
+                     icon=":material/bar_chart:" if line.finished else "▶️", query_params={keys.ATTEMPT_TOKEN: line.attempt.token})
     st.markdown("##### Score over time")
     if any(line.finished for line in lines):
         st.plotly_chart(score_figure(lines), width="stretch", key=SCORES_CHART)

@@ -76,7 +76,7 @@ def render_question(view: AttemptView, question, part_id: str, rerun: tuple[str,
         outcome = st.session_state.pop(keys.lock_outcome(question.id), None)   # from this tab's Lock in press
         if answer is None and view.finished:
             if outcome is not None:   # a stale tab pressed Lock in after the finish
-                st.error(FINISHED_ELSEWHERE, icon="🔒")
+                st.error(FINISHED_ELSEWHERE, icon=":material/lock:")
             st.caption("Not answered: the attempt was finished before this question was locked in.")
             if show_truth:
                 _truth(view, question, None)
@@ -89,14 +89,14 @@ def render_question(view: AttemptView, question, part_id: str, rerun: tuple[str,
                 _on_lock(view, question, part_id)
                 st.rerun()
             if outcome is not None and outcome[0] in (PROBLEM, UNAVAILABLE, REFUSED):
-                st.error(outcome[1], icon="⚠️")
+                st.error(outcome[1], icon=":material/warning:")
         else:
             if outcome is not None and outcome[0] == LOST:
                 # This tab pressed Lock in, but another tab's answer was stored first.
                 _tell_lost_race(view, question, answer)
             _locked(view, question, answer, show_truth=show_truth)
             if outcome is not None and outcome[0] == STORED:
-                st.success("Locked in.", icon="🔒")   # here, not a toast: a toast covers other controls
+                st.success("Locked in.", icon=":material/lock:")   # here, not a toast: a toast covers other controls
 
 
 def answer_summary(question, answer: LockedAnswer, text=str, *, compact: bool = False) -> str:
@@ -124,7 +124,7 @@ def _submit_key(question) -> str:
 def _tell_lost_race(view: AttemptView, question, stored: LockedAnswer) -> None:
     st.warning(escape_markdown(
         f"Another tab locked this question first, so the answer you just gave here was not stored. "
-        f"The locked answer is: {answer_summary(question, stored, view.text)}."), icon="⚠️")
+        f"The locked answer is: {answer_summary(question, stored, view.text)}."), icon=":material/warning:")
 
 
 def _hints(view: AttemptView, question: NumericQuestion, part_id: str) -> None:
@@ -133,16 +133,16 @@ def _hints(view: AttemptView, question: NumericQuestion, part_id: str) -> None:
     for index, hint in enumerate(question.hints):
         if index in opened:
             st.info(f"**Hint {index + 1}** (cost {hint.cost:.0%} of this question's mark): {view.text(hint.text)}",
-                    icon="💡")
+                    icon=":material/lightbulb:")
             continue
         spent = sum(question.hints[i].cost for i in opened)
         if st.button(f"Show hint {index + 1} of {len(question.hints)} — costs {hint.cost:.0%} of this question's "
                      f"mark" + (f" (on top of {spent:.0%})" if spent else ""),
-                     key=hint_button(question.id, index), icon="💡"):
+                     key=hint_button(question.id, index), icon=":material/lightbulb:"):
             try:
                 view.store.open_hint(view.attempt.id, question.id, part_id, index)
             except AttemptFinished:
-                st.error(FINISHED_ELSEWHERE, icon="🔒")
+                st.error(FINISHED_ELSEWHERE, icon=":material/lock:")
                 return
             st.rerun()
         break   # one at a time, in order
@@ -317,7 +317,7 @@ def flash() -> None:
     """Show (once) what a lock-in left behind before its rerun: a confirmation, or why it did not count."""
     message = st.session_state.pop(FLASH, None)
     if message:
-        st.success(escape_markdown(message), icon="🔒")   # in the page, never a toast over its controls
+        st.success(escape_markdown(message), icon=":material/lock:")   # in the page, never a toast over its controls
     conflict = st.session_state.pop(keys.CONFLICT, None)
     if conflict:
-        st.warning(escape_markdown(conflict), icon="⚠️")
+        st.warning(escape_markdown(conflict), icon=":material/warning:")

@@ -316,7 +316,7 @@ def render_results(view: AttemptView) -> None:
     else:
         st.warning(f"{outcome.tally} {outcome.message}")
     for warning in outcome.warnings:
-        st.warning(warning, icon="⚠️")
+        st.warning(warning, icon=":material/warning:")
 
 
 def record_results_visit(store, attempt) -> None:

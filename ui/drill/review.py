@@ -71,7 +71,7 @@ def due_reminder(store, learner: Learner | None) -> None:
         return
     due = store.count_due(learner.review_key, now())
     if due:
-        st.page_link("pages/review.py", icon="🔁",
+        st.page_link("pages/review.py", icon=":material/replay:",
                      label=f"Due for review: {due} question{'' if due == 1 else 's'}, each with fresh numbers")
 
 
@@ -112,7 +112,7 @@ def _show_outcome() -> None:
     if outcome is None:
         return
     if outcome.due_at is None:
-        st.warning("That item was reviewed in another tab a moment ago, so this answer was not stored.", icon="⚠️")
+        st.warning("That item was reviewed in another tab a moment ago, so this answer was not stored.", icon=":material/warning:")
         return
     with st.container(border=True):
         st.caption("Just answered")
@@ -149,7 +149,7 @@ def _review_one(store, handle: str, item: ReviewState, base: LoadedDrill, questi
     try:
         entry = checks.numeric_entry(typed, unit=question.unit)
     except checks.InputError as problem:
-        st.error(str(problem), icon="⚠️")
+        st.error(str(problem), icon=":material/warning:")
         return
     truth = loaded.truth(question.id)
     accuracy, rated = review.graded(entry.value, truth, question)
@@ -198,7 +198,7 @@ def render_review() -> None:
     if not items:
         st.info("Nothing on your review schedule yet. Finish an attempt: the numeric questions you miss come "
                 "back here, and so do a few questions of each skill you score weak.")
-        st.page_link("pages/home.py", label="Go to the catalogue", icon="🏠")
+        st.page_link("pages/home.py", label="Go to the catalogue", icon=":material/home:")
         return
     due = [item for item in items if review.is_due(item.due_at, at)]
     if due:
@@ -208,9 +208,9 @@ def render_review() -> None:
     else:
         upcoming = min(item.due_at for item in items)
         st.success(f"Nothing due right now. The next question comes back {review.wait_words(upcoming - at)} "
-                   f"({format_utc(upcoming, seconds=upcoming - at < 60)} UTC).", icon="✅")
+                   f"({format_utc(upcoming, seconds=upcoming - at < 60)} UTC).", icon=":material/check_circle:")
         if upcoming - at < SOON_S:
-            st.button("Check again", icon="🔁", key=CHECK_AGAIN,
+            st.button("Check again", icon=":material/replay:", key=CHECK_AGAIN,
                       help="The page does not refresh by itself: press this once the question is due.")
     st.markdown("##### Your review schedule")
     st.table(schedule_table(items, catalogue, at), hide_index=True)

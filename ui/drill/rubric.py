@@ -51,11 +51,11 @@ def render_self_score(view: AttemptView) -> bool:
         saved = st.form_submit_button("Save my scores", type="primary", disabled=view.finished)
     confirmation = st.session_state.pop(SAVED, None)
     if confirmation:
-        st.success(escape_markdown(confirmation), icon="✅")   # under the button pressed, not a toast over the first skill
+        st.success(escape_markdown(confirmation), icon=":material/check_circle:")   # under the button pressed, not a toast over the first skill
     if saved:
         picked = [skill for skill in drill.rubric if chosen[skill.id]]
         if not picked:
-            st.error("Pick a level for at least one skill, then save.", icon="⚠️")
+            st.error("Pick a level for at least one skill, then save.", icon=":material/warning:")
         else:
             # Save what was picked: finishing is allowed with skills unscored, so nothing picked is dropped.
             try:
@@ -64,7 +64,7 @@ def render_self_score(view: AttemptView) -> bool:
                         view.store.add_rubric_score(view.attempt.id, skill.id, chosen[skill.id], scorer="self",
                                                     scorer_name=view.attempt.handle)
             except AttemptFinished:
-                st.error(FINISHED_ELSEWHERE, icon="🔒")
+                st.error(FINISHED_ELSEWHERE, icon=":material/lock:")
                 return all(s.id in levels for s in drill.rubric)
             missing = [skill.name for skill in drill.rubric if not chosen[skill.id]]
             st.session_state[SAVED] = ("Scores saved." if not missing else

@@ -57,11 +57,11 @@ def _linked_class(store, code: str) -> ClassInfo | None:
     try:
         found = store.class_by_join_code(code, current_client(store))
     except Throttled as wait:
-        st.error(f"{wait} Join links that match no class are counted per browser and network.", icon="⛔")
+        st.error(f"{wait} Join links that match no class are counted per browser and network.", icon=":material/block:")
         return None
     if found is None:
         st.error("This join link matches no class. Check that it was copied whole, or ask your instructor "
-                 "for a new one.", icon="⚠️")
+                 "for a new one.", icon=":material/warning:")
         return None
     st.session_state[LINKED_CLASS] = (code, found)
     return found
@@ -86,7 +86,7 @@ def _invite_signed_out(store, code: str) -> None:
                         "class, from any browser.")
             if not sign_in_configured():
                 st.warning("This server has no sign-in provider configured, so classes cannot be joined "
-                           "here. Ask your instructor for a cohort code instead.", icon="🔒")
+                           "here. Ask your instructor for a cohort code instead.", icon=":material/lock:")
         if sign_in_configured():
             sign_in_button("Sign in to join", key=keys.JOIN_SIGN_IN, way_back=WayBack(join=code))
 
@@ -119,7 +119,7 @@ def _join_from_link(store, account: Account | None) -> None:
         try:
             store.account_candidate(account, found.cohort, checks.handle_entry(name))
         except (checks.InputError, AccessRefused) as problem:
-            st.error(str(problem), icon="⚠️")
+            st.error(str(problem), icon=":material/warning:")
             return
         st.session_state[CLASS_PICK] = found.cohort
         st.query_params.pop(keys.JOIN_PARAM, None)
@@ -238,8 +238,8 @@ def start(store, visitor: Visitor, drill_id: str, time_box_min: float, refused: 
     `refused` is start_at_once's answer to this press: shown, not tried again (a resume code is tried once)."""
     problem = refused or _begin(store, visitor, drill_id, time_box_min)
     # Beside the inputs at the top, and beside the button that was pressed (which may be far below).
-    visitor.problem.error(problem, icon="⚠️")
-    st.error(f"{problem} (see “Who are you?” at the top)", icon="⚠️")
+    visitor.problem.error(problem, icon=":material/warning:")
+    st.error(f"{problem} (see “Who are you?” at the top)", icon=":material/warning:")
 
 
 def _begin(store, visitor: Visitor, drill_id: str, time_box_min: float) -> str:

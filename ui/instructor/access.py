@@ -34,7 +34,7 @@ def _secret_hash() -> object:
 
 def _explain_setup() -> None:
     st.warning("The instructor pages are locked because no instructor passphrase is configured. "
-               "No data is shown until one is.", icon="🔒")
+               "No data is shown until one is.", icon=":material/lock:")
     st.markdown("Make a hash of a passphrase (at least "
                 f"{access.MIN_PASSPHRASE} characters) and configure it in one of two ways:")
     st.code("python -m drills.access            # asks for the passphrase, prints the hash\n"
@@ -46,7 +46,7 @@ def _explain_setup() -> None:
 
 def _account_gate(store) -> Instructor | None:
     account = account_or_sign_in(store, "This page is for instructors. Sign in with your account.",
-                                 key=ACCOUNT_SIGN_IN, icon="🔒", way_back=BOARD)
+                                 key=ACCOUNT_SIGN_IN, icon=":material/lock:", way_back=BOARD)
     if account is None:
         return None
     if signed_in_instructor(store) is None:
@@ -54,7 +54,7 @@ def _account_gate(store) -> Instructor | None:
         st.warning(f"You are signed in as {escape_markdown(account.email or account.name)}, which is not an instructor account "
                    "here. Instructors are the accounts the server's settings name"
                    + (" (by e-mail or by a claim)." if claim else " by e-mail.")
-                   + (" None are named yet." if not emails and not claim else ""), icon="🔒")
+                   + (" None are named yet." if not emails and not claim else ""), icon=":material/lock:")
         return None
     instructor = Instructor(account.email or account.name, account.email or account.name)
     if st.session_state.get(keys.INSTRUCTOR_OK) != instructor.target:   # once per browser session: a sign-in
@@ -77,7 +77,7 @@ def _passphrase_gate(store) -> Instructor | None:
             st.session_state[keys.INSTRUCTOR_OK], encoded):
         _forget_sign_in()
     if unusable is not None:
-        st.error(f"The configured instructor hash cannot be used: {unusable}", icon="🔒")
+        st.error(f"The configured instructor hash cannot be used: {unusable}", icon=":material/lock:")
         return None
     if encoded is None:
         _explain_setup()
@@ -85,7 +85,7 @@ def _passphrase_gate(store) -> Instructor | None:
     if keys.INSTRUCTOR_OK in st.session_state and st.session_state.get(keys.INSTRUCTOR_NAME):
         return Instructor(st.session_state[keys.INSTRUCTOR_NAME], None)
 
-    st.info("This page is for instructors. Sign in with the instructor passphrase.", icon="🔒")
+    st.info("This page is for instructors. Sign in with the instructor passphrase.", icon=":material/lock:")
     with st.form("instructor_sign_in", enter_to_submit=True):
         name = st.text_input("Your name (recorded with every override and time grant)", max_chars=200)
         passphrase = st.text_input("Instructor passphrase", type="password", max_chars=access.MAX_PASSPHRASE)
@@ -98,17 +98,17 @@ def _passphrase_gate(store) -> Instructor | None:
                                      lambda: access.verify(passphrase or "", encoded), client=current_client(store),
                                      who=clean_name)
     except InputError as problem:
-        st.error(str(problem), icon="⚠️")
+        st.error(str(problem), icon=":material/warning:")
         return None
     except Throttled as wait:
         st.error(f"{wait} Wrong passphrases slow down the browser and network that typed them, counted across "
-                 "every server process; a browser that has signed in here before is not held up by others.", icon="⛔")
+                 "every server process; a browser that has signed in here before is not held up by others.", icon=":material/block:")
         return None
     if right:
         st.session_state[keys.INSTRUCTOR_OK] = access.fingerprint(encoded)
         st.session_state[keys.INSTRUCTOR_NAME] = clean_name
         st.rerun()
-    st.error("That passphrase is not right. Wrong tries are counted, and after a few the sign-in waits.", icon="⛔")
+    st.error("That passphrase is not right. Wrong tries are counted, and after a few the sign-in waits.", icon=":material/block:")
     return None
 
 

@@ -401,7 +401,7 @@ def render_attempt(board: Board, table: pd.DataFrame) -> None:
     rows = timeline(board.loaded, board.store.events(attempt.id), view.answers,
                     lambda q: figures.short_prompt(view.text(board.loaded.drill.question(q).prompt)))
     for warning in early_warnings(rows):
-        st.warning(warning, icon="⚠️")
+        st.warning(warning, icon=":material/warning:")
     st.dataframe(timeline_frame(board.loaded, rows, attempt.started_at), hide_index=True, width="stretch",
                  key=TIMELINE, column_config={
                      "When (UTC)": st.column_config.TextColumn(width=140),
@@ -481,7 +481,7 @@ def render_rubric(board: Board, view: AttemptView) -> None:
         try:
             actions.override_skill(board.store, view.attempt, board.loaded, skill_id, level, comment, board.instructor)
         except InputError as problem:
-            st.error(str(problem), icon="⚠️")
+            st.error(str(problem), icon=":material/warning:")
         else:
             st.session_state[FLASH] = f"Override saved for {drill.skill(skill_id).name}."
             st.rerun()
@@ -521,7 +521,7 @@ def render_extra_time(board: Board, view: AttemptView) -> None:
         try:
             added = actions.grant_extra_time(board.store, attempt, minutes, board.instructor, reason)
         except InputError as problem:
-            st.error(str(problem), icon="⚠️")
+            st.error(str(problem), icon=":material/warning:")
         else:
             st.session_state[FLASH] = f"Granted {added:g} extra minutes."
             st.rerun()
@@ -556,7 +556,7 @@ def render_board(instructor: str, allowed: list[str] | None = None) -> None:
     store = get_store()
     message = st.session_state.pop(FLASH, None)
     if message:
-        st.success(message, icon="✅")
+        st.success(message, icon=":material/check_circle:")
     chosen = choose_filters(store, allowed)
     if chosen is None:
         return

@@ -60,10 +60,10 @@ def render_classes(store, instructor: Instructor) -> None:
     made = st.session_state.pop(NEW_JOIN_LINK, None)
     if made:   # above the classes, which fold away once there are some: this link is shown only once
         st.success(f"The join link of “{escape_markdown(made[0])}” (shown once; copy it and share it with your "
-                   "candidates):", icon="🔗")
+                   "candidates):", icon=":material/link:")
         st.code(made[1], language=None)
     # Folded in passphrase mode: classes need sign-in, and an open form would push the board below the fold.
-    with st.expander(f"Your classes ({len(classes)})", expanded=not classes and sign_in_configured(), icon="🏫"):
+    with st.expander(f"Your classes ({len(classes)})", expanded=not classes and sign_in_configured(), icon=":material/school:"):
         if not sign_in_configured():
             st.caption("Classes need a sign-in provider (see the README): a join link enrols signed-in accounts. "
                        "Without one, candidates type a cohort code on the catalogue.")
@@ -84,7 +84,7 @@ def render_classes(store, instructor: Instructor) -> None:
                 info, code = store.create_class(title, instructor.email or instructor.name,
                                                 requires_sign_in=required, instructors=email_list(others))
             except AccessRefused as problem:
-                st.error(str(problem), icon="⚠️")
+                st.error(str(problem), icon=":material/warning:")
                 return
             st.session_state[NEW_JOIN_LINK] = (info.title, join_link(code))
             st.rerun()

@@ -39,7 +39,7 @@ def follow_timeline_link(board) -> None:
     st.query_params.pop(TIMELINE_PARAM, None)
     attempt = board.store.attempt_by_id(int(raw)) if raw.isdigit() and len(raw) < 19 else None
     if attempt is None or attempt.drill_id != board.filters.drill_id:
-        st.warning("That timeline link names no attempt at this drill.", icon="⚠️")
+        st.warning("That timeline link names no attempt at this drill.", icon=":material/warning:")
         return
     _open_attempt(attempt.candidate_id, attempt.id)
 

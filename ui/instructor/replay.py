@@ -93,4 +93,4 @@ def render_replay(view) -> None:
         # A link to the page's own address, opened in a new tab so the board stays where it was (and drawn
         # the same wherever the board runs, inside the app's navigation or not).
         st.link_button(f"{prompt} — {name}, their guess {'none' if guess is None else fmt_guess(guess)}",
-                       replay_url(page, replay_query(preset_id, values, guess)), icon="🎲")
+                       replay_url(page, replay_query(preset_id, values, guess)), icon=":material/casino:")

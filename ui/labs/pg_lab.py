@@ -345,7 +345,7 @@ def pick_view() -> LabView:
 def lab_link(experiment_id: str, label: str | None = None) -> None:
     """A link that opens the lab on one experiment, for a drill's reveal or another page."""
     view = VIEWS[experiment_id]
-    st.page_link("pages/pg_lab.py", label=label or f"Run it on PostgreSQL: {view.title}", icon="🐘",
+    st.page_link("pages/pg_lab.py", label=label or f"Run it on PostgreSQL: {view.title}", icon=":material/database:",
                  query_params={EXPERIMENT: experiment_id})
 
 

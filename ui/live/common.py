@@ -36,6 +36,6 @@ def scenario_link(session: LiveSession) -> None:
     """The break the instructor injected, and a link to its simulation run that follows the room."""
     if session.scenario in SCENARIO_TITLES:
         st.info(f"Your instructor injected a break into the platform simulation: "
-                f"{SCENARIO_TITLES[session.scenario]}.", icon="💥")
-        st.page_link("pages/sim_platform.py", label="Open the simulation run", icon="🏭",
+                f"{SCENARIO_TITLES[session.scenario]}.", icon=":material/bolt:")
+        st.page_link("pages/sim_platform.py", label="Open the simulation run", icon=":material/factory:",
                      query_params={**platform_query(session.scenario, {}), ROOM_PARAM: str(session.id)})

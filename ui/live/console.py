@@ -97,7 +97,7 @@ def render_console(store) -> None:
     classes = store.classes_for(instructor.email)
     if not classes:
         st.info("You have no classes yet. Make one on the Scoreboard page; its members can then join a live "
-                "session here.", icon="🏫")
+                "session here.", icon=":material/school:")
         return
     titles = {c.cohort: c.title for c in classes}
     cohort = st.selectbox("Class", list(titles), format_func=lambda c: f"{titles[c]} ({c})",
@@ -141,7 +141,7 @@ def _console(store, session: LiveSession, actor: str) -> None:
         st.rerun()   # the last seat still missing left the room: everyone present has locked in
     note = st.session_state.pop(LIVE_NOTE, None)
     if note:
-        st.warning(escape_markdown(note), icon="⚠️")
+        st.warning(escape_markdown(note), icon=":material/warning:")
     steps = store.live_steps(session.id)
     cols = st.columns([1, 1, 1, 1.3])
     with cols[3]:

@@ -33,7 +33,7 @@ def seat_candidate(store) -> Candidate | None:
     issued = st.session_state.get(LIVE_NEW_CODE)
     if issued and issued[0] == candidate.handle:
         st.success(f"Your resume code for “{escape_markdown(issued[0])}” is **{issued[1]}**. Note it: it is the only "
-                   "way to use this handle again.", icon="🔑")
+                   "way to use this handle again.", icon=":material/key:")
     return candidate
 
 
@@ -55,12 +55,12 @@ def _anonymous_seat_candidate(store) -> Candidate | None:
     if not go:
         return None
     if not (cohort or "").strip():
-        st.error("Type your class's cohort code: a live session belongs to a class.", icon="⚠️")
+        st.error("Type your class's cohort code: a live session belongs to a class.", icon=":material/warning:")
         return None
     try:
         candidate, new_code = anonymous_candidate(store, Visitor(None, cohort, handle, code))
     except (InputError, AccessRefused, Throttled) as problem:
-        st.error(str(problem), icon="⚠️")
+        st.error(str(problem), icon=":material/warning:")
         return None
     st.session_state[LIVE_CANDIDATE] = candidate
     slot.empty()
@@ -75,7 +75,7 @@ def _account_seat_candidate(store) -> Candidate | None:
         return None
     classes = dict(store.account_cohorts(account.id))
     if not classes:
-        st.info("You have not joined a class yet. Open your instructor's join link first.", icon="🏫")
+        st.info("You have not joined a class yet. Open your instructor's join link first.", icon=":material/school:")
         return None
     cohort = st.selectbox("Class", list(classes), key=LIVE_CLASS,
                           format_func=lambda c: f"{(store.class_info(c).title if store.class_info(c) else c)} "

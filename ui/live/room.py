@@ -68,7 +68,7 @@ def follow_the_room() -> None:
         st.session_state[LIVE_SIM_FOLLOWED] = (room, session.scenario)
         st.session_state[keys.PLATFORM_SCENARIO] = session.scenario
     if session.scenario in SCENARIO_TITLES:
-        st.info(f"Following your live room: your instructor injected {SCENARIO_TITLES[session.scenario]}.", icon="💥")
+        st.info(f"Following your live room: your instructor injected {SCENARIO_TITLES[session.scenario]}.", icon=":material/bolt:")
     watch = registry.watch(store.path)
     heard = watch.version(room)
 

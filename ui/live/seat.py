@@ -49,7 +49,7 @@ def render_candidate(store) -> None:
         if seat is not None:   # the session this candidate sat in has just ended: where their results are
             _room(store, last[0], seat)
         st.info("No live session is running in your class yet. This page joins it as soon as your instructor "
-                "starts one.", icon="⏳")
+                "starts one.", icon=":material/hourglass_top:")
         _wait_for_a_session(candidate.cohort)
         return
     session = sessions[0]
@@ -94,7 +94,7 @@ def _seat_part(session_id: int, seat) -> None:
         # box: nothing is recorded as drawn, so the part is drawn again (pushed, else by the page's tick).
         _LOG.warning("live room %s: the room part could not read the store: %s", session_id, error)
         st.info("The room is busy: your locked answers are safe, and this part draws again in a few seconds.",
-                icon="⏳")
+                icon=":material/hourglass_top:")
         # Ask for this part again (after this run), not the whole page: the pool's own wait spaces the tries.
         pages.drew(session_id, page, -1)
         pages.moved(session_id, drawn)
@@ -119,12 +119,12 @@ def _draw_seat_part(store, session: LiveSession, seat, drawn: tuple) -> None:
     scenario_link(session)
     _late_locks(loaded, session)
     if session.state == ENDED:
-        st.success("The session has ended. Your answers are an attempt of your class, with its results.", icon="🏁")
-        st.page_link("pages/results.py", label="See your results", icon="📊",
+        st.success("The session has ended. Your answers are an attempt of your class, with its results.", icon=":material/flag:")
+        st.page_link("pages/results.py", label="See your results", icon=":material/bar_chart:",
                      query_params={keys.ATTEMPT_TOKEN: store.attempt_by_id(seat.attempt_id).token})
         return
     if session.state == WAITING:
-        st.info("You are in the waiting room. The first question opens when your instructor opens it.", icon="⏳")
+        st.info("You are in the waiting room. The first question opens when your instructor opens it.", icon=":material/hourglass_top:")
         return
     question = question_of(loaded, session)
     part = loaded.drill.part(session.part_id)
@@ -200,7 +200,7 @@ def _late_locks(loaded, session: LiveSession) -> None:
         if outcome is not None and outcome[0] in (REFUSED, FINISHED):
             prompt = loaded.text(loaded.drill.question(question_id).prompt)
             st.error(f"Your Lock in for “{prompt}” came after the question closed, so it was not counted.",
-                     icon="🔒")
+                     icon=":material/lock:")
 
 
 def _report_lock(store, session: LiveSession, view: AttemptView, question_id: str) -> None:

@@ -211,7 +211,7 @@ def render_sim_embed(preset_id: str, seed: int, *, revealed: bool, locked: bool,
             st.caption(f"🎲 Graded against the **{name}** simulation ({preset.label.lower()}). Lock in your own "
                        "estimate first: opening the simulation while this question is open is recorded on "
                        "your attempt's timeline, and your instructor sees it.")
-        st.page_link(page, label=f"Explore the {name} simulation", icon="🎲",
+        st.page_link(page, label=f"Explore the {name} simulation", icon=":material/casino:",
                      query_params=explore_query(preset_id, values))
         return
     with st.expander(f"🎲 The {name} run this answer was graded against"):
