@@ -330,7 +330,7 @@ def test_next_opens_the_last_question_and_refuses_past_it():
 
 def test_a_seats_page_sends_its_heartbeat(app_test, db_path, klass, monkeypatch):
     from tests.test_live_pages import _as, _button, _started
-    from ui.live import room
+    from ui.live import seat
 
     beats = []
     original = AttemptStore.live_heartbeat
@@ -342,7 +342,7 @@ def test_a_seats_page_sends_its_heartbeat(app_test, db_path, klass, monkeypatch)
     prof.run()
     _button(prof, "Open the first question").click().run()
     ana.run()
-    ana.session_state[room.LIVE_BEAT] = float("-inf")   # its last beat long ago (no waiting on the wall clock)
+    ana.session_state[seat.LIVE_BEAT] = float("-inf")   # its last beat long ago (no waiting on the wall clock)
     ana.run()
     assert not ana.exception, ana.exception
     assert beats, "the seat's page beat, so the room counts it present"

@@ -10,6 +10,7 @@ from drills.timebox import Clock
 from ui import a11y
 from ui.drill import browser_clock
 from ui.drill.browser_clock import ClockView, clock_markup
+from ui.runtime import seam
 
 STARTED = 1_790_000_000.0
 
@@ -69,6 +70,8 @@ def test_a_lock_in_is_confirmed_in_the_page_not_by_a_toast(app_test):
     assert not at.toast
 
 
+@pytest.mark.skipif(seam.plain(), reason="an optimisation, not a promise: in plain mode each ask reads the store "
+                    "(the run identity it keys on is below Streamlit's documented API)")
 def test_a_drill_page_run_reads_its_attempt_once(app_test, monkeypatch):
     """The two clocks, their fragment and the page used to read the attempt by token three times a run."""
     from drills.store import AttemptStore

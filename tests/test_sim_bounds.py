@@ -92,6 +92,13 @@ def test_every_corner_finishes_within_its_event_budget_or_is_refused_in_one_line
     assert all(0 <= done <= budget for _, done, budget in budgeted_runs), budgeted_runs
     if model == "platform":         # a run that stays calm to the end needs no SimPy events at all
         assert 0 <= result.events <= platform_event_ceiling()
+    elif hasattr(module, "run_on_simpy"):
+        # A model whose run gives SimPy's run without SimPy (issue 38): its reference run on SimPy must keep
+        # within the budget, and the fast run must count the very events that reference processed.
+        reference = module.run_on_simpy(params, 7)
+        assert budgeted_runs, f"sims.{model}.run_on_simpy ran SimPy without an event budget"
+        assert all(0 <= done <= budget for _, done, budget in budgeted_runs), budgeted_runs
+        assert result.events == reference.events
     else:
         assert budgeted_runs, f"sims.{model} ran SimPy without an event budget"
     out = module.summary(result)
