@@ -22,6 +22,8 @@ from drills.loaded import LoadedDrill
 from drills.schema import Drill
 
 _CACHED_DRAWS = 512
+_RETAKE_CANDIDATES = 8   # fresh draws a retake weighs against the truths already seen
+_COMPARED_RETAKES = 12   # earlier draws it compares with (the most recent ones)
 
 __all__ = ["drawn_numbers", "WRITTEN", "base_id", "changed_givens", "drawn_givens", "in_variant", "label", "pick_variant",
            "variant_for", "variant_values", "varies"]
@@ -63,12 +65,28 @@ def pick_variant(drill: Drill, seed: int, had: Collection[int] = ()) -> int:
     if drill.first_attempt_as_written and not had:
         return WRITTEN
     taken = set(had)
-    draw = draw_for_seed(seed)
-    for attempt in range(1, 20):
-        if draw not in taken:
-            break
-        draw = draw_for_seed(seed, attempt)
-    return draw
+    fresh = [d for d in dict.fromkeys(draw_for_seed(seed, attempt) for attempt in range(20)) if d not in taken]
+    if not taken or len(fresh) == 1:
+        return fresh[0]
+    # A retake: of its first few fresh draws, the one that repeats fewest of the truths the candidate already
+    # saw (a new draw of the givens can still land on an old answer, e.g. 2,000 x 0.7 = 2,800 x 0.5).
+    seen = [_truths(drill, d) for d in sorted(taken)[-_COMPARED_RETAKES:]]
+
+    def repeats(draw: int) -> int:
+        mine = _truths(drill, draw)
+        return sum(1 for q, v in mine.items() if any(old.get(q) == v for old in seen))
+
+    return min(fresh[:_RETAKE_CANDIDATES], key=repeats)   # min keeps the earliest of equals: deterministic
+
+
+def _truths(drill: Drill, draw: int) -> dict[str, float]:
+    """The formula-graded numeric truths of `draw` (empty when the draw cannot be computed)."""
+    asked = {q.id for q in drill.all_questions() if getattr(q, "kind", "") == "numeric" and getattr(q, "answer", None)}
+    try:
+        values, _ = variant_values(drill, draw)
+    except Exception:   # a draw the loader would refuse anyway: it simply counts as repeating nothing
+        return {}
+    return {q: values[q] for q in asked if q in values}
 
 
 def variant_for(store, drill: Drill, handle: str, seed: int) -> int:

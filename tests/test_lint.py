@@ -220,8 +220,10 @@ def _key(loaded, draw: int) -> tuple:
 @pytest.mark.parametrize("drill_id", ["one_tenant", "hot_tenant"])
 def test_a_harvest_of_throwaway_attempts_gives_no_key_a_later_retake_draws(tmp_path, drill_id):
     """The walk from issue 21: one throwaway handle finishes many empty attempts and keeps every key it is
-    shown; a later retake under the real handle must draw numbers none of them had (before, 12 attempts
-    harvested all 12 of One Tenant's keys, and a first attempt was always the written numbers)."""
+    shown; later attempts under real handles must draw numbers none of them had (before, 12 attempts
+    harvested all 12 of One Tenant's keys, and a first attempt was always the written numbers). Hot Tenant
+    has some 1,400 keys, so a harvest of 30 holds about 2% of them: a later draw may meet one by chance,
+    never more often than that share allows."""
     loaded = CATALOGUE.drills[drill_id]
     store = AttemptStore(tmp_path / "harvest.duckdb")
     rng = random.Random(drill_id)
@@ -231,14 +233,19 @@ def test_a_harvest_of_throwaway_attempts_gives_no_key_a_later_retake_draws(tmp_p
         draw = variant_for(store, loaded.drill, "throwaway", seed)
         store.start_attempt(drill_id, "throwaway", "", 2700, seed=seed, variant=draw)
         harvest.add(_key(loaded, draw))
+    assert len(harvest) == 30, "the throwaway handle saw 30 different keys"
     assert _key(loaded, 0) not in harvest, "a first attempt draws too"
-    for handle in ("real", "other"):
+    met = []
+    for handle in range(40):
         for _ in range(3):
             seed = rng.randrange(2**31)
-            draw = variant_for(store, loaded.drill, handle, seed)
-            store.start_attempt(drill_id, handle, "", 2700, seed=seed, variant=draw)
+            draw = variant_for(store, loaded.drill, f"real-{handle}", seed)
+            store.start_attempt(drill_id, f"real-{handle}", "", 2700, seed=seed, variant=draw)
             assert 1 <= draw <= DRAWS
-            assert _key(loaded, draw) not in harvest, f"{handle}'s retake drew a harvested key"
+            met.append(_key(loaded, draw) in harvest)
+    assert sum(met) <= 0.05 * len(met), f"{sum(met)} of {len(met)} later attempts drew a harvested key"
+    if drill_id == "one_tenant":
+        assert not any(met), "One Tenant's keys are too many for a harvest of 30 to meet"
     assert draw_for_seed(1) != draw_for_seed(2)
 
 

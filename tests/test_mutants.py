@@ -283,6 +283,8 @@ def test_a_candidates_retake_never_repeats_a_draw_they_had():
     assert again != first
     third = pick_variant(DRILL, seed, had=[first, again])
     assert third not in (first, again)
+    many = [draw_for_seed(seed, attempt) for attempt in range(10)]   # every draw the seed would weigh first
+    assert pick_variant(DRILL, seed, had=many) not in many
 
 
 def test_an_attempt_is_over_only_once_its_time_is_past():

@@ -18,7 +18,7 @@ from drills.schema import NumericQuestion
 from drills.reports.grading_key import DrillKey
 from drills.scope import ScopedDrills
 from drills.store import AttemptStore
-from drills.draws import sample_draws, varies
+from drills.draws import draw_for_seed, sample_draws, varies
 from drills.variants import changed_givens, drawn_givens, in_variant, pick_variant, variant_for, variant_values
 from tests.test_pages import _go, _lock_question, _start, _texts
 
@@ -248,3 +248,34 @@ def test_every_embedded_run_follows_the_numbers_of_each_variant():
                 if moved:
                     followed.add(preset_id)
     assert {"partitions.replay_drain", "hot_shard.tenant_groups", "retry_storm.jitter_peak"} <= followed
+
+
+
+def _formula_truths(drill, draw):
+    values, _ = variant_values(drill, draw)
+    return {q.id: values[q.id] for q in drill.all_questions()
+            if isinstance(q, NumericQuestion) and q.answer is not None}
+
+
+def _repeats(drill, draw, seen) -> int:
+    return sum(1 for q, v in _formula_truths(drill, draw).items() if seen.get(q) == v)
+
+
+@pytest.mark.parametrize("loaded", [x for x in VARYING if "~" not in x.drill.id], ids=lambda loaded: loaded.drill.id)
+def test_a_retake_repeats_as_few_of_the_truths_already_seen_as_its_fresh_draws_allow(loaded):
+    # A new draw of the givens can land on an old answer (2,000 x 0.7 = 2,800 x 0.5 misses in cache_stampede):
+    # a retake weighs its first eight fresh draws and takes the one repeating fewest of the candidate's truths.
+    drill = loaded.drill
+    rng = random.Random(f"retake-{drill.id}")
+    repeated = []
+    for _ in range(15):
+        seed = rng.randrange(2**31)
+        first = pick_variant(drill, seed)
+        seen = _formula_truths(drill, first)
+        retake = pick_variant(drill, seed + 1, had=[first])
+        assert retake != first
+        fewest = min(_repeats(drill, d, seen) for d in (draw_for_seed(seed + 1, a) for a in range(8)) if d != first)
+        repeated.append(_repeats(drill, retake, seen))
+        assert repeated[-1] == fewest, f"seed {seed + 1}: the retake repeats {repeated[-1]} truths, a fresh draw {fewest}"
+    if drill.id != "one_tenant":   # One Tenant's 46 truths over few values each make a few repeats unavoidable
+        assert repeated == [0] * 15
