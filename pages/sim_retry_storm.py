@@ -4,6 +4,8 @@ Two tabs compare per-process breakers on a fixed schedule with the three fixes a
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from sims import retry_storm
@@ -11,6 +13,7 @@ from ui import keys
 from ui.sims.guess import plural
 from ui.sims.charts import calls_per_second_frames, calls_per_second_series
 from ui.sims.controls import play
+from ui.sims.pins import scenario_of
 from ui.sims.tab import Question, SimTab, settings
 from ui.frame import require_frame
 from ui.sims.embed import RETRY_STORM_TABS
@@ -45,7 +48,12 @@ for tab, (label, (jitter, intro)) in zip(st.tabs(list(TABS), key=keys.TAB, bind=
                  key=keys.sim_setting(spec.prefix, "parked")),
             page_tab=(keys.TAB, label))
         processes, parked = chosen.values
-        params = retry_storm.Params(processes=processes, in_flight_per_process=parked, jitter=jitter)
+        scenario = scenario_of(spec)   # a pinned run's outage, demand and limits: the page has no slider for them
+        try:
+            params = replace(scenario, processes=processes, in_flight_per_process=parked, jitter=jitter)
+        except ValueError as error:   # a pinned scenario with the sliders at their top can exceed the call budget
+            st.warning(f"These settings cannot run: {error}. Lower a slider.", icon=":material/block:")
+            continue
         result = play(spec, params, chosen)
         if result is not None:
             out = retry_storm.summary(result)

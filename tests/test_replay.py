@@ -33,13 +33,7 @@ def _drawn(at) -> list[dict]:
     return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
 
 
-# A known defect, kept visible: since the retry-storm preset takes the drawn peak demand (issue 34), a draw whose
-# demand differs from the page's 20 calls/s cannot be replayed there (the page has no demand slider), so the link
-# opens a run other than the graded one. Strict: this fails once the page can take the demand.
-STORM_REPLAY_GAP = pytest.mark.xfail(strict=True, reason="the retry-storm page has no slider for the drawn demand")
-
-
-@pytest.mark.parametrize("question_id", ["f1_sim_hot_4", pytest.param("f2_sim_storm_peak", marks=STORM_REPLAY_GAP),
+@pytest.mark.parametrize("question_id", ["f1_sim_hot_4", "f2_sim_storm_peak",
                                          "b2_sim_pool10_429s"])
 def test_the_replay_link_opens_the_graded_run_with_the_guess_pinned(app_test, question_id):
     q = LOADED.drill.question(question_id)
@@ -55,6 +49,8 @@ def test_the_replay_link_opens_the_graded_run_with_the_guess_pinned(app_test, qu
     at.button(key=f"play::{name}").click().run()
     assert not at.exception, at.exception
     assert any("This run is A" in c.value for c in at.caption)     # the page's run is the pinned graded run
+    if question_id == "f2_sim_storm_peak":   # the drawn demand has no slider: the page says it runs the pinned one
+        assert any("demand per s" in c.value for c in at.caption)
 
 
 def test_changing_one_setting_overlays_the_other_choice_on_the_graded_run(app_test):

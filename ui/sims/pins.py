@@ -81,3 +81,17 @@ def with_pin(query: dict[str, str], tab: SimTab) -> dict[str, str]:
     """The query plus the pinned run A, when there is one, so a shared link keeps the comparison."""
     pin = pinned(tab)
     return query if pin is None else {**query, pin_param(tab.name): pin_text(pin)}
+
+
+def scenario_of(tab: SimTab) -> object:
+    """The stock params of the tab's model, or the pinned run's when one is pinned: a page whose sliders cover
+    only part of the model (the retry storm's) runs the rest as the pinned run had it, so a replay of a drawn
+    drill's graded run is that run. Says so under the sliders when the scenario is not the stock one."""
+    stock = importlib.import_module(f"sims.{tab.model}").Params()
+    pin = pinned(tab)
+    if pin is None or type(pin.params) is not type(stock) or pin.params == stock:
+        return stock
+    differ = [f"{name.replace('_', ' ')} {format(getattr(pin.params, name), 'g')}"
+              for name in stock.__dataclass_fields__ if getattr(pin.params, name) != getattr(stock, name)]
+    st.caption("The pinned run's own scenario, which this page has no slider for: " + "; ".join(differ) + ".")
+    return pin.params
