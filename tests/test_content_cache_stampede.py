@@ -40,7 +40,7 @@ BRIEF_SIMS: dict[str, tuple[str, float | None, float, str]] = {
     "s_sim_peak": ("cache_stampede.jitter_peak", None, 0.0, "random expiries bunch above the 9.6 mean"),
 }
 
-BRIEF = DrillBrief(LOADED, BRIEF_ANSWERS, BRIEF_DERIVED, BRIEF_SIMS, LABELS, time_box_min=35, sim_seed=0,
+BRIEF = DrillBrief(LOADED, BRIEF_ANSWERS, BRIEF_DERIVED, BRIEF_SIMS, LABELS, time_box_min=45, sim_seed=0,
                    figures_allowed_in=frozenset({"prompt", "board"}))
 
 

@@ -35,7 +35,7 @@ BRIEF_SIMS: dict[str, tuple[str, float | None, float, str]] = {
     "h_sim_orphaned": ("retry_chain.orphaned_pct", 84.375, 0.0, "54 of 64 calls start at 3 s or later"),
 }
 
-BRIEF = DrillBrief(LOADED, BRIEF_ANSWERS, BRIEF_DERIVED, BRIEF_SIMS, LABELS, time_box_min=35, sim_seed=0,
+BRIEF = DrillBrief(LOADED, BRIEF_ANSWERS, BRIEF_DERIVED, BRIEF_SIMS, LABELS, time_box_min=45, sim_seed=0,
                    figures_allowed_in=frozenset({"prompt", "board"}))
 
 

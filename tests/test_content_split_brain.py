@@ -36,7 +36,7 @@ BRIEF_SIMS: dict[str, tuple[str, float | None, float, str]] = {
     "c_sim_stale": ("leases.step_stale", None, 0.0, "at most the 8 batches after the lapse"),
 }
 
-BRIEF = DrillBrief(LOADED, BRIEF_ANSWERS, BRIEF_DERIVED, BRIEF_SIMS, LABELS, time_box_min=35, sim_seed=0,
+BRIEF = DrillBrief(LOADED, BRIEF_ANSWERS, BRIEF_DERIVED, BRIEF_SIMS, LABELS, time_box_min=45, sim_seed=0,
                    figures_allowed_in=frozenset({"prompt", "board"}))
 
 
