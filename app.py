@@ -50,9 +50,9 @@ def _declare() -> dict[str, list[st.Page]]:
             st.Page("pages/sim_concurrency_pool.py", title="Concurrency pool", icon=":material/traffic:"),
             st.Page("pages/sim_retry_storm.py", title="Retry storm", icon=":material/thunderstorm:"),
             st.Page("pages/sim_platform.py", title="Whole platform", icon=":material/factory:"),
-            st.Page("pages/sim_cache_stampede.py", title="Cache stampede", icon="🐃"),
-            st.Page("pages/sim_retry_chain.py", title="Retry chain", icon="⛓️"),
-            st.Page("pages/sim_leases.py", title="Leases and split brain", icon="👑"),
+            st.Page("pages/sim_cache_stampede.py", title="Cache stampede", icon=":material/cached:"),
+            st.Page("pages/sim_retry_chain.py", title="Retry chain", icon=":material/sync_problem:"),
+            st.Page("pages/sim_leases.py", title="Leases and split brain", icon=":material/call_split:"),
         ],
         "Labs": [
             st.Page("pages/hot_tenant.py", title="Hot tenant event store", icon=":material/science:"),

@@ -51,7 +51,7 @@ for drill_id, loaded in catalogue.drills.items():
         st.subheader(drill.title)
         questions = drill.all_questions()
         shorter_ways, work = catalogue.drills.offers(drill_id)
-        st.caption(f"⏱ {drill.time_box_min:g} minutes · {len(drill.parts)} parts · {len(questions)} questions "
+        st.caption(f":material/timer: {drill.time_box_min:g} minutes · {len(drill.parts)} parts · {len(questions)} questions "
                    f"· {len(drill.rubric)} rubric skills"
                    + (f" · about {work:.0f} minutes of reading and thinking, so the whole drill overruns its "
                       "clock: the shorter practice below fits it" if work > drill.time_box_min else ""))
@@ -87,7 +87,7 @@ if mine:
         state = "finished" if clock.finished else (
             f"over by {format_duration(clock.overtime_s)}" if clock.over else f"{format_duration(clock.remaining_s)} left")
         target = "pages/results.py" if clock.finished else "pages/drill.py"
-        st.page_link(target, label=f"{title} — {state}", icon="▶️",
+        st.page_link(target, label=f"{title} — {state}", icon=":material/play_arrow:",
                      query_params={keys.ATTEMPT_TOKEN: attempt.token})
 else:
     st.caption("Attempts you start or resume in this browser tab appear here until you reload or close it; "

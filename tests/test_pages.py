@@ -8,7 +8,7 @@ from drills.schema import ChoiceQuestion, NumericQuestion
 from drills.store import AttemptStore
 from drills.variants import in_variant
 
-LOCK = "🔒 Lock in"
+LOCK = "Lock in"
 
 
 def _texts(at) -> str:
@@ -121,7 +121,7 @@ def test_break1_end_to_end(app_test, db_path):
         assert not at.exception
     text = _texts(at)
     assert f"Truth: {loaded.values['b1_arrivals']:,.2f} jobs/s" in text
-    assert "✅ full marks" in text
+    assert ":green-badge[:material/check_circle: full marks]" in text
     assert len(store.reveals(attempt.id)) == len(part.reveal)
 
     # follow-up: its own lock-ins (some graded by a simulation), then its own reveal

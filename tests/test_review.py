@@ -238,7 +238,7 @@ def test_a_due_item_is_answered_in_fresh_numbers_and_comes_back_later(app_test, 
     next(b for b in at.button if b.label == "Check my answer").click().run()
     assert not at.exception, at.exception
     text = _text(at)
-    assert "✅ full marks" in text and "rated *good*" in text and "Comes back **in 10 minutes**" in text
+    assert "check_circle: full marks]" in text and "rated *good*" in text and "Comes back **in 10 minutes**" in text
     assert "Nothing due right now" in text
     store = AttemptStore(db_path)
     [after] = store.review_items("bea")

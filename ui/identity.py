@@ -212,7 +212,7 @@ def go_back_after_sign_in(store) -> None:
             pass
 
 
-def account_or_sign_in(store, why: str, *, key: str, icon: str = "🔑",
+def account_or_sign_in(store, why: str, *, key: str, icon: str = ":material/key:",
                        way_back: WayBack | None = None) -> Account | None:
     """The signed-in account, or a line saying why to sign in beside the Sign in button (None)."""
     account = signed_in_account(store)

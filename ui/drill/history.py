@@ -296,7 +296,7 @@ def render_history() -> None:
         st.page_link(target, label=f"#{number} {verb}: {line.title} — started "
                                    f"{format_utc(line.attempt.started_at, seconds=False)} UTC"
                                    + (LIVE_MARK if line.live else ""),
-                     icon=":material/bar_chart:" if line.finished else "▶️", query_params={keys.ATTEMPT_TOKEN: line.attempt.token})
+                     icon=":material/bar_chart:" if line.finished else ":material/play_arrow:", query_params={keys.ATTEMPT_TOKEN: line.attempt.token})
     st.markdown("##### Score over time")
     if any(line.finished for line in lines):
         st.plotly_chart(score_figure(lines), width="stretch", key=SCORES_CHART)
