@@ -60,7 +60,11 @@ def test_catalogue_page_lists_the_drill(app_test):
     at = app_test("app.py").run()
     assert not at.exception
     assert "One Tenant Takes Everyone Down" in _texts(at) + " ".join(s.value for s in at.subheader)
-    # The whole drill overruns its clock, so the shorter practice is the highlighted way in.
+    # The whole drill asks for more than its clock, so the card leads with the practice that fits and the
+    # shorter practice is the highlighted way in.
+    first_card = next(m.value for m in at.markdown if m.value.startswith("**Fits the 45-minute clock:**"))
+    assert "the essentials path" in first_card and "deeper practice for a longer session" in first_card
+    assert "overruns" not in _texts(at)
     assert at.button(key="start_button::one_tenant").proto.type == "secondary"
     assert at.button(key="start_scope::one_tenant").proto.type == "primary"
 
