@@ -12,7 +12,7 @@ from ui import keys
 from ui.context import get_catalogue, get_store, now, remember_attempt
 from ui.frame import require_frame
 from ui.identity import go_back_after_sign_in
-from ui.drill.catalogue import drill_card
+from ui.drill.catalogue import drill_card, drill_filter, suggest_next
 from ui.drill.start import start as start_attempt, start_at_once, who_are_you
 
 require_frame()
@@ -45,7 +45,8 @@ def start(drill_id: str, time_box_min: float) -> None:
     start_attempt(store, visitor, drill_id, time_box_min, refused)
 
 
-for drill_id in catalogue.drills:
+suggest_next(store, catalogue, visitor.learner)   # what spaced review suggests, with the review link
+for drill_id in drill_filter(catalogue):
     drill_card(catalogue, drill_id, start)
 
 st.header("Resume")
