@@ -1,12 +1,10 @@
 """AppTest: the catalogue filtered by skill and length, its empty state, and what spaced review suggests next."""
 from __future__ import annotations
 
-import time
-
-from drills import review
 from drills.loader import load_catalogue
-from drills.store import AttemptStore, ReviewEntry
+from drills.store import AttemptStore
 from tests.test_history import _history, _sign_in
+from tests.test_review import due_since_an_hour
 
 TITLES = {drill_id: loaded.drill.title for drill_id, loaded in load_catalogue().drills.items()}
 SKILLS = "catalogue::skills"
@@ -60,13 +58,7 @@ def _proven(app_test, handle: str, code: str):
 
 def test_next_up_names_the_skill_the_due_reviews_practise_and_filters_by_it(app_test, db_path):
     store = AttemptStore(db_path)
-    code = store.claim_handle("bea", "")
-    attempt = store.start_attempt("one_tenant", "bea", "", 45 * 60, seed=3)
-    store.finish(attempt.id)
-    an_hour_ago = time.time() - 3600
-    store.schedule_reviews(attempt.id, "bea", [
-        ReviewEntry("one_tenant", question, 0, int(review.Rating.Again), 1.0, "missed", an_hour_ago)
-        for question in ("daily_spend", "job_duration")], review.next_card)
+    code = due_since_an_hour(store, "bea", ("daily_spend", "job_duration"))
     store.close()
 
     stranger = app_test("app.py").run()

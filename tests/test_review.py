@@ -193,14 +193,21 @@ def test_finishing_an_attempt_with_a_miss_puts_it_on_the_review_page(app_test, d
     assert list(table["Last result"]) == ["again"]
 
 
-def test_a_due_item_is_answered_in_fresh_numbers_and_comes_back_later(app_test, db_path):
-    store = AttemptStore(db_path)
-    code = store.claim_handle("bea", "")
-    attempt = store.start_attempt("one_tenant", "bea", "", 45 * 60, seed=3)
+def due_since_an_hour(store, handle: str, questions=("daily_spend",)) -> str:
+    """A handle whose finished One Tenant attempt missed `questions`, each due for review an hour ago; its code."""
+    code = store.claim_handle(handle, "")
+    attempt = store.start_attempt("one_tenant", handle, "", 45 * 60, seed=3)
     store.finish(attempt.id)
     an_hour_ago = time.time() - 3600
-    store.schedule_reviews(attempt.id, "bea", [ReviewEntry("one_tenant", "daily_spend", 0, int(Rating.Again), 1.0,
-                                                           "missed", an_hour_ago)], review.next_card)
+    store.schedule_reviews(attempt.id, handle, [ReviewEntry("one_tenant", question, 0, int(Rating.Again), 1.0,
+                                                            "missed", an_hour_ago) for question in questions],
+                           review.next_card)
+    return code
+
+
+def test_a_due_item_is_answered_in_fresh_numbers_and_comes_back_later(app_test, db_path):
+    store = AttemptStore(db_path)
+    code = due_since_an_hour(store, "bea")
     [item] = store.review_items("bea")
     store.close()
     variant = review.fresh_variant(ONE, ONE.drill.question("daily_spend"), 0, review.salt(item))
