@@ -164,7 +164,8 @@ def _review_page(at):
 
 
 def _text(at) -> str:
-    return "\n".join(m.value for m in [*at.markdown, *at.caption, *at.success, *at.info, *at.error, *at.warning])
+    return "\n".join(m.value for m in [*at.header, *at.markdown, *at.caption, *at.success, *at.info, *at.error,
+                                         *at.warning])
 
 
 def test_finishing_an_attempt_with_a_miss_puts_it_on_the_review_page(app_test, db_path):

@@ -1,5 +1,5 @@
 """Keyboard and screen aids on every page: a focus ring on whatever has focus, a skip link, a navigation
-screen readers can count, titles that fit a phone.
+screen readers can count, titles that fit a phone, and wide tables a keyboard can scroll.
 
 The skip link is the first thing a Tab reaches (and where focus goes when the page or the drill's part
 changes); it lands on the first open question (the first Lock in form's first field), or on the page's
@@ -94,8 +94,20 @@ _SCRIPT = """
       for (const section of sections) if (section.getAttribute("role") !== "list") section.setAttribute("role", "list");
     }
   }
-  fixNavigation();
-  new MutationObserver(fixNavigation).observe(document.body, {childList: true, subtree: true});
+  // A table wider than the page (My history on a phone) scrolls sideways inside its own box, which a keyboard
+  // cannot reach: while it overflows, the box takes focus (arrow keys scroll it) and says what it is.
+  const SCROLLS = {tabindex: "0", role: "region", "aria-label": "Table, scrolls sideways"};
+  function fixWideTables() {
+    for (const box of document.querySelectorAll('[data-testid="stTable"] > div')) {
+      const wide = box.scrollWidth > box.clientWidth + 1;
+      if (wide === (box.getAttribute("tabindex") === "0")) continue;
+      for (const [name, value] of Object.entries(SCROLLS)) wide ? box.setAttribute(name, value) : box.removeAttribute(name);
+    }
+  }
+  const fixAll = () => { fixNavigation(); fixWideTables(); };
+  fixAll();
+  new MutationObserver(fixAll).observe(document.body, {childList: true, subtree: true});
+  setInterval(fixWideTables, 1000);   // a resize, or fonts that load late, change a width without a mutation
   // Streamlit changes page or part without a page load, and focus stays on the button pressed at the
   // bottom. Like a fresh load, the next keystroke should start from the top: focus goes to the link.
   // Only a move the visitor asked for (a button or link pressed just before) moves focus.
@@ -119,6 +131,6 @@ _AIDS = CleanHtml(clean(_STYLE + _SCRIPT % {"id": f'"{SKIP_LINK_ID}"'}))   # cle
 
 
 def page_aids() -> None:
-    """Draw the focus ring, the skip link, the navigation's list roles and the phone's title sizes
-    (style and script only: nothing takes space)."""
+    """Draw the focus ring, the skip link, the navigation's list roles, the phone's title sizes and the wide
+    tables' keyboard stop (style and script only: nothing takes space)."""
     st.html(_AIDS, unsafe_allow_javascript=True)

@@ -197,7 +197,7 @@ def render_review() -> None:
         return
     due = [item for item in items if review.is_due(item.due_at, at)]
     if due:
-        st.markdown(f"##### Due now: {len(due)} question{'' if len(due) == 1 else 's'}")
+        st.header(f"Due now: {len(due)} question{'' if len(due) == 1 else 's'}")
         st.caption("Each is asked in another variant of the drill's numbers: work it out afresh, not from memory.")
         _review_one(store, handle, due[0], *_question(catalogue, due[0]))
     else:
@@ -207,5 +207,5 @@ def render_review() -> None:
         if upcoming - at < SOON_S:
             st.button("Check again", icon=":material/replay:", key=CHECK_AGAIN,
                       help="The page does not refresh by itself: press this once the question is due.")
-    st.markdown("##### Your review schedule")
+    st.header("Your review schedule")
     st.table(schedule_table(items, catalogue, at), hide_index=True)
