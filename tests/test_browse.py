@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from drills.browse import (LONGER, ONE_SITTING, NextUp, card_of, lead, matching, next_up, next_up_line,
+from drills.browse import (LENGTHS, LONGER, ONE_SITTING, NextUp, card_of, lead, matching, next_up, next_up_line,
                            nothing_matches, skill_choices)
 from drills.loader import load_catalogue
 from drills.scope import ScopedDrills, Scope, estimated_minutes, scope_drill
@@ -96,6 +96,11 @@ def test_length_sorts_drills_by_the_whole_drills_work():
     assert _ids(matching(CARDS, [], [LONGER])) == ["one_tenant", "hot_tenant"]
     assert _ids(matching(CARDS, [], [ONE_SITTING, LONGER])) == ALL
     assert all(card.work_min <= 45 for card in CARDS if card.drill_id in short)
+
+
+def test_the_length_line_is_the_45_minutes_its_label_says():
+    assert LENGTHS[ONE_SITTING] == "Whole drill within 45 min"
+    assert _drill_with(45.0, []).length == ONE_SITTING and _drill_with(45.5, []).length == LONGER
 
 
 def test_skill_and_length_must_both_hold():
