@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.identity import ACCOUNT_ROW
 from ui.runtime.clean_html import CleanHtml, clean
 
 # The theme's primary colour: 5.7:1 on white and 5.4:1 on the sidebar's grey, over the 3:1 a focus
@@ -42,6 +43,8 @@ label[data-baseweb="checkbox"] input:focus-visible {{ outline: none !important; 
 /* A collapsed sidebar is slid off screen but stays in the page: hidden, its links leave the Tab order
    and the accessibility tree until it is opened. */
 section[data-testid="stSidebar"][data-collapsed="true"] {{ visibility: hidden; }}
+/* The account's row in the page is for where the sidebar, with the same Sign out, starts collapsed. */
+@media (min-width: 769px) {{ .st-key-{ACCOUNT_ROW.replace(":", "-")} {{ display: none !important; }} }}
 /* Titles fit a phone: Streamlit's 2.75rem title wraps a drill's name over half a dozen lines. */
 @media (max-width: 640px) {{
   [data-testid="stMain"] h1 {{ font-size: 1.75rem; line-height: 1.25; }}
