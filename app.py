@@ -19,7 +19,7 @@ from ui.context import (
 from ui.faults import show_store_fault, show_store_outage
 from ui.frame import declared_pages, run_in_frame
 from ui.runtime.heap import freeze_after_imports
-from ui.identity import account_box
+from ui.identity import account_box, account_row
 from ui.runtime.loop_wakeups import install as wake_loop_per_burst
 from ui.sims.visits import attribution_note, record_sim_visit
 from ui.runtime.theme_cache import install as build_theme_once
@@ -50,9 +50,9 @@ def _declare() -> dict[str, list[st.Page]]:
             st.Page("pages/sim_concurrency_pool.py", title="Concurrency pool", icon=":material/traffic:"),
             st.Page("pages/sim_retry_storm.py", title="Retry storm", icon=":material/thunderstorm:"),
             st.Page("pages/sim_platform.py", title="Whole platform", icon=":material/factory:"),
-            st.Page("pages/sim_cache_stampede.py", title="Cache stampede", icon="🐃"),
-            st.Page("pages/sim_retry_chain.py", title="Retry chain", icon="⛓️"),
-            st.Page("pages/sim_leases.py", title="Leases and split brain", icon="👑"),
+            st.Page("pages/sim_cache_stampede.py", title="Cache stampede", icon=":material/cached:"),
+            st.Page("pages/sim_retry_chain.py", title="Retry chain", icon=":material/sync_problem:"),
+            st.Page("pages/sim_leases.py", title="Leases and split brain", icon=":material/call_split:"),
         ],
         "Labs": [
             st.Page("pages/hot_tenant.py", title="Hot tenant event store", icon=":material/science:"),
@@ -90,6 +90,8 @@ with store_guard():
     elif outage is not None and needs_store:
         show_store_outage(*outage, store_back=store_answers)
     else:
+        if outage is None and fault is None:
+            account_row(get_store())   # Sign out in the page too: a phone starts with the sidebar collapsed
         unattributed = attribution_note(navigation.url_path) if outage is None else None
         if unattributed:
             st.caption(unattributed)

@@ -27,7 +27,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 DRILL_TITLE = "One Tenant Takes Everyone Down"
 LOCKINS = 5
 GUESS = re.compile(r"^Best guess")
-CONFIRMATION = "🔒 Your guess:"          # ui/drill/lockin.py draws a locked numeric answer so
+CONFIRMATION = ":material/lock: Your guess:"          # ui/drill/lockin.py draws a locked numeric answer so
 STREAM_PATH = "/_stcore/stream"
 MAIN = 0                                 # delta_path[0]: 0 is the page body, 1 the sidebar
 EARLY_FOR_RERUN = ForwardMsg.FINISHED_EARLY_FOR_RERUN

@@ -27,12 +27,14 @@ THINK_MIN = {"numeric": 1.5, "choice": 1.0, "notes": 2.5}
 
 @dataclass(frozen=True)
 class Scope:
-    """One way to take a drill: its scope id, label for the catalogue, and the minutes on its clock."""
+    """One way to take a drill: its scope id, label for the catalogue, the minutes on its clock, and the minutes
+    of reading and thinking it asks for (estimated_minutes of the cut)."""
 
     id: str
     label: str
     minutes: float
     questions: int
+    work_min: float = 0.0
 
 
 def scoped_id(drill_id: str, scope: str) -> str:
@@ -122,7 +124,7 @@ def scopes(drill: Drill) -> list[Scope]:
     for scope in offered:
         cut = scope_drill(loaded, scope).drill
         label = "Essentials path" if scope == ESSENTIALS else drill.part(scope).title
-        out.append(Scope(scope, label, cut.time_box_min, len(cut.all_questions())))
+        out.append(Scope(scope, label, cut.time_box_min, len(cut.all_questions()), estimated_minutes(cut)))
     return out
 
 

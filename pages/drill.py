@@ -57,7 +57,7 @@ def step_label(step: str) -> str:
         return f"{number}. {titles[step]}"
     part = drill.part(step)
     done = view.all_answered(part.questions) and (not part.reveal or view.revealed(step, part.reveal[-1].stage))
-    return f"{number}. {titles[step]}" + (" ✓" if done and (part.questions or part.reveal) else "")
+    return f"{number}. {titles[step]}" + (" · done" if done and (part.questions or part.reveal) else "")
 
 
 st.caption(drill.title + ("" if loaded.variant == 0 else

@@ -7,12 +7,12 @@ from __future__ import annotations
 import streamlit as st
 
 from drills.store.accounts import may_open
-from drills.scope import scoped_id
 from drills.timebox import clock_for, format_duration
 from ui import keys
 from ui.context import get_catalogue, get_store, now, remember_attempt
 from ui.frame import require_frame
 from ui.identity import go_back_after_sign_in
+from ui.drill.catalogue import drill_card, drill_filter, suggest_next
 from ui.drill.start import start as start_attempt, start_at_once, who_are_you
 
 require_frame()
@@ -45,36 +45,9 @@ def start(drill_id: str, time_box_min: float) -> None:
     start_attempt(store, visitor, drill_id, time_box_min, refused)
 
 
-for drill_id, loaded in catalogue.drills.items():
-    drill = loaded.drill
-    with st.container(border=True):
-        st.subheader(drill.title)
-        questions = drill.all_questions()
-        shorter_ways, work = catalogue.drills.offers(drill_id)
-        st.caption(f"⏱ {drill.time_box_min:g} minutes · {len(drill.parts)} parts · {len(questions)} questions "
-                   f"· {len(drill.rubric)} rubric skills"
-                   + (f" · about {work:.0f} minutes of reading and thinking, so the whole drill overruns its "
-                      "clock: the shorter practice below fits it" if work > drill.time_box_min else ""))
-        st.markdown(drill.summary)
-        if drill.covers:
-            st.markdown("**Covers:** " + " · ".join(drill.covers))
-        overruns = work > drill.time_box_min and bool(shorter_ways)   # then a shorter practice is the default
-        if st.button(f"Start the clock: {drill.title}", type="secondary" if overruns else "primary",
-                     key=keys.start_button(drill_id)):
-            start(drill_id, drill.time_box_min)
-        shorter = {s.id: s for s in shorter_ways}
-        if shorter:
-            st.markdown("**Shorter practice, each on its own clock**")
-            cols = st.columns([3, 1], vertical_alignment="bottom")
-            picked = cols[0].selectbox(
-                "Practise", list(shorter), key=keys.scope_pick(drill_id), label_visibility="collapsed",
-                format_func=lambda s, offered=shorter: f"{offered[s].label} — {offered[s].questions} questions, "
-                                                      f"{offered[s].minutes:g} minutes")
-            if cols[1].button("Start this practice", key=keys.start_scope(drill_id), width="stretch",
-                              type="primary" if overruns else "secondary"):
-                start(scoped_id(drill_id, picked), shorter[picked].minutes)
-            st.caption("The essentials path keeps a few key questions from every break; a single break keeps "
-                       "the scenario, the board's key numbers and that break with its follow-up.")
+suggest_next(store, catalogue, visitor.learner)   # what spaced review suggests, with the review link
+for drill_id in drill_filter(catalogue):
+    drill_card(catalogue, drill_id, start)
 
 st.header("Resume")
 mine = [store.attempt_by_token(t) for t in st.session_state.get(keys.MY_ATTEMPTS, [])]
@@ -87,7 +60,7 @@ if mine:
         state = "finished" if clock.finished else (
             f"over by {format_duration(clock.overtime_s)}" if clock.over else f"{format_duration(clock.remaining_s)} left")
         target = "pages/results.py" if clock.finished else "pages/drill.py"
-        st.page_link(target, label=f"{title} — {state}", icon="▶️",
+        st.page_link(target, label=f"{title} — {state}", icon=":material/play_arrow:",
                      query_params={keys.ATTEMPT_TOKEN: attempt.token})
 else:
     st.caption("Attempts you start or resume in this browser tab appear here until you reload or close it; "

@@ -24,5 +24,5 @@ if attempt.finished_at is None:
             "once you have locked it in and opened its worked answer (or skipped it). Finish the drill to see "
             "every answer.")
     record_results_visit(get_store(), attempt)
-st.page_link("pages/drill.py", label="Back to the drill", icon="↩️", query_params={keys.ATTEMPT_TOKEN: attempt.token})
+st.page_link("pages/drill.py", label="Back to the drill", icon=":material/arrow_back:", query_params={keys.ATTEMPT_TOKEN: attempt.token})
 render_results(AttemptView.load(get_store(), attempt, loaded))

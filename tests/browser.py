@@ -110,13 +110,13 @@ def start_drill(page, url: str, title: str, handle: str = "browser-ada", code: s
     return re.search(r"attempt=([^&]+)", page.url).group(1)
 
 
-LOCK_IN = "🔒 Lock in"
+LOCK_IN = "Lock in"
 NOTES_ANSWER = "Per-tenant signals first; then limits at each shared layer; recover, then prevent."
 ANSWERED_MS = 30_000   # bounds a press nobody answers (then the test fails); it times no step
 
 
 def open_lock_ins(page) -> int:
-    return page.get_by_role("button", name=LOCK_IN).count()
+    return page.get_by_role("button", name=LOCK_IN, exact=True).count()
 
 
 def lock_in(page, loaded, question) -> None:
@@ -124,9 +124,9 @@ def lock_in(page, loaded, question) -> None:
     and wait for the form to go. A press the page does not answer fails, with what the page said instead."""
     from drills.schema import ChoiceQuestion, NumericQuestion
 
-    page.get_by_role("button", name=LOCK_IN).first.wait_for()
+    page.get_by_role("button", name=LOCK_IN, exact=True).first.wait_for()
     before = open_lock_ins(page)
-    form = page.get_by_test_id("stForm").filter(has=page.get_by_role("button", name=LOCK_IN)).first
+    form = page.get_by_test_id("stForm").filter(has=page.get_by_role("button", name=LOCK_IN, exact=True)).first
     if isinstance(question, NumericQuestion):
         guess = loaded.values.get(question.id, 100.0)  # simulation truths vary by seed; any guess will do
         box = form.get_by_label(f"Best guess ({question.unit})")
@@ -135,10 +135,10 @@ def lock_in(page, loaded, question) -> None:
     elif isinstance(question, ChoiceQuestion):
         right = next(o.text for o in question.options if o.id == question.answer)
         form.get_by_text(loaded.text(right), exact=True).click()
-        form.get_by_role("button", name=LOCK_IN).click()
+        form.get_by_role("button", name=LOCK_IN, exact=True).click()
     else:
         form.get_by_label("Your notes").fill(NOTES_ANSWER)
-        form.get_by_role("button", name=LOCK_IN).click()
+        form.get_by_role("button", name=LOCK_IN, exact=True).click()
     try:
         page.wait_for_function(
             "n => [...document.querySelectorAll('button')].filter(b => b.innerText.includes('Lock in')).length < n",

@@ -8,6 +8,8 @@ from __future__ import annotations
 import pytest
 
 from drills.store import AttemptStore
+from ui.identity import ACCOUNT, ACCOUNT_ROW
+from ui.safe import escape_markdown
 
 ISSUER = "http://127.0.0.1:1/"
 AUTH = {"auth": {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "x" * 32,
@@ -171,3 +173,33 @@ def test_an_instructor_signed_in_with_the_provider_is_never_held_up_by_passphras
     at = _instructor(app_test, monkeypatch)
     assert not any("Too many wrong tries" in e.value for e in at.error)
     assert any("No classes yet" in i.value for i in at.info), "the board opens"
+
+
+def _account_rows(at) -> list:
+    """The blocks keyed as the page's account row, anywhere in the main area."""
+    found, blocks = [], [at.main]
+    while blocks:
+        block = blocks.pop()
+        children = [c for c in getattr(block, "children", {}).values()]
+        found += [c for c in children if str(getattr(c.proto, "id", "")).endswith(ACCOUNT_ROW)]
+        blocks += children
+    return found
+
+
+def test_every_page_has_the_account_row_with_sign_out_for_a_phone(app_test, db_path):
+    # On a phone the sidebar (and its Sign out) starts collapsed: the page itself carries the account's row.
+    at = _as(app_test, "ana@school.edu", name="Ana").run()
+    assert not at.exception, at.exception
+    for page in ("pages/home.py", "pages/history.py", "pages/sim_hot_shard.py"):
+        at.switch_page(page).run()
+        assert not at.exception, at.exception
+        [row] = _account_rows(at)
+        assert [c.value for c in row.caption] == [f":material/account_circle: {escape_markdown('ana@school.edu')}"]
+        assert [link.proto.page for link in row.get("page_link")] == ["history"]
+        assert [b.label for b in row.button] == ["Sign out"]
+    assert ACCOUNT in at.session_state
+    row.button[0].click().run()
+    assert not at.exception, at.exception
+    assert ACCOUNT not in at.session_state, "the row's Sign out forgets the account like the sidebar's"
+    anonymous = app_test("app.py").run()
+    assert not _account_rows(anonymous), "nobody signed in: no account row"

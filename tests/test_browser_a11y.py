@@ -17,7 +17,7 @@ from drills.demo import populate
 from drills.loader import load_catalogue
 from drills.schema import NumericQuestion
 from drills.store import AttemptStore
-from tests.browser import sign_in_instructor, ROOT, AppServer, start_drill, wait_for_app
+from tests.browser import sign_in_instructor, ROOT, AppServer, resume_code_on, start_drill, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -142,13 +142,22 @@ def sweep(page, url: str, source: str) -> dict[str, list[dict]]:
         page.locator("h1").first.wait_for(timeout=120_000)   # a cold server imports every page first
         check(f"/{path}")
 
-    token = start_drill(page, url, "One Tenant Takes Everyone Down", handle=f"axe-ada-{page.viewport_size['width']}")
+    handle = f"axe-ada-{page.viewport_size['width']}"
+    token = start_drill(page, url, "One Tenant Takes Everyone Down", handle=handle)
+    code = resume_code_on(page)
     check("drill: first part")
     for part in ("board", "break1", "score"):
         page.goto(f"{url}/drill?attempt={token}&part={part}")
         check(f"drill: {part}")
     page.goto(f"{url}/results?attempt={token}")
     check("results (open attempt)")
+    # My history with an attempt in it: its table (wider than a phone) and its section headings.
+    page.goto(f"{url}/history")
+    page.get_by_role("textbox", name="Your handle").fill(handle)
+    page.get_by_role("textbox", name="Resume code").fill(code)
+    page.get_by_role("button", name="Open my history").click()
+    page.get_by_test_id("stTable").wait_for()
+    check("history (with an attempt)")
 
     sign_in_instructor(page, url, PASSPHRASE)
     check("instructor board")

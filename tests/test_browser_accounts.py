@@ -15,6 +15,7 @@ from tests.browser import (
     LOOPBACK_REDIRECT_URI,
     AppServer,
     sign_in_through_provider,
+    sign_out_through_provider,
     wait_for_app,
 )
 from tests.oidc_provider import auth_secrets
@@ -113,3 +114,36 @@ def test_an_instructor_account_makes_a_class_and_its_link_enrols_a_candidate(sig
     finally:
         store.close()
     assert (attempt.handle, attempt.cohort) == ("Cy", "drill-night")
+
+
+_FOCUSED = "() => { const el = document.activeElement; return el ? (el.innerText || '').trim() : ''; }"
+ROW = ".st-key-identity--account_row"   # ui.identity.ACCOUNT_ROW as Streamlit names its block
+
+
+def test_on_a_phone_the_page_itself_offers_sign_out_within_a_few_tabs(signed_server, chromium):
+    # The sidebar, with its Sign out, starts collapsed on a phone: the page's own account row is the way out.
+    context = chromium.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    try:
+        _open(page, signed_server.url)
+        sign_in_through_provider(page, "cy@school.test", button="Sign in with your account")
+        page.locator(ROW).get_by_text("cy@school.test").wait_for()
+        wait_for_app(page)
+        assert page.get_by_role("button", name="Sign out").count() == 1, "the sidebar's is hidden while it is shut"
+        page.locator("body").focus()
+        seen = []
+        for _ in range(12):
+            page.keyboard.press("Tab")
+            seen.append(page.evaluate(_FOCUSED))
+            if seen[-1].endswith("Sign out"):
+                break
+        assert seen[-1].endswith("Sign out"), f"Tab reaches the page's Sign out: {seen}"
+        page.set_viewport_size({"width": 1300, "height": 900})
+        assert page.locator(ROW).is_hidden(), "where the sidebar starts open, it alone carries Sign out"
+        page.set_viewport_size({"width": 390, "height": 844})
+        sign_out_through_provider(page)
+        page.get_by_role("button", name="Sign in with your account").wait_for()
+        assert page.locator(ROW).count() == 0
+    finally:
+        context.close()

@@ -21,7 +21,7 @@ def _time_left_s(page) -> int:
 
 
 def _lock_buttons(page) -> int:
-    return page.get_by_role("button", name="🔒 Lock in").count()
+    return page.get_by_role("button", name="Lock in", exact=True).count()
 
 
 def _lock_break1(page, loaded) -> None:
@@ -35,10 +35,10 @@ def _lock_break1(page, loaded) -> None:
         elif isinstance(question, ChoiceQuestion):
             right = next(o.text for o in question.options if o.id == question.answer)
             page.get_by_text(right, exact=True).click()
-            page.get_by_role("button", name="🔒 Lock in").first.click()
+            page.get_by_role("button", name="Lock in", exact=True).first.click()
         else:
             page.get_by_label("Your notes").fill("<b>token bucket</b>, running cap, idempotency key")
-            page.get_by_role("button", name="🔒 Lock in").first.click()
+            page.get_by_role("button", name="Lock in", exact=True).first.click()
         page.wait_for_function(
             "n => [...document.querySelectorAll('button')].filter(b => b.innerText.includes('Lock in')).length < n",
             arg=before)
@@ -52,7 +52,7 @@ def test_break1_locks_survive_reload_and_restart(app_server, page):
     wait_for_app(page)
     assert page.get_by_role("button", name=re.compile("^Reveal:")).first.is_disabled()
     _lock_break1(page, loaded)
-    assert page.get_by_role("button", name="🔒 Lock in").count() == 0
+    assert page.get_by_role("button", name="Lock in", exact=True).count() == 0
     assert page.get_by_role("button", name=re.compile("^Reveal:")).first.is_enabled()
 
     for action in ("reload", "restart"):
@@ -63,7 +63,7 @@ def test_break1_locks_survive_reload_and_restart(app_server, page):
             page.goto(f"{app_server.url}/drill?attempt={token}&part=break1")
         wait_for_app(page)
         page.get_by_text("Your guess:").first.wait_for()
-        assert page.get_by_role("button", name="🔒 Lock in").count() == 0, f"answers editable after {action}"
+        assert page.get_by_role("button", name="Lock in", exact=True).count() == 0, f"answers editable after {action}"
         assert page.get_by_label(re.compile(r"^Best guess")).count() == 0
         assert page.get_by_text("<b>token bucket</b>, running cap, idempotency key").count() == 1
         first = _time_left_s(page)

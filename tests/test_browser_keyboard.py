@@ -21,12 +21,18 @@ WALK_LIMIT = 120        # Tabs allowed to reach any one control while walking
 
 # The focused element, described for the predicates below.
 _ACTIVE = """() => {
+  // What a screen reader says: the text without aria-hidden parts (a Material icon's ligature, "lock").
+  const spoken = (node) => {
+    const copy = node.cloneNode(true);
+    copy.querySelectorAll('[aria-hidden="true"]').forEach(hidden => hidden.remove());
+    return (copy.textContent || '').replace(/\\s+/g, ' ').trim();
+  };
   const el = document.activeElement;
   if (!el || el === document.body) return null;
   const form = el.closest('[data-testid="stForm"]');
   const open = !!form && [...form.querySelectorAll('button')].some(b => b.innerText.includes('Lock in'));
   return {tag: el.tagName.toLowerCase(), type: el.type || '', id: el.id || '',
-          label: el.getAttribute('aria-label') || '', text: (el.innerText || '').trim().slice(0, 80),
+          label: el.getAttribute('aria-label') || '', text: spoken(el).slice(0, 80),
           inOpenForm: open, main: !!el.closest('[data-testid="stMain"]'), disabled: !!el.disabled};
 }"""
 
@@ -64,7 +70,7 @@ def button(text: str):
 
 
 def open_forms(page) -> int:
-    return page.get_by_role("button", name="🔒 Lock in").count()
+    return page.get_by_role("button", name="Lock in", exact=True).count()
 
 
 def pick_focused_option(page) -> None:
@@ -93,7 +99,7 @@ def lock_focused_question(page, what: str) -> None:
             pick_focused_option(page)
         else:
             page.keyboard.type("Per-tenant limits first, then recover and prevent.")
-        tab_to(page, button("🔒 Lock in"), limit=12, what="this question's Lock in")
+        tab_to(page, button("Lock in"), limit=12, what="this question's Lock in")
         page.keyboard.press("Enter")
     try:
         page.wait_for_function(
@@ -168,11 +174,11 @@ def test_skip_link_lands_on_the_first_open_question_within_five_tabs(app_server,
     app_server.start()
     page.goto(f"{app_server.url}/drill?attempt={token}&part=break1")
     settled(page)
-    page.get_by_role("button", name="🔒 Lock in").first.wait_for()
+    page.get_by_role("button", name="Lock in", exact=True).first.wait_for()
     tabs = skip_to_question(page)
     now = active(page)
     assert now and now["inOpenForm"], f"the skip link left focus on {now}"
-    first_form = page.get_by_test_id("stForm").filter(has=page.get_by_role("button", name="🔒 Lock in")).first
+    first_form = page.get_by_test_id("stForm").filter(has=page.get_by_role("button", name="Lock in", exact=True)).first
     assert first_form.evaluate("f => f.contains(document.activeElement)"), "not the first open question"
     assert tabs <= TAB_BUDGET
 
@@ -188,8 +194,9 @@ def test_a_single_break_practice_by_keyboard_alone(app_server, page):
     page.keyboard.type("kb-ada")
     page.keyboard.press("Enter")
     settled(page)
-    tab_to(page, lambda el: el["tag"] == "input" and el["main"] and "combobox" in page.evaluate(
-        "() => document.activeElement.getAttribute('role') || ''"), what="the practice picker")
+    # The first drill's picker of a shorter practice (the catalogue's skill filter is a combobox too, above it).
+    tab_to(page, lambda el: el["tag"] == "input" and el["main"] and el["label"] == "Practise",
+           what="the practice picker")
     page.keyboard.type("Break 1")
     page.keyboard.press("Enter")
     settled(page)

@@ -18,7 +18,7 @@ from tests.browser import resume_code_on, start_drill, wait_for_app
 pytestmark = pytest.mark.browser
 
 LIBRARY = ("cache_stampede", "retry_chain", "split_brain")
-LOCK = "🔒 Lock in"
+LOCK = "Lock in"
 
 
 def _open_part(page, url: str, token: str, loaded, part_id: str) -> str:
@@ -35,7 +35,7 @@ def _draw(text: str) -> int:
 
 
 def _lock(page, question, seen) -> None:
-    before = page.get_by_role("button", name=LOCK).count()
+    before = page.get_by_role("button", name=LOCK, exact=True).count()
     if isinstance(question, NumericQuestion):
         truth = seen.truth(question.id) if question.answer is not None else 1.0
         box = page.get_by_label(re.compile(r"^Best guess")).first
@@ -44,10 +44,10 @@ def _lock(page, question, seen) -> None:
     elif isinstance(question, ChoiceQuestion):
         right = next(o.text for o in question.options if o.id == question.answer)
         page.get_by_text(seen.text(right), exact=True).click()
-        page.get_by_role("button", name=LOCK).first.click()
+        page.get_by_role("button", name=LOCK, exact=True).first.click()
     else:
         page.get_by_role("textbox", name="Your notes").fill("one query per key, and serve the old value meanwhile")
-        page.get_by_role("button", name=LOCK).first.click()
+        page.get_by_role("button", name=LOCK, exact=True).first.click()
     page.wait_for_function(
         "([n, label]) => [...document.querySelectorAll('button')].filter(b => b.innerText.includes(label)).length < n",
         arg=[before, "Lock in"])
@@ -66,7 +66,7 @@ def test_one_break_played_then_a_retake_draws_new_numbers(app_server, page, dril
     assert reveal.first.is_disabled(), "the worked answer waits for the lock-ins"
     for question in first_break.questions:
         _lock(page, question, seen)
-    assert page.get_by_role("button", name=LOCK).count() == 0
+    assert page.get_by_role("button", name=LOCK, exact=True).count() == 0
     for section in first_break.reveal:
         title = section_title(section)
         button = page.get_by_role("button", name=f"Reveal: {title}", exact=True)

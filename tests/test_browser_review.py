@@ -80,7 +80,7 @@ def test_a_review_session_appears_after_a_miss(pg_app_server, pg_url, page):
     box.fill(f"{WHOLE.values[question.id] * 10:g}")   # far outside the tolerance in every variant
     before_lock = time.time()   # the server stamps the lock-in after this moment (same machine clock)
     box.press("Enter")
-    page.get_by_text("🔒 Your guess").first.wait_for()
+    page.get_by_text("Your guess:").first.wait_for()
 
     page.goto(f"{app_server.url}/drill?attempt={token}&part=score")
     page.get_by_role("heading", name="Score yourself").wait_for()

@@ -22,7 +22,11 @@ def _start_scope(page, url: str, scope: str, handle: str) -> None:
     wait_for_app(page)
     page.get_by_role("textbox", name="Your handle").fill(handle)
     label = next(s for s in scopes(WHOLE.drill) if s.id == scope).label
-    page.locator(".st-key-scope_pick--one_tenant").get_by_role("combobox").click()
+    picker = page.locator(".st-key-scope_pick--one_tenant").get_by_role("combobox")
+    # The catalogue's filters push the picker below a 900 px window. A click that must scroll first scrolls the
+    # page under a list that has just opened, and the list closes on scroll: in view first, as a reader scrolls.
+    picker.scroll_into_view_if_needed()
+    picker.click()
     page.get_by_role("option", name=re.compile("^" + re.escape(label))).click()
     wait_for_app(page)
     page.locator(".st-key-start_scope--one_tenant button").click()

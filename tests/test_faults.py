@@ -128,7 +128,7 @@ def test_a_postgresql_server_that_answers_but_refuses_is_not_called_unreachable(
 
 
 # -- a store that fails after start-up ------------------------------------------------------------------
-LOCK = "🔒 Lock in"
+LOCK = "Lock in"
 
 
 def _texts(at) -> str:

@@ -162,5 +162,7 @@ def test_the_badge_reads_the_grade_with_its_hint_share():
     question = _numeric("n", TOLERANCES["rel10"])
     half = scoring.grade_answer(question, _answer(question, value=180.0, hint_cost=0.25), 160.0)
     assert (half.accuracy, half.score) == (0.5, 0.375)
-    assert score_badge(half, 0.25) == "🟡 half marks, less 25% for hints: 0.38 of 1"
-    assert score_badge(scoring.grade_answer(question, _answer(question, value=160.0), 160.0)) == "✅ full marks"
+    assert score_badge(half, 0.25) == (":orange-badge[:material/contrast: half marks], less 25% for hints: "
+                                        "0.38 of 1")
+    assert score_badge(scoring.grade_answer(question, _answer(question, value=160.0), 160.0)) == \
+        ":green-badge[:material/check_circle: full marks]"

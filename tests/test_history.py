@@ -73,6 +73,11 @@ def test_the_code_is_issued_once_and_opens_the_history_from_a_new_session(app_te
         "the links say newest first, numbered as the table is"
     assert any("Newest first" in c.value for c in at.caption)
     assert len(at.get("plotly_chart")) >= 1, "the score line is drawn once an attempt is finished"
+    # The page's outline skips no level: the title (h1), then each section an h2, no markdown heading below.
+    assert [t.value for t in at.title] == ["My history"]
+    assert [h.value for h in at.header] == ["Resume or review", "Score over time", "Calibration over time",
+                                            "Skills over time"]
+    assert not at.subheader and not [m for m in at.markdown if m.value.lstrip().startswith("#")]
 
 
 def test_another_handles_code_opens_nothing(app_test, db_path):

@@ -35,15 +35,15 @@ def test_the_page_reads_widgets_in_page_order_and_a_redrawn_block_starts_empty()
     _block(page, [0, 1])
     _element(page, [0, 1, 0], "text_input", id="late", label="Best guess (s)", form_id="lock::late")
     _element(page, [0, 0, 2], "text_input", id="early", label="Best guess (s)", form_id="lock::early")
-    _element(page, [0, 0, 3], "button", id="go", label="🔒 Lock in", form_id="lock::early", is_form_submitter=True)
-    _element(page, [1, 0], "button", id="side", label="🔒 Lock in")   # the sidebar is not the page body
+    _element(page, [0, 0, 3], "button", id="go", label="Lock in", form_id="lock::early", is_form_submitter=True)
+    _element(page, [1, 0], "button", id="side", label="Lock in")   # the sidebar is not the page body
     assert page.widget("text_input", "Best guess (s)").id == "early"
     assert [w.id for w in submit_form(page, "lock::early", {"early": "12"})] == ["early", "go"]
     assert submit_form(page, "lock::early", {"early": "12"})[0].string_value == "12"
 
     _block(page, [0, 1])
     assert [w.id for w in page.of_kind("text_input")] == ["early"]
-    with pytest.raises(ProtocolError, match="no button labelled 'Next →'.*🔒 Lock in"):
+    with pytest.raises(ProtocolError, match="no button labelled 'Next →'.*Lock in"):
         page.widget("button", "Next →")
 
 
@@ -59,7 +59,7 @@ def test_a_rerun_reports_every_text_box_and_select_box_on_the_page_as_a_browser_
     page = session.page
     _element(page, [0, 0], "selectbox", id="part", label="Part", options=["1. Intro", "2. Board"], default=1)
     _element(page, [0, 1], "text_input", id="a", label="Best guess (s)", form_id="lock::a")
-    _element(page, [0, 2], "button", id="a-go", label="🔒 Lock in", form_id="lock::a", is_form_submitter=True)
+    _element(page, [0, 2], "button", id="a-go", label="Lock in", form_id="lock::a", is_form_submitter=True)
     _element(page, [0, 3], "text_input", id="b", label="Best guess (s)", form_id="lock::b", default="7")
     _element(page, [1, 0], "text_input", id="side", label="Resume code", value="XY", set_value=True)
 

@@ -8,7 +8,7 @@ from drills.schema import ChoiceQuestion, NumericQuestion
 from drills.store import AttemptStore
 from drills.variants import in_variant
 
-LOCK = "🔒 Lock in"
+LOCK = "Lock in"
 
 
 def _texts(at) -> str:
@@ -60,7 +60,11 @@ def test_catalogue_page_lists_the_drill(app_test):
     at = app_test("app.py").run()
     assert not at.exception
     assert "One Tenant Takes Everyone Down" in _texts(at) + " ".join(s.value for s in at.subheader)
-    # The whole drill overruns its clock, so the shorter practice is the highlighted way in.
+    # The whole drill asks for more than its clock, so the card leads with the practice that fits and the
+    # shorter practice is the highlighted way in.
+    first_card = next(m.value for m in at.markdown if m.value.startswith("**Fits the 45-minute clock:**"))
+    assert "the essentials path" in first_card and "deeper practice for a longer session" in first_card
+    assert "overruns" not in _texts(at)
     assert at.button(key="start_button::one_tenant").proto.type == "secondary"
     assert at.button(key="start_scope::one_tenant").proto.type == "primary"
 
@@ -121,7 +125,7 @@ def test_break1_end_to_end(app_test, db_path):
         assert not at.exception
     text = _texts(at)
     assert f"Truth: {loaded.values['b1_arrivals']:,.2f} jobs/s" in text
-    assert "✅ full marks" in text
+    assert ":green-badge[:material/check_circle: full marks]" in text
     assert len(store.reveals(attempt.id)) == len(part.reveal)
 
     # follow-up: its own lock-ins (some graded by a simulation), then its own reveal

@@ -164,7 +164,8 @@ def _review_page(at):
 
 
 def _text(at) -> str:
-    return "\n".join(m.value for m in [*at.markdown, *at.caption, *at.success, *at.info, *at.error, *at.warning])
+    return "\n".join(m.value for m in [*at.header, *at.markdown, *at.caption, *at.success, *at.info, *at.error,
+                                         *at.warning])
 
 
 def test_finishing_an_attempt_with_a_miss_puts_it_on_the_review_page(app_test, db_path):
@@ -193,14 +194,21 @@ def test_finishing_an_attempt_with_a_miss_puts_it_on_the_review_page(app_test, d
     assert list(table["Last result"]) == ["again"]
 
 
-def test_a_due_item_is_answered_in_fresh_numbers_and_comes_back_later(app_test, db_path):
-    store = AttemptStore(db_path)
-    code = store.claim_handle("bea", "")
-    attempt = store.start_attempt("one_tenant", "bea", "", 45 * 60, seed=3)
+def due_since_an_hour(store, handle: str, questions=("daily_spend",)) -> str:
+    """A handle whose finished One Tenant attempt missed `questions`, each due for review an hour ago; its code."""
+    code = store.claim_handle(handle, "")
+    attempt = store.start_attempt("one_tenant", handle, "", 45 * 60, seed=3)
     store.finish(attempt.id)
     an_hour_ago = time.time() - 3600
-    store.schedule_reviews(attempt.id, "bea", [ReviewEntry("one_tenant", "daily_spend", 0, int(Rating.Again), 1.0,
-                                                           "missed", an_hour_ago)], review.next_card)
+    store.schedule_reviews(attempt.id, handle, [ReviewEntry("one_tenant", question, 0, int(Rating.Again), 1.0,
+                                                            "missed", an_hour_ago) for question in questions],
+                           review.next_card)
+    return code
+
+
+def test_a_due_item_is_answered_in_fresh_numbers_and_comes_back_later(app_test, db_path):
+    store = AttemptStore(db_path)
+    code = due_since_an_hour(store, "bea")
     [item] = store.review_items("bea")
     store.close()
     variant = review.fresh_variant(ONE, ONE.drill.question("daily_spend"), 0, review.salt(item))
@@ -238,7 +246,7 @@ def test_a_due_item_is_answered_in_fresh_numbers_and_comes_back_later(app_test, 
     next(b for b in at.button if b.label == "Check my answer").click().run()
     assert not at.exception, at.exception
     text = _text(at)
-    assert "✅ full marks" in text and "rated *good*" in text and "Comes back **in 10 minutes**" in text
+    assert "check_circle: full marks]" in text and "rated *good*" in text and "Comes back **in 10 minutes**" in text
     assert "Nothing due right now" in text
     store = AttemptStore(db_path)
     [after] = store.review_items("bea")

@@ -1,5 +1,5 @@
 """Keyboard and screen aids on every page: a focus ring on whatever has focus, a skip link, a navigation
-screen readers can count, titles that fit a phone.
+screen readers can count, titles that fit a phone, and wide tables a keyboard can scroll.
 
 The skip link is the first thing a Tab reaches (and where focus goes when the page or the drill's part
 changes); it lands on the first open question (the first Lock in form's first field), or on the page's
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.identity import ACCOUNT_ROW
 from ui.runtime.clean_html import CleanHtml, clean
 
 # The theme's primary colour: 5.7:1 on white and 5.4:1 on the sidebar's grey, over the 3:1 a focus
@@ -42,6 +43,8 @@ label[data-baseweb="checkbox"] input:focus-visible {{ outline: none !important; 
 /* A collapsed sidebar is slid off screen but stays in the page: hidden, its links leave the Tab order
    and the accessibility tree until it is opened. */
 section[data-testid="stSidebar"][data-collapsed="true"] {{ visibility: hidden; }}
+/* The account's row in the page is for where the sidebar, with the same Sign out, starts collapsed. */
+@media (min-width: 769px) {{ .st-key-{ACCOUNT_ROW.replace(":", "-")} {{ display: none !important; }} }}
 /* Titles fit a phone: Streamlit's 2.75rem title wraps a drill's name over half a dozen lines. */
 @media (max-width: 640px) {{
   [data-testid="stMain"] h1 {{ font-size: 1.75rem; line-height: 1.25; }}
@@ -94,8 +97,20 @@ _SCRIPT = """
       for (const section of sections) if (section.getAttribute("role") !== "list") section.setAttribute("role", "list");
     }
   }
-  fixNavigation();
-  new MutationObserver(fixNavigation).observe(document.body, {childList: true, subtree: true});
+  // A table wider than the page (My history on a phone) scrolls sideways inside its own box, which a keyboard
+  // cannot reach: while it overflows, the box takes focus (arrow keys scroll it) and says what it is.
+  const SCROLLS = {tabindex: "0", role: "region", "aria-label": "Table, scrolls sideways"};
+  function fixWideTables() {
+    for (const box of document.querySelectorAll('[data-testid="stTable"] > div')) {
+      const wide = box.scrollWidth > box.clientWidth + 1;
+      if (wide === (box.getAttribute("tabindex") === "0")) continue;
+      for (const [name, value] of Object.entries(SCROLLS)) wide ? box.setAttribute(name, value) : box.removeAttribute(name);
+    }
+  }
+  const fixAll = () => { fixNavigation(); fixWideTables(); };
+  fixAll();
+  new MutationObserver(fixAll).observe(document.body, {childList: true, subtree: true});
+  setInterval(fixWideTables, 1000);   // a resize, or fonts that load late, change a width without a mutation
   // Streamlit changes page or part without a page load, and focus stays on the button pressed at the
   // bottom. Like a fresh load, the next keystroke should start from the top: focus goes to the link.
   // Only a move the visitor asked for (a button or link pressed just before) moves focus.
@@ -119,6 +134,6 @@ _AIDS = CleanHtml(clean(_STYLE + _SCRIPT % {"id": f'"{SKIP_LINK_ID}"'}))   # cle
 
 
 def page_aids() -> None:
-    """Draw the focus ring, the skip link, the navigation's list roles and the phone's title sizes
-    (style and script only: nothing takes space)."""
+    """Draw the focus ring, the skip link, the navigation's list roles, the phone's title sizes and the wide
+    tables' keyboard stop (style and script only: nothing takes space)."""
     st.html(_AIDS, unsafe_allow_javascript=True)

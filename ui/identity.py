@@ -25,6 +25,8 @@ K = keys.register("identity", __name__)   # this module's keys (ui.keys holds on
 ACCOUNT = K.kept("account")              # the signed-in account (drills.store.accounts.Account) this session resolved
 SIDEBAR_SIGN_IN = K.kept("sidebar::sign_in")  # the sidebar's Sign in button (a provider is configured)
 SIDEBAR_SIGN_OUT = K.kept("sidebar::sign_out")
+ACCOUNT_ROW = K("account_row")           # the page's own account row (a phone starts with the sidebar shut)
+ROW_SIGN_OUT = K("row_sign_out")
 RETURNED = K("returned")                 # the way-back cookie this session has already followed
 
 INSTRUCTORS_ENV = "FAULTLINES_INSTRUCTORS"
@@ -212,7 +214,7 @@ def go_back_after_sign_in(store) -> None:
             pass
 
 
-def account_or_sign_in(store, why: str, *, key: str, icon: str = "🔑",
+def account_or_sign_in(store, why: str, *, key: str, icon: str = ":material/key:",
                        way_back: WayBack | None = None) -> Account | None:
     """The signed-in account, or a line saying why to sign in beside the Sign in button (None)."""
     account = signed_in_account(store)
@@ -234,6 +236,21 @@ def account_box(store) -> None:
     if _way_back_cookie():   # followed (or not needed) once signed in: a later visit starts afresh
         st.html(_FORGET_SCRIPT, unsafe_allow_javascript=True)
     st.button("Sign out", key=SIDEBAR_SIGN_OUT, on_click=_sign_out)
+
+
+def account_row(store) -> None:
+    """A row at the top of every page naming the signed-in account, with My history and Sign out: on a phone the
+    sidebar, where the account box is, starts collapsed. The page aids (ui/a11y.py) show it only there, so a
+    desktop keeps one Sign out. A row, not a popover: a popover's content sits at the end of the page, out of
+    the Tab order after its button. Nothing when nobody is signed in."""
+    account = signed_in_account(store) if sign_in_configured() else None
+    if account is None:
+        return
+    with st.container(horizontal=True, horizontal_alignment="right", vertical_alignment="center", gap="small",
+                      key=ACCOUNT_ROW):
+        st.caption(f":material/account_circle: {escape_markdown(account.email or account.name)}", width="content")
+        st.page_link("pages/history.py", label="My history", icon=":material/folder_open:")
+        st.button("Sign out", key=ROW_SIGN_OUT, on_click=_sign_out, icon=":material/logout:", type="tertiary")
 
 
 def _sign_out() -> None:

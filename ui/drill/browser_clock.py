@@ -14,6 +14,11 @@ from ui.runtime.clean_html import clean_around
 # Minutes-left marks read out by screen readers (the live region is polite: it never interrupts).
 ANNOUNCE_AT_S = (600, 300, 60)
 LIVE_REGION_ID = "fl-clock-announcer"
+# A stopwatch drawn inline, hidden from screen readers: an emoji would draw as an empty box where the
+# reader's system has no emoji font (Debian's Chromium), and the words beside it say what it means.
+STOPWATCH_SVG = ('<svg class="fl-icon" aria-hidden="true" focusable="false" viewBox="0 0 24 24" width="16" '
+                 'height="16" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round">'
+                 '<circle cx="12" cy="13" r="8"/><path d="M12 9v4l2.5 2.5M9.5 2.5h5M12 2.5V5"/></svg>')
 
 _STYLE = """
 <style>
@@ -27,6 +32,7 @@ _STYLE = """
 .fl-clock .fl-fill { height: 100%; background: rgb(255, 75, 75); }
 .fl-clock .fl-spent { font-size: 0.875rem; margin-top: 0.25rem; font-variant-numeric: tabular-nums; }
 .fl-clock [hidden] { display: none !important; }
+.fl-clock .fl-icon { width: 1em; height: 1em; vertical-align: -0.125em; }
 /* The page's compact clock (and its wrapper, so no gap is left): only where the sidebar starts
    collapsed, at Streamlit's md breakpoint and below. */
 [data-testid="stElementContainer"]:has(.fl-compact) { display: none; }
@@ -160,16 +166,16 @@ def clock_markup(view: ClockView, *, compact: bool = False, with_script: bool = 
     kind = ' data-fl-compact="1"' if compact else ""
     if compact:
         label = "left when you finished" if clock.finished else "left"
-        time_left = (f'<div class="fl-left" data-testid="fl-page-time-left"{hidden_left}>⏱ '
+        time_left = (f'<div class="fl-left" data-testid="fl-page-time-left"{hidden_left}>{STOPWATCH_SVG} '
                      f'<strong class="fl-value">{left}</strong> <span class="fl-label">{label}</span></div>')
-        over_time = (f'<div class="fl-over" data-testid="fl-page-over-time"{hidden_over}>⏰ Over by '
+        over_time = (f'<div class="fl-over" data-testid="fl-page-over-time"{hidden_over}>{STOPWATCH_SVG} Over by '
                      f'<strong class="fl-overtime">{overtime}</strong></div>')
         extra = " +extra" if view.extra_s else ""
     else:
         label = "Time left when you finished" if clock.finished else "Time left"
         time_left = (f'<div class="fl-left" data-testid="fl-time-left"{hidden_left}>'
                      f'<div class="fl-label">{label}</div><div class="fl-value">{left}</div></div>')
-        over_time = (f'<div class="fl-over" data-testid="fl-over-time"{hidden_over}>⏰ Over time by '
+        over_time = (f'<div class="fl-over" data-testid="fl-over-time"{hidden_over}>Over time by '
                      f'<strong class="fl-overtime">{overtime}</strong> — carry on, it is recorded.</div>')
     markup = (
         f'<div class="fl-clock{" fl-compact" if compact else ""}" data-fl-clock="1"{kind} '

@@ -286,9 +286,11 @@ def render_history() -> None:
         st.page_link("pages/home.py", label="Go to the catalogue", icon=":material/home:")
         return
     # A static table: every column fits by wrapping its text (a data grid cut off the right-hand columns at
-    # 1300 px), and it has no hover toolbar to cover the sign-out button above it.
+    # 1300 px), and it has no hover toolbar to cover the sign-out button above it. On a phone it scrolls
+    # sideways in its own box, which the page aids (ui/a11y.py) let the keyboard reach. The sections below
+    # are h2 under the page's h1, so a screen reader's outline skips no level.
     st.table(history_table(lines), hide_index=True)
-    st.markdown("##### Resume or review")
+    st.header("Resume or review")
     st.caption("Newest first, numbered as in the table and on the charts.")
     for number, line in reversed(list(enumerate(lines, start=1))):
         target = "pages/results.py" if line.finished else "pages/drill.py"
@@ -296,18 +298,19 @@ def render_history() -> None:
         st.page_link(target, label=f"#{number} {verb}: {line.title} — started "
                                    f"{format_utc(line.attempt.started_at, seconds=False)} UTC"
                                    + (LIVE_MARK if line.live else ""),
-                     icon=":material/bar_chart:" if line.finished else "▶️", query_params={keys.ATTEMPT_TOKEN: line.attempt.token})
-    st.markdown("##### Score over time")
+                     icon=":material/bar_chart:" if line.finished else ":material/play_arrow:",
+                     query_params={keys.ATTEMPT_TOKEN: line.attempt.token})
+    st.header("Score over time")
     if any(line.finished for line in lines):
         st.plotly_chart(score_figure(lines), width="stretch", key=SCORES_CHART)
     else:
         st.caption("Finish an attempt to start the score line.")
-    st.markdown("##### Calibration over time")
+    st.header("Calibration over time")
     if any(line.ranges for line in lines):
         st.plotly_chart(calibration_figure(lines), width="stretch", key=CALIBRATION_CHART)
     else:
         st.caption("Give an 80% range with your numbers to see how often your ranges hold.")
-    st.markdown("##### Skills over time")
+    st.header("Skills over time")
     figure = skills_figure(lines)
     if figure is None:
         st.caption("Score yourself against the rubric at the end of an attempt to see your skills here.")

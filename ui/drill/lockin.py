@@ -21,7 +21,13 @@ from ui.safe import escape_markdown
 from ui.sims.embed import render_sim_embed
 
 NOTE_LABELS = {"full": "Covered it", "partial": "Partly", "missed": "Missed it"}
-SCORE_BADGE = {1.0: "✅ full marks", 0.5: "🟡 half marks", 0.0: "❌ no marks"}
+# Material icons and coloured badges, not emoji: a browser without an emoji font draws those as empty boxes.
+SCORE_BADGE = {1.0: ":green-badge[:material/check_circle: full marks]",
+               0.5: ":orange-badge[:material/contrast: half marks]",
+               0.0: ":red-badge[:material/cancel: no marks]"}
+CHOICE_BADGE = {True: ":green-badge[:material/check_circle: right]",
+                False: ":red-badge[:material/cancel: not this one]"}
+LOCK_IN = "Lock in"   # the button's words; its lock icon is drawn beside them and hidden from screen readers
 
 K = keys.register("lock", __name__)     # this module's keys (ui.keys holds only shared ones)
 _RATE = keys.register("rate", __name__)
@@ -236,30 +242,30 @@ def _open_form(view: AttemptView, question, part_id: str, rerun: tuple[str, ...]
         else:
             st.text_area("Your notes", key=lock_field(question.id, "notes"), max_chars=checks.MAX_NOTES,
                          height=140, placeholder="A few lines in your own words")
-        return st.form_submit_button("🔒 Lock in", type="primary", key=_submit_key(question), on_click=_on_lock,
+        return st.form_submit_button(LOCK_IN, icon=":material/lock:", type="primary", key=_submit_key(question), on_click=_on_lock,
                                      args=(view, question, part_id, rerun))
 
 
 def locked_line(question, answer: LockedAnswer, text) -> str:
-    """The markdown line for a locked number or choice ("🔒 Your guess: …"), here and in the live room."""
+    """The markdown line for a locked number or choice (":material/lock: Your guess: …"), here and in the live room."""
     words = "guess" if isinstance(question, NumericQuestion) else "answer"
-    return f"🔒 Your {words}: **{answer_summary(question, answer, text)}**"
+    return f":material/lock: Your {words}: **{answer_summary(question, answer, text)}**"
 
 
 def _locked(view: AttemptView, question, answer: LockedAnswer, *, show_truth: bool) -> None:
     if answer.skipped:
-        st.markdown("⏭️ *Skipped — counts as no marks.*")
+        st.markdown(":material/skip_next: *Skipped — counts as no marks.*")
     elif isinstance(question, NumericQuestion):
         st.markdown(locked_line(question, answer, view.text))
         if answer.hint_cost:
-            st.caption(f"💡 Hints opened before the lock-in cost {answer.hint_cost:.0%} of this question's mark.")
+            st.caption(f":material/lightbulb: Hints opened before the lock-in cost {answer.hint_cost:.0%} of this question's mark.")
             with st.expander("The hints you opened"):
                 for index in sorted(view.hints.get(question.id, ())):
                     st.markdown(f"**Hint {index + 1}:** {view.text(question.hints[index].text)}")
     elif isinstance(question, ChoiceQuestion):
         st.markdown(locked_line(question, answer, view.text))
     else:
-        st.caption("🔒 Your notes")
+        st.caption(":material/lock: Your notes")
         st.text(answer.notes)  # user text: plain text, never markdown or HTML
     if show_truth:
         _truth(view, question, answer)
@@ -279,7 +285,7 @@ def _truth(view: AttemptView, question, answer: LockedAnswer | None) -> None:
     elif isinstance(question, ChoiceQuestion):
         right = next(o.text for o in question.options if o.id == question.answer)
         badge = ("" if answer is None or answer.skipped
-                 else (" — ✅ right" if grade_answer(question, answer, None).score else " — ❌ not this one"))
+                 else " — " + CHOICE_BADGE[bool(grade_answer(question, answer, None).score)])
         st.markdown(f"**Answer: {view.text(right)}**{badge}")
         if question.explain:
             st.caption(view.text(question.explain))

@@ -1,7 +1,7 @@
 """Spaced review on the page: a signed-in handle's due items, answered one at a time in fresh numbers.
 
-Also the two hooks other pages call: schedule_after_finish (the drill page's Finish) and due_reminder (the
-catalogue's "due for review" line). The rules and the FSRS scheduling live in drills.review.
+Also the two hooks other pages call: schedule_after_finish (the drill page's Finish) and due_link (the
+catalogue's "due for review" link, under its Next up line). The rules and the FSRS scheduling live in drills.review.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import streamlit as st
 
 from drills import answers as checks
 from drills import review, scoring
-from drills.store.accounts import Learner, attempt_learner
+from drills.store.accounts import attempt_learner
 from drills.formulas import format_quantity
 from drills.loader import Catalogue, LoadedDrill
 from drills.schema import NumericQuestion
@@ -64,15 +64,10 @@ def schedule_after_finish(view: AttemptView) -> int:
                                       review.next_card)
 
 
-def due_reminder(store, learner: Learner | None) -> None:
-    """One line on the catalogue, linking to the review page, when the signed-in account (or the handle this
-    session opened with its code) has reviews due; nothing otherwise."""
-    if learner is None:
-        return
-    due = store.count_due(learner.review_key, now())
-    if due:
-        st.page_link("pages/review.py", icon=":material/replay:",
-                     label=f"Due for review: {due} question{'' if due == 1 else 's'}, each with fresh numbers")
+def due_link(due: int) -> None:
+    """The catalogue's link to the review page, under its Next up line, when `due` questions are due."""
+    st.page_link("pages/review.py", icon=":material/replay:",
+                 label=f"Due for review: {due} question{'' if due == 1 else 's'}, each with fresh numbers")
 
 
 @dataclass(frozen=True)
@@ -202,7 +197,7 @@ def render_review() -> None:
         return
     due = [item for item in items if review.is_due(item.due_at, at)]
     if due:
-        st.markdown(f"##### Due now: {len(due)} question{'' if len(due) == 1 else 's'}")
+        st.header(f"Due now: {len(due)} question{'' if len(due) == 1 else 's'}")
         st.caption("Each is asked in another variant of the drill's numbers: work it out afresh, not from memory.")
         _review_one(store, handle, due[0], *_question(catalogue, due[0]))
     else:
@@ -212,5 +207,5 @@ def render_review() -> None:
         if upcoming - at < SOON_S:
             st.button("Check again", icon=":material/replay:", key=CHECK_AGAIN,
                       help="The page does not refresh by itself: press this once the question is due.")
-    st.markdown("##### Your review schedule")
+    st.header("Your review schedule")
     st.table(schedule_table(items, catalogue, at), hide_index=True)

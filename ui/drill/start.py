@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from drills import answers as checks
-from drills.store.accounts import Account, AccessRefused, ClassInfo, account_learner, handle_named
+from drills.store.accounts import Account, AccessRefused, ClassInfo, Learner, account_learner, handle_named
 from drills.store.throttle import Throttled
 from drills.records import Candidate
 from drills.scope import scoped_id
@@ -20,7 +20,6 @@ from ui import keys
 from ui.context import field_in_url, get_catalogue, remember_attempt
 from ui.clients import current_client
 from ui.identity import WayBack, sign_in_button, sign_in_configured, signed_in_account
-from ui.drill.review import due_reminder
 from ui.safe import escape_markdown
 
 K = keys.register("start", __name__)   # this module's keys (ui.keys holds only shared ones)
@@ -46,6 +45,7 @@ class Visitor:
     handle: str = ""
     code: str = ""
     problem: object = None     # an st.empty() beside the inputs, where a refused start explains itself
+    learner: Learner | None = None   # whose review schedule and scores suggest what is next (signed in or proven)
 
 
 def _linked_class(store, code: str) -> ClassInfo | None:
@@ -146,8 +146,7 @@ def who_are_you(store) -> Visitor:
         else:
             st.caption("Your attempts are your own practice. Your instructor's join link puts them on a class's "
                        "board.")
-        due_reminder(store, account_learner(account))
-        return Visitor(account, cohort, problem=st.empty())
+        return Visitor(account, cohort, problem=st.empty(), learner=account_learner(account))
     if sign_in_configured():
         join = st.query_params.get(keys.JOIN_PARAM)
         sign_in_button("Sign in with your account", key=CATALOGUE_SIGN_IN, way_back=WayBack(join=join) if join else None)
@@ -169,8 +168,8 @@ def who_are_you(store) -> Visitor:
                                   help="Only for a handle you have used before: its code proves it is yours.")
     problem = st.empty()
     proven = st.session_state.get(keys.HISTORY_HANDLE)
-    due_reminder(store, proven if proven is not None and proven.handle == handle.strip() else None)
-    return Visitor(None, cohort, handle, code, problem)
+    learner = proven if isinstance(proven, Learner) and proven.handle == handle.strip() else None
+    return Visitor(None, cohort, handle, code, problem, learner)
 
 
 def anonymous_candidate(store, visitor: Visitor) -> tuple[Candidate, str | None]:

@@ -73,11 +73,11 @@ def _draw_clock(token: str) -> None:
     order = [p.id for p in drill.parts]
     lines = []
     for point in pacing(drill):
-        marker = "▶" if point.part_id == current_part else ("⏱" if point.part_id == planned else "·")
+        marker = "▶" if point.part_id == current_part else ("»" if point.part_id == planned else "·")
         lines.append(f"{marker} {point.title} — by {format_duration(point.planned_end_s)}")
     if current_part in order:
         gap = order.index(current_part) - order.index(planned)
         parts = "part" if abs(gap) == 1 else "parts"
         status = "on pace" if gap == 0 else (f"{gap} {parts} ahead" if gap > 0 else f"{-gap} {parts} behind")
-        st.caption(f"Pacing: {status}. ▶ is the part you are on; ⏱ is where the suggested pace puts you now.")
+        st.caption(f"Pacing: {status}. ▶ is the part you are on; » is where the suggested pace puts you now.")
     st.text("\n".join(lines))

@@ -444,7 +444,7 @@ def timeline_frame(loaded: LoadedDrill, rows, started_at: float) -> pd.DataFrame
         "Since start": [format_duration(r.at - started_at) for r in rows],
         "Event": [r.kind for r in rows], "Part": [titles.get(r.part_id, r.part_id or "") for r in rows],
         "Detail": [r.what for r in rows],
-        "Flag": [f"⚠ {r.flag}" if r.early else "" for r in rows],
+        "Flag": [r.flag if r.early else "" for r in rows],
     })
 
 

@@ -15,7 +15,7 @@ from drills.reports.grading_key import DrillKey
 from ui.drill.results import percent_text, percent_ticks, wrap_text
 
 LEVEL_COLOURS = ((0.0, "#c62828"), (0.5, "#f9a825"), (1.0, "#2e7d32"))
-OVERRIDE_MARK = "✎"
+OVERRIDE_MARK = "†"
 SKILL_LABEL_WIDTH = 26   # characters per line of a skill name beside the calibration bars
 
 
@@ -38,7 +38,7 @@ def candidate_label(handle: str, cohort: str) -> str:
 def skills_heatmap(levels: pd.DataFrame, key: DrillKey, order: list[tuple[str, str]],
                    level_names: dict[str, str]) -> go.Figure:
     """Rows: candidates in `order` (handle, cohort); columns: the drill's skills, cells named with the drill's
-    own `level_names` (strong / ok / weak -> e.g. Staff / Senior / Junior); ✎ marks an override."""
+    own `level_names` (strong / ok / weak -> e.g. Staff / Senior / Junior); † marks an override."""
     names = dict(zip(key.skill_ids, key.skill_names))
     rows = [candidate_label(h, c) for h, c in order]
     index = {pair: i for i, pair in enumerate(order)}

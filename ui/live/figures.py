@@ -103,7 +103,7 @@ def choice_figure(room: ChoiceRoom, *, show_right: bool) -> go.Figure:
     """The share of the room that picked each option; the right one marked once revealed, yours named.
 
     A plain spec too (see numeric_figure): a closed question's shares are drawn by every page at once."""
-    labels = [html.escape(short_prompt(o.text, 60)) + (" ✓" if show_right and o.right else "")
+    labels = [html.escape(short_prompt(o.text, 60)) + (" (right)" if show_right and o.right else "")
               + (" (you)" if o.own else "") for o in room.options]
     colours = [TRUTH if show_right and o.right else (OWN if o.own else OTHERS) for o in room.options]
     bar = {"type": "bar", "x": [o.share for o in room.options], "y": labels, "orientation": "h",

@@ -205,15 +205,15 @@ def render_sim_embed(preset_id: str, seed: int, *, revealed: bool, locked: bool,
     page, name, _ = MODEL_PAGES[preset.model]
     if not revealed:
         if locked:
-            st.caption(f"🎲 Graded against the **{name}** simulation ({preset.label.lower()}); its run opens "
+            st.caption(f":material/casino: Graded against the **{name}** simulation ({preset.label.lower()}); its run opens "
                        "here with the worked answer.")
         else:
-            st.caption(f"🎲 Graded against the **{name}** simulation ({preset.label.lower()}). Lock in your own "
+            st.caption(f":material/casino: Graded against the **{name}** simulation ({preset.label.lower()}). Lock in your own "
                        "estimate first: opening the simulation while this question is open is recorded on "
                        "your attempt's timeline, and your instructor sees it.")
         st.page_link(page, label=f"Explore the {name} simulation", icon=":material/casino:",
                      query_params=explore_query(preset_id, values))
         return
-    with st.expander(f"🎲 The {name} run this answer was graded against"):
+    with st.expander(f"The {name} run this answer was graded against", icon=":material/casino:"):
         inputs = presets.inputs_of([preset_id], values) if values is not None else ()
         st.plotly_chart(_figure(preset_id, seed, inputs), width="stretch", key=embed_chart(preset_id))
