@@ -17,6 +17,7 @@ from drills.reports.grading_key import DrillKey
 from ui import keys
 from ui.context import get_catalogue
 from ui.drill.attempt_view import sim_truths_of
+from ui.drill.results import wrap_text
 from ui.instructor.figures import LEVEL_COLOURS, candidate_label
 
 K = keys.register("across", __name__)   # this module's keys (ui.keys holds only shared ones)
@@ -28,6 +29,7 @@ DOWNLOAD_DRILLS = K("download_drills")   # the per-drill table as CSV
 DOWNLOAD_SKILLS = K("download_skills")   # the per-candidate shared skills as CSV
 
 HEATMAP_ROWS = 40
+LABEL_WIDTH = 22   # characters per line of a drill's title beside its bars
 LEVEL_TICKS = {0: "weak", 1: "ok", 2: "strong"}
 
 
@@ -69,7 +71,7 @@ def drill_frame(drills: pd.DataFrame, titles: dict[str, str]) -> pd.DataFrame:
 
 def drill_figure(table: pd.DataFrame) -> go.Figure:
     """Median score and median calibration per drill, side by side, both as percentages."""
-    drills = [html.escape(d) for d in table["Drill"]]
+    drills = [wrap_text(d, LABEL_WIDTH) for d in table["Drill"]]   # on short lines, so 390 px keeps the bars
     fig = go.Figure()
     for column, colour in (("Median score %", "#1565c0"), ("Median calibration %", "#2e7d32")):
         values = table[column].astype(float)
