@@ -24,6 +24,7 @@ from drills.scope import FULL, scoped_id
 from drills.store import AttemptStore
 from drills.timebox import clock_for, format_duration, format_utc
 from drills.variants import label as variant_label
+from ui.instructor import across as instructor_across
 from ui.instructor import figures
 from ui.instructor import gap as instructor_gap
 from ui.instructor import integrity as instructor_integrity
@@ -583,6 +584,7 @@ def render_board(instructor: str, allowed: list[str] | None = None) -> None:
         "Integrity": lambda: instructor_integrity.render_integrity(board),
         "Grader gap": lambda: instructor_gap.render_gap(board),
         "Attempt": lambda: render_attempt(board, table),
+        "Across drills": lambda: instructor_across.render_across(board),
         "Exports": lambda: render_exports(board),
     }
     instructor_integrity.follow_timeline_link(board)
