@@ -326,7 +326,7 @@ MIGRATIONS: tuple[tuple[int, Migration], ...] = (
     CREATE UNIQUE INDEX idx_candidates_key ON candidates (handle_key, cohort);
     """),
     # The LTI tool (drills.store.lti): nonces of accepted launches until their token expires, and one-time
-    # launch codes, kept as hashes only.
+    # launch codes, kept as hashes only; which class each LMS course (context) is.
     (40, """
     CREATE TABLE lti_nonces (
         issuer VARCHAR NOT NULL,
@@ -338,6 +338,12 @@ MIGRATIONS: tuple[tuple[int, Migration], ...] = (
         code_hash VARCHAR PRIMARY KEY,
         launch VARCHAR NOT NULL,
         expires_at DOUBLE NOT NULL
+    );
+    CREATE TABLE lti_classes (
+        platform VARCHAR NOT NULL,
+        context_id VARCHAR NOT NULL,
+        cohort VARCHAR NOT NULL,
+        PRIMARY KEY (platform, context_id)
     );
     """),
 )
