@@ -50,3 +50,22 @@ def test_two_learners_with_one_name_both_join(store):
     second = store.lti_visit(launch(subject="u2", email="ada2@example.org"))
     names = {store.account_cohorts(v.account.id)[0][1] for v in (first, second)}
     assert len(names) == 2 and "Ada Lovelace" in names
+
+
+def test_on_postgresql_nonces_codes_and_visits_hold_too(pg_url):
+    """The class's multi-process store: a nonce is spent once, a code redeems once and dies after 60 s."""
+    now = [1_800_000_000.0]
+    store = open_store(pg_url, clock=lambda: now[0])
+    try:
+        assert store.use_lti_nonce("iss", "n-1", 4_102_444_800) is True
+        assert store.use_lti_nonce("iss", "n-1", 4_102_444_800) is False
+        code = store.issue_launch_code(launch())
+        assert store.redeem_launch_code(code)["subject"] == "u1"
+        assert store.redeem_launch_code(code) is None
+        stale = store.issue_launch_code(launch())
+        now[0] += 61
+        assert store.redeem_launch_code(stale) is None
+        visit = store.lti_visit(launch(instructor=True))
+        assert "ada@example.org" in store.class_info(visit.cohort).instructors
+    finally:
+        store.close()
