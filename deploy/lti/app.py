@@ -18,7 +18,7 @@ from pylti1p3.contrib.flask import FlaskMessageLaunch, FlaskOIDCLogin, FlaskRequ
 from pylti1p3.exception import LtiException
 from pylti1p3.tool_config import ToolConfDict
 
-from deploy.lti.keys import key_set, public_pem, signing_key
+from deploy.lti.keys import key_set, public_pem, signing_key, write_once
 from deploy.lti.settings import LtiSettings, load_settings
 
 LIS = "http://purl.imsglobal.org/vocab/lis/v2/membership#"
@@ -41,8 +41,7 @@ def _session_secret(key_dir: Path) -> str:
     path = key_dir / "session.secret"
     if not path.exists():
         key_dir.mkdir(parents=True, exist_ok=True)
-        path.write_text(secrets.token_hex(32))
-        path.chmod(0o600)
+        write_once(path, secrets.token_hex(32).encode())
     return path.read_text().strip()
 
 

@@ -6,7 +6,7 @@ by hand, so a platform that cached the old key set still verifies what was signe
 """
 from __future__ import annotations
 
-import json
+import os
 import time
 from pathlib import Path
 
@@ -22,10 +22,23 @@ def add_key(folder: Path, now: float | None = None) -> str:
     private = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     pem = private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                 serialization.NoEncryption())
-    path = folder / f"{kid}.pem"
-    path.write_bytes(pem)
-    path.chmod(0o600)
+    write_once(folder / f"{kid}.pem", pem)
     return kid
+
+
+def write_once(path: Path, content: bytes) -> bool:
+    """Write `path` whole, readable by its owner only, unless it exists: workers starting together may race
+    here, and each must end up reading one finished file. True when this call wrote it."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}")
+    temporary.write_bytes(content)
+    temporary.chmod(0o600)
+    try:
+        os.link(temporary, path)   # fails if another worker got there first
+        return True
+    except FileExistsError:
+        return False
+    finally:
+        temporary.unlink()
 
 
 def key_ids(folder: Path) -> list[str]:
