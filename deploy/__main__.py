@@ -30,6 +30,8 @@ def parser() -> argparse.ArgumentParser:
                    help="host:port of app processes on other hosts, comma-separated (a proxy-only host)")
     p.add_argument("--write-config", type=Path, default=None, metavar="DIR",
                    help="write supervisord.conf and nginx.conf into DIR and exit")
+    p.add_argument("--lti-settings", type=Path, default=None, metavar="FILE",
+                   help="also serve the LTI 1.3 tool under /lti/ with this settings file (docs/lti.md)")
     p.add_argument("--run-dir", type=Path, default=None,
                    help="where the services keep pid files, sockets and logs (default: a temporary directory)")
     return p
@@ -44,7 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         stack = Stack(args.processes, port=args.port, database=args.database, data_dir=args.data_dir,
                       proxy=not args.no_proxy, app_address=args.app_address, app_ports=ports, upstreams=upstreams,
-                      listen_address=args.listen, run_dir=args.run_dir)
+                      listen_address=args.listen, run_dir=args.run_dir,
+                      lti_settings=args.lti_settings.resolve() if args.lti_settings else None)
     except ValueError as problem:
         parser().error(str(problem))
     if args.write_config:

@@ -114,14 +114,37 @@ STATIC_LOCATION = """\
 """
 
 
-def nginx_config(listen: str, upstreams: list[str], run_dir: Path, *, static_cache: bool = True) -> str:
+LTI_SERVICE = "lti"
+# The LTI tool beside the app (deploy.lti): /lti/ goes to its gunicorn, never to a Streamlit process.
+LTI_LOCATION = """\
+        location /lti/ {{
+            proxy_pass http://{lti};
+            proxy_connect_timeout 2s;
+            proxy_read_timeout 20s;         # a launch fetches the platform's key set (10 s at the most)
+            proxy_set_header Host $http_host;
+            proxy_set_header X-Forwarded-For $remote_addr;
+            proxy_set_header X-Forwarded-Proto $scheme;
+        }}
+"""
+
+
+def lti_command(port: int, workers: int = 2) -> list[str]:
+    """The LTI tool under gunicorn, synchronous workers on loopback. More than one needs the PostgreSQL store
+    (as the stack's is): a DuckDB file opens in one process only."""
+    return [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--timeout", "30", "--bind", f"127.0.0.1:{port}",
+            "deploy.lti.app:create_app()"]
+
+
+def nginx_config(listen: str, upstreams: list[str], run_dir: Path, *, static_cache: bool = True,
+                 lti: str | None = None) -> str:
     """nginx.conf for `listen` (host:port) in front of `upstreams` (host:port each); `static_cache` keeps
-    Streamlit's static files in nginx."""
+    Streamlit's static files in nginx; `lti` (host:port) is the LTI tool's gunicorn, when it is served."""
     servers = "\n".join(f"        server {where} max_fails=1 fail_timeout=3s;" for where in upstreams)
     # As root, nginx would hand its workers to `nobody`, who cannot use the private run directory.
     user_line = "user root;" if os.geteuid() == 0 else ""
     return NGINX_TEMPLATE.read_text().format(user_line=user_line, run_dir=run_dir, servers=servers, listen=listen,
-                                             static_location=STATIC_LOCATION if static_cache else "")
+                                             static_location=STATIC_LOCATION if static_cache else "",
+                                             lti_location=LTI_LOCATION.format(lti=lti) if lti else "")
 
 
 def start_nginx(listen: int, app_ports: list[int], run_dir: Path) -> subprocess.Popen:
@@ -228,7 +251,7 @@ class Stack:
                  proxy: bool = True, root: Path = ROOT, data_dir: Path | None = None,
                  app_address: str = "127.0.0.1", app_ports: list[int] | None = None,
                  upstreams: list[str] | None = None, listen_address: str = "127.0.0.1",
-                 run_dir: Path | None = None, static_cache: bool = True):
+                 run_dir: Path | None = None, static_cache: bool = True, lti_settings: Path | None = None):
         if processes < 0 or (processes == 0 and not upstreams):
             raise ValueError("at least one app process, or upstreams for a proxy-only host")
         self.processes, self.root, self.proxy = processes, root, proxy
@@ -247,6 +270,9 @@ class Stack:
         self._rpc_auth = ("faultlines", secrets.token_urlsafe(16))
         self._postgres: EmbeddedPostgres | None = None
         self.supervisord: subprocess.Popen | None = None
+        # The LTI tool (deploy.lti) is served beside the apps when its settings file is given.
+        self.lti_settings = lti_settings
+        self.lti_port = free_port() if lti_settings else None
 
     # -- where things are ----------------------------------------------------------------------------------
     @property
@@ -319,11 +345,16 @@ class Stack:
             local = "127.0.0.1" if self.app_address in ("0.0.0.0", "127.0.0.1") else self.app_address
             programs.append(watchdog_config({name: f"http://{local}:{port}" for name, port in
                                              zip(self.app_names, self.app_ports)}, self.run_dir, directory=self.root))
+        if self.lti_settings:
+            programs.append(program_config(LTI_SERVICE, lti_command(self.lti_port), self.run_dir, directory=self.root,
+                                           environment={"FAULTLINES_DB": database,
+                                                        "FAULTLINES_LTI_SETTINGS": str(self.lti_settings)}))
         if self.proxy:
             for sub in ("body", "proxy", "fastcgi", "uwsgi", "scgi") if here else ():
                 (self.run_dir / sub).mkdir(exist_ok=True)
             (into / "nginx.conf").write_text(nginx_config(f"{self.listen_address}:{self.port}", self.upstreams,
-                                                          self.run_dir, static_cache=self.static_cache))
+                                                          self.run_dir, static_cache=self.static_cache,
+                                                          lti=f"127.0.0.1:{self.lti_port}" if self.lti_settings else None))
             programs.append(program_config(NGINX_SERVICE, [NGINX, "-p", f"{self.run_dir}/", "-c",
                                                            str(into / "nginx.conf"), "-e",
                                                            str(self.run_dir / "error.log")],
@@ -351,6 +382,8 @@ class Stack:
                 self.rpc.startProcess(name, False)   # all at once; each is waited for below
             for name, url in zip(self.app_names, self.app_urls):
                 self.wait_app(name, url, timeout)
+            if self.lti_settings:
+                self.rpc.startProcess(LTI_SERVICE)
             if self.proxy:
                 self.rpc.startProcess(NGINX_SERVICE)
                 wait_healthy(self.url, self.supervisord, log, timeout=20) if self.processes else None

@@ -17,6 +17,7 @@ import streamlit as st
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from drills.store.accounts import Account, AccessRefused, email_list, is_instructor_account
+from drills.store.lti import LtiVisit
 from ui import keys
 from ui.runtime import seam
 from ui.safe import escape_markdown
@@ -28,6 +29,8 @@ SIDEBAR_SIGN_OUT = K.kept("sidebar::sign_out")
 ACCOUNT_ROW = K("account_row")           # the page's own account row (a phone starts with the sidebar shut)
 ROW_SIGN_OUT = K("row_sign_out")
 RETURNED = K("returned")                 # the way-back cookie this session has already followed
+LTI_VISIT = K.kept("lti_visit")          # the LMS launch this session came in by (drills.store.lti.LtiVisit)
+LTI_PARAM = "lti"                        # the one-time code the LTI side app (deploy.lti) hands the page
 
 INSTRUCTORS_ENV = "FAULTLINES_INSTRUCTORS"
 INSTRUCTOR_CLAIM_ENV = "FAULTLINES_INSTRUCTOR_CLAIM"
@@ -72,8 +75,27 @@ def _claims() -> dict:
         return {}
 
 
+def lti_visit(store) -> LtiVisit | None:
+    """The LMS launch this session came in by: its ?lti= code is redeemed once, then leaves the address."""
+    code = st.query_params.get(LTI_PARAM)
+    if code:
+        del st.query_params[LTI_PARAM]
+        launch = store.redeem_launch_code(code)
+        if launch is None:
+            st.warning("That LMS link has been used or is over a minute old: launch again from your course.")
+        else:
+            st.session_state[LTI_VISIT] = store.lti_visit(launch)
+    visit = st.session_state.get(LTI_VISIT)
+    return visit if isinstance(visit, LtiVisit) else None
+
+
 def signed_in_account(store) -> Account | None:
-    """The account of the signed-in person, made in `store` at their first visit; None when signed out."""
+    """The account of the signed-in person, made in `store` at their first visit; None when signed out.
+
+    A session launched from an LMS is signed in as its LTI account."""
+    visit = lti_visit(store)
+    if visit is not None:
+        return visit.account
     if not sign_in_configured():
         return None
     claims = _claims()
@@ -105,6 +127,9 @@ def signed_in_instructor(store) -> Account | None:
     account = signed_in_account(store)
     if account is None:
         return None
+    visit = lti_visit(store)
+    if visit is not None:   # the LMS says who teaches: its Instructor and TA roles
+        return account if visit.instructor else None
     emails, claim = instructor_settings()
     return account if is_instructor_account(account.email, _claims(), emails, claim) else None
 

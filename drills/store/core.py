@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from drills.store.accounts import AccountsStore
 from drills.store.live import LiveStore
+from drills.store.lti import LtiStore
 from drills.records import (ANSWER_COLUMNS, AnswerEntry, Attempt, AttemptFinished, Candidate, LockedAnswer,
                             RevealEntry, RubricScore)
 from drills.store.reviews import ReviewStore
@@ -75,7 +76,7 @@ def _chunks(items: list, size: int):
         yield items[start:start + size]
 
 
-class StoreCore(AccountsStore, ThrottleStore, LiveStore, ReviewStore, TimelineStore):
+class StoreCore(AccountsStore, ThrottleStore, LiveStore, ReviewStore, TimelineStore, LtiStore):
     """Every public method of the attempt store, written once in DuckDB-flavoured SQL (`?` placeholders).
 
     A backend supplies the plumbing drills.store.contract.StorePart declares (`_transaction`, `_reading`,

@@ -325,6 +325,27 @@ MIGRATIONS: tuple[tuple[int, Migration], ...] = (
     CREATE INDEX idx_candidates_account ON candidates (account_id);
     CREATE UNIQUE INDEX idx_candidates_key ON candidates (handle_key, cohort);
     """),
+    # The LTI tool (drills.store.lti): nonces of accepted launches until their token expires, and one-time
+    # launch codes, kept as hashes only; which class each LMS course (context) is.
+    (40, """
+    CREATE TABLE lti_nonces (
+        issuer VARCHAR NOT NULL,
+        nonce VARCHAR NOT NULL,
+        expires_at DOUBLE NOT NULL,
+        PRIMARY KEY (issuer, nonce)
+    );
+    CREATE TABLE lti_codes (
+        code_hash VARCHAR PRIMARY KEY,
+        launch VARCHAR NOT NULL,
+        expires_at DOUBLE NOT NULL
+    );
+    CREATE TABLE lti_classes (
+        platform VARCHAR NOT NULL,
+        context_id VARCHAR NOT NULL,
+        cohort VARCHAR NOT NULL,
+        PRIMARY KEY (platform, context_id)
+    );
+    """),
 )
 
 
