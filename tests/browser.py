@@ -119,13 +119,26 @@ def open_lock_ins(page) -> int:
     return page.get_by_role("button", name=LOCK_IN, exact=True).count()
 
 
+def _drawn_lock_ins(page, settle_ms: int = 400, reads: int = 50) -> int:
+    """The open Lock in forms once the part has finished drawing them: a page still drawing its questions (a busy
+    server draws a part's forms over several frames) is counted again until two reads `settle_ms` apart agree."""
+    count = open_lock_ins(page)
+    for _ in range(reads):
+        page.wait_for_timeout(settle_ms)
+        again = open_lock_ins(page)
+        if again == count:
+            return count
+        count = again
+    return count
+
+
 def lock_in(page, loaded, question) -> None:
     """Answer `question` in the first open lock-in form (questions render in drill order), press Lock in once,
     and wait for the form to go. A press the page does not answer fails, with what the page said instead."""
     from drills.schema import ChoiceQuestion, NumericQuestion
 
     page.get_by_role("button", name=LOCK_IN, exact=True).first.wait_for()
-    before = open_lock_ins(page)
+    before = _drawn_lock_ins(page)
     form = page.get_by_test_id("stForm").filter(has=page.get_by_role("button", name=LOCK_IN, exact=True)).first
     if isinstance(question, NumericQuestion):
         guess = loaded.values.get(question.id, 100.0)  # simulation truths vary by seed; any guess will do
@@ -219,11 +232,13 @@ def sign_in_through_provider(page, login: str, *, button: str | re.Pattern = "Si
     watch.wait_back(timeout_ms, confirm="Continue")
 
 
-def sign_out_through_provider(page, *, button: str | re.Pattern = "Sign out", timeout_ms: int = 30000) -> None:
-    """Press the app's sign-out button (calling st.logout) and wait until the provider, having ended its
-    own session, has sent the browser back to the app (Streamlit clears its cookies on the way out)."""
+def sign_out_through_provider(page, *, button: str | re.Pattern = "Sign out", timeout_ms: int = 30000,
+                              within=None) -> None:
+    """Press the app's sign-out button (calling st.logout; the one `within` a locator, when the page shows two)
+    and wait until the provider, having ended its own session, has sent the browser back to the app (Streamlit
+    clears its cookies on the way out)."""
     watch = _CallbackWatch(page)
-    page.get_by_role("button", name=button).click()
+    (within or page).get_by_role("button", name=button).click()
     watch.wait_back(timeout_ms, confirm="Yes, sign me out")
 
 
