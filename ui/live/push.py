@@ -3,8 +3,8 @@
 When the process hears that a room moved (drills.live_watch, PostgreSQL NOTIFY), the pages still showing an
 older step have their room part rerun by the server (ui.runtime.fragment_push), so a Close reaches every page at once
 instead of each browser polling twice a second to find out. A page gone from the server is forgotten. A push
-the page has not drawn within PUSH_RETRY_S is sent once more (the listener looks every second), and a push that
-fails outright marks its page lost: that page polls from then on (ui.live.seat), since nothing else would tell it.
+the page has not drawn within PUSH_RETRY_S is sent again each second until PUSHES have gone (the listener looks
+every second; by then the page's own 5 s tick looks for itself), and a push that fails outright marks its page lost: that page polls from then on (ui.live.seat), since nothing else would tell it.
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from ui.runtime.fragment_push import FragmentPage
 
 _LOG = logging.getLogger(__name__)
 PUSH_RETRY_S = 1.0   # a pushed page that has not drawn the move by then is pushed again: the room promises 1 s
+PUSHES = 5           # pushes of one move to a page (one a second) before its own 5 s tick is left to find it
 
 
 class RoomPages:
@@ -74,7 +75,7 @@ class RoomPages:
                    if now - at >= PUSH_RETRY_S * tries]
             again: dict[int, list] = {}
             for room, session_id, step, tries in due:
-                if tries >= 2:   # pushed twice and still not drawn: its own tick finds it and polls from then on
+                if tries >= PUSHES:   # pushed every second up to its own tick: the tick finds it, polls from then on
                     del self._asked[(room, session_id)]
                     continue
                 self._asked[(room, session_id)] = (step, self._asked[(room, session_id)][1], tries + 1)
