@@ -105,9 +105,9 @@ class _Apps:
     def info(self, name):
         return {"statename": "RUNNING", "pid": self.pids[name], "start": self.started[name]}
 
-    def probe(self, url):
+    def probe(self, url, wait):
         self.probes += 1
-        self.clock.now += 0.01 if url not in self.hung else 2.0   # a hung one costs the probe's whole timeout
+        self.clock.now += 0.01 if url not in self.hung else wait   # a hung one costs the probe's whole wait
         return url not in self.hung
 
     def kill(self, pid):
@@ -143,12 +143,47 @@ def test_the_watchdog_kills_an_app_that_stops_answering_for_a_few_seconds_and_on
     assert 4 <= verdict.unanswered_s < 10, "a few seconds unanswered, not one missed probe"
 
 
+def test_a_hang_is_acted_on_within_4_s_of_the_last_answer_when_ticks_come_each_second():
+    """Ticked every second (the watchdog's own loop), a process that stops answering between two ticks is
+    killed 4 s after its last answer, whatever the phase: its candidates see their connection go within 5 s of
+    the hang, not up to a TICK_5 plus 4 s later."""
+    for hung_after_s in (0.05, 0.5, 0.95):
+        clock = _Clock()
+        apps = _Apps(clock)
+        watch = _watch(apps, clock)
+        watch.answered = {101, 102}
+        first_tick = clock.now
+        watch.tick()                            # both answer
+        clock.now = first_tick + hung_after_s   # the hang, before the next tick
+        apps.hung.add("http://a2")
+        hung_at = clock.now
+        clock.now = first_tick + 1.0            # the next tick, a second after the last
+        (verdict,) = watch.tick()
+        assert apps.kills == [102]
+        assert clock.now - hung_at <= 4.0, (hung_after_s, clock.now - hung_at)
+        assert 4.0 <= verdict.unanswered_s <= 4.0 + 0.25, verdict.unanswered_s
+
+
+def test_a_watchdog_held_up_itself_does_not_kill_on_one_missed_probe():
+    """If the ticks stop for a while (the watchdog starved), the next one counts at most a tick of old silence."""
+    clock = _Clock()
+    apps = _Apps(clock)
+    watch = _watch(apps, clock)
+    watch.answered = {101, 102}
+    watch.tick()
+    clock.now += 30.0   # no tick for 30 s
+    missed = iter([False, True])   # then app-2 misses one probe and answers the next
+    answers = apps.probe
+    apps.probe = lambda url, wait: (clock.sleep(wait), next(missed))[1] if url == "http://a2" else answers(url, wait)
+    assert watch.tick() == [] and apps.kills == []
+
+
 def test_one_missed_health_check_is_not_a_hang():
     clock = _Clock()
     apps = _Apps(clock)
     missed = iter([False, True])   # app-2 misses one probe (its full timeout), then answers
     answers = apps.probe
-    apps.probe = lambda url: (clock.sleep(2.0), next(missed))[1] if url == "http://a2" else answers(url)
+    apps.probe = lambda url, wait: (clock.sleep(wait), next(missed))[1] if url == "http://a2" else answers(url, wait)
     watch = _watch(apps, clock)
     watch.answered = {101, 102}
     assert watch.tick() == [] and apps.kills == []
