@@ -3,8 +3,9 @@
 An attempt's `variant` is its draw number: 0 is the drill as written; any other number comes from the
 attempt's own random seed (drills.draws.draw_for_seed) and draws every varying given from the whole of its
 `vary` space, so one draw number always gives the same numbers, in the full drill and in any of its scopes,
-while two candidates almost never share one. Formulas, reveal text and truths all follow the drawn givens,
-because they are recomputed from them (`LoadedDrill.values`). A simulation-backed question follows too
+while two candidates almost never share one. A draw whose numbers break a condition the text relies on
+(`holds:`) is never given: pick_variant takes the seed's next draw. Formulas, reveal text and truths all
+follow the drawn givens, because they are recomputed from them (`LoadedDrill.values`). A simulation-backed question follows too
 when its preset names the drill values its run is built from (`sims.presets.SimPreset.inputs`); each preset
 also says what every number of its run stands for in the drill (`SimPreset.mirrors`), and the check refuses a
 variant whose drawn numbers the run would not use (`drills.lint.rule_simulations`).
