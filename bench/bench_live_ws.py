@@ -98,12 +98,16 @@ def _keep_evidence(stack: Stack, into: Path) -> str:
 
 
 def _log_tally(stack: Stack) -> str:
-    """What the app processes logged about the room's pushes (ui.live.push, ui.live.seat) over the run."""
+    """What the app processes logged about the room's pushes (ui.live.push, ui.live.seat) over the run, and the
+    watchdog's kills (a process too busy to answer its health check for 4 s is taken for hung)."""
     text = "".join(p.read_text(errors="replace") for p in (stack.run_dir / "logs").glob("app-*.log"))
     found = {"rounds of pushes sent again": text.count("pages had not drawn the move"),
              "reads older than the move heard": text.count("after hearing step"),
              "pages that lost a push and poll": text.count("it polls from now on"),
              "tracebacks": text.count("Traceback")}
+    watchdog = stack.run_dir / "logs" / "watchdog.log"
+    found["app processes the watchdog killed"] = (watchdog.read_text(errors="replace").count("SIGKILL")
+                                                  if watchdog.exists() else 0)
     return ", ".join(f"{n} {what}" for what, n in found.items())
 
 

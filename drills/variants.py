@@ -56,6 +56,16 @@ def in_variant(loaded: LoadedDrill, variant: int) -> LoadedDrill:
     return cache[variant]
 
 
+def usable_numbers(drill: Drill, draw: int) -> dict[str, float] | None:
+    """The draw's numbers, or None for a draw nobody may be asked in: one the loader would refuse (a formula
+    fails, a joint condition breaks) or whose numbers break a `holds:` condition of the text."""
+    try:
+        values, findings = variant_values(drill, draw)
+    except Exception:   # a draw the loader would refuse anyway
+        return None
+    return None if findings or broken_holds(drill, values) is not None else values
+
+
 def pick_variant(drill: Drill, seed: int, had: Collection[int] = ()) -> int:
     """The draw a new attempt gets: its own, from its seed over the whole `vary` space.
 
@@ -74,11 +84,7 @@ def pick_variant(drill: Drill, seed: int, had: Collection[int] = ()) -> int:
 
     def numbers(draw: int) -> dict[str, float] | None:   # None: a draw no attempt may get
         if draw not in computed:
-            try:
-                values, findings = variant_values(drill, draw)
-            except Exception:   # a draw the loader would refuse anyway
-                values, findings = {}, [None]
-            computed[draw] = None if findings or broken_holds(drill, values) is not None else values
+            computed[draw] = usable_numbers(drill, draw)
         return computed[draw]
 
     wanted = _RETAKE_CANDIDATES if taken else 1
