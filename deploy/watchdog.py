@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from deploy.stack import healthy
 
@@ -31,6 +32,20 @@ PROBE_TIMEOUT_S = 2.0   # the longest one health request waits
 RETRY_S = 0.25          # between the requests to a process that did not answer
 # A process started this recently that has not answered yet is still starting (imports, the store), not hung.
 START_GRACE_S = 60.0
+# A process that does not answer but keeps using the CPU (this much while it was being asked) is busy, not hung:
+# a class arriving at once on a loaded machine can hold a health answer for seconds. It is given BUSY_HUNG_S.
+# A stopped (SIGSTOP) or deadlocked process uses none, and is killed at HUNG_S.
+BUSY_CPU_S = 0.25
+BUSY_HUNG_S = 15.0
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """The process's CPU time so far (user + system, all its threads), from /proc; None where there is none."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")   # utime, stime (fields 14 and 15)
 
 
 @dataclass
@@ -53,6 +68,7 @@ class Watch:
     sleep: Callable[[float], None] = time.sleep
     hung_s: float = HUNG_S
     tick_s: float = TICK_S
+    cpu: Callable[[int], float | None] = lambda pid: None   # the process's CPU seconds (cpu_seconds); None: unknown
     answered: set[int] = field(default_factory=set)   # pids that answered once (their start is over)
     last_answer: dict[int, float] = field(default_factory=dict)   # pid -> when it last answered (clock)
     killed: list[Verdict] = field(default_factory=list)
@@ -81,8 +97,10 @@ class Watch:
         # Unanswered since its last answer, but never counted from before the tick that should have come last
         # (a watchdog that was itself held up must not kill on one missed probe).
         since = max(self.last_answer.get(pid, self.clock()), self.clock() - self.tick_s)
+        cpu_then = self.cpu(pid)
+        limit = self.hung_s
         while True:
-            wait = min(PROBE_TIMEOUT_S, max(RETRY_S, since + self.hung_s - self.clock()))
+            wait = min(PROBE_TIMEOUT_S, max(RETRY_S, since + limit - self.clock()))
             if self.probe(url, wait):
                 self.answered.add(pid)
                 self.last_answer[pid] = self.clock()
@@ -90,8 +108,12 @@ class Watch:
             if pid not in self.answered and self.wall() - info.get("start", 0) < START_GRACE_S:
                 return None   # still starting: judged on a later tick
             unanswered = self.clock() - since
-            if unanswered >= self.hung_s:
-                return Verdict(name, pid, unanswered)
+            if unanswered >= limit:
+                cpu_now = self.cpu(pid)
+                busy = cpu_then is not None and cpu_now is not None and cpu_now - cpu_then >= BUSY_CPU_S
+                if not busy or limit >= BUSY_HUNG_S:
+                    return Verdict(name, pid, unanswered)
+                limit = BUSY_HUNG_S   # working, not stuck: given longer to answer
             self.sleep(RETRY_S)
 
 
@@ -121,9 +143,9 @@ def main(argv: list[str] | None = None) -> int:
     apps = dict(item.split("=", 1) for item in args.apps)
     rpc = childutils.getRPCInterface(os.environ).supervisor   # supervisord's own socket, from its environment
     watch = Watch(apps, probe=lambda url, wait: healthy(url, timeout=wait), info=rpc.getProcessInfo,
-                  kill=kill_group, hung_s=args.hung_s)
+                  kill=kill_group, hung_s=args.hung_s, cpu=cpu_seconds)
     _log(f"watching {', '.join(apps)} every {TICK_S:.0f} s: a process unanswered for {args.hung_s:.0f} s is "
-         "killed and restarted")
+         f"killed and restarted ({BUSY_HUNG_S:.0f} s while it keeps using the CPU)")
     threading.Thread(target=_keep_watching, args=(watch,), daemon=True, name="watch").start()
     while True:   # supervisord's events are only acknowledged: the watching runs on its own clock
         childutils.listener.wait(sys.stdin, sys.stdout)

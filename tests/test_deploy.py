@@ -178,6 +178,31 @@ def test_a_watchdog_held_up_itself_does_not_kill_on_one_missed_probe():
     assert watch.tick() == [] and apps.kills == []
 
 
+def test_an_app_that_does_not_answer_but_keeps_working_is_given_15_s_and_a_stopped_one_4_s():
+    """A class arriving at once on a loaded machine can hold a health answer for seconds: a process still using
+    the CPU is busy, not hung, and is killed only after 15 s unanswered; one using none (SIGSTOP, a deadlock)
+    goes at 4 s. The CPU is read from the test's own counter."""
+    for working, killed_after in ((True, 15.0), (False, 4.0)):
+        clock = _Clock()
+        apps = _Apps(clock)
+        used = {"s": 10.0}
+
+        def cpu(pid, clock=clock, used=used, working=working):
+            if working:
+                used["s"] = 10.0 + 0.3 * (clock.now - 1000.0)   # 30 % of a core, as on a busy machine
+            return used["s"]
+
+        watch = _watch(apps, clock)
+        watch.cpu = cpu
+        watch.answered = {101, 102}
+        watch.tick()
+        last_answer = clock.now
+        apps.hung.add("http://a2")
+        (verdict,) = watch.tick()
+        assert apps.kills == [102]
+        assert killed_after <= clock.now - last_answer <= killed_after + 0.5, (working, clock.now - last_answer)
+
+
 def test_one_missed_health_check_is_not_a_hang():
     clock = _Clock()
     apps = _Apps(clock)
