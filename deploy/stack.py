@@ -33,9 +33,11 @@ POSTGRES, NGINX_SERVICE, SUPERVISOR, WATCHDOG = "postgres", "nginx", "supervisor
 # Stop order is the reverse of start order: supervisord stops the highest priority first (the watchdog first,
 # so it never takes an app that is being stopped for a hung one).
 _PRIORITY = {POSTGRES: 100, "app": 200, NGINX_SERVICE: 300, WATCHDOG: 400}
-# The server pings each browser's websocket this often (uvicorn closes one whose pong is as late), so nginx,
-# which cuts a websocket its app has sent nothing on for 15 s, keeps every live one and drops a hung one's.
-WEBSOCKET_PING_S = 5
+# The server pings each browser's websocket this often, and uvicorn closes one whose pong is as late: at 5 s a
+# class of 500 on a loaded machine lost half its sessions to "keepalive ping timeout" (a browser, or the load
+# generator, slow to answer for a moment). Hung processes are the watchdog's to find (4 s); nginx cuts a
+# websocket its app has sent nothing on for 45 s, so pings every 20 s keep every live one open.
+WEBSOCKET_PING_S = 20
 
 
 def free_port() -> int:

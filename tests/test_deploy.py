@@ -69,10 +69,10 @@ def test_configs_for_other_hosts_are_written_and_nginx_accepts_them(tmp_path):
     assert "[program:app-1]" in conf and "[program:app-2]" in conf and "[program:nginx]" not in conf
     assert "--server.address 0.0.0.0" in conf and 'FAULTLINES_DB="postgresql://fl@db.internal/fl"' in conf
     assert "autorestart=true" in conf
-    # the watchdog asks each app on its own address every TICK_5, never through nginx
+    # the watchdog asks each app on its own address (its own loop, every second), never through nginx
     assert "[eventlistener:watchdog]" in conf and "events=TICK_5" in conf
     assert "deploy.watchdog app-1=http://127.0.0.1:8501 app-2=http://127.0.0.1:8502" in conf
-    assert "--server.websocketPingInterval 5" in conf
+    assert "--server.websocketPingInterval 20" in conf
 
     proxy_host = tmp_path / "proxy-host"
     run_dir = tmp_path / "proxy-run"
@@ -85,8 +85,8 @@ def test_configs_for_other_hosts_are_written_and_nginx_accepts_them(tmp_path):
     nginx_conf = (proxy_host / "nginx.conf").read_text()
     assert "server 127.0.0.1:8502 max_fails=1" in nginx_conf and "proxy_next_upstream error" in nginx_conf
     stream = nginx_conf.split("location = /_stcore/stream {", 1)[1].split("}", 1)[0]
-    # a websocket silent for 15 s is a hung process's (the app pings every 5 s); no hour-long read left anywhere
-    assert "proxy_read_timeout 15s;" in stream and "proxy_next_upstream error timeout" in stream
+    # a websocket silent for 45 s is a hung process's (the app pings every 20 s); no hour-long read left anywhere
+    assert "proxy_read_timeout 45s;" in stream and "proxy_next_upstream error timeout" in stream
     assert "1h" not in nginx_conf and "proxy_read_timeout 10s;" in nginx_conf
     check = subprocess.run([NGINX, "-t", "-p", f"{run_dir}/", "-c", str(proxy_host / "nginx.conf"),
                             "-e", str(run_dir / "error.log")], capture_output=True, text=True, timeout=30)
