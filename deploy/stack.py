@@ -115,6 +115,7 @@ STATIC_LOCATION = """\
 
 
 LTI_SERVICE = "lti"
+LTI_GRADES_SERVICE = "lti-grades"   # deploy.lti.grades: posts the grade outbox to each LMS, retrying
 # The LTI tool beside the app (deploy.lti): /lti/ goes to its gunicorn, never to a Streamlit process.
 LTI_LOCATION = """\
         location /lti/ {{
@@ -349,6 +350,9 @@ class Stack:
             programs.append(program_config(LTI_SERVICE, lti_command(self.lti_port), self.run_dir, directory=self.root,
                                            environment={"FAULTLINES_DB": database,
                                                         "FAULTLINES_LTI_SETTINGS": str(self.lti_settings)}))
+            programs.append(program_config(LTI_GRADES_SERVICE, [sys.executable, "-m", "deploy.lti.grades"], self.run_dir,
+                                           directory=self.root, environment={
+                                               "FAULTLINES_DB": database, "FAULTLINES_LTI_SETTINGS": str(self.lti_settings)}))
         if self.proxy:
             for sub in ("body", "proxy", "fastcgi", "uwsgi", "scgi") if here else ():
                 (self.run_dir / sub).mkdir(exist_ok=True)
@@ -384,6 +388,7 @@ class Stack:
                 self.wait_app(name, url, timeout)
             if self.lti_settings:
                 self.rpc.startProcess(LTI_SERVICE)
+                self.rpc.startProcess(LTI_GRADES_SERVICE)
             if self.proxy:
                 self.rpc.startProcess(NGINX_SERVICE)
                 wait_healthy(self.url, self.supervisord, log, timeout=20) if self.processes else None

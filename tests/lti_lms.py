@@ -11,8 +11,14 @@ token's lifetime, a key that is not the published one, and an outage switch for 
 """
 from __future__ import annotations
 
+import json
+import re
 import threading
 import typing as t
+from html import unescape
+from urllib.parse import parse_qs, urlparse
+
+import httpx
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
@@ -26,6 +32,9 @@ from lti1p3platform.score import UpdateScoreStatus
 from lti1p3platform.service_connector import AssignmentsGradesService, NamesRoleProvisioningService
 from lti1p3platform.membership import Context
 from werkzeug.serving import make_server
+
+from deploy.lti.app import create_app
+from deploy.lti.settings import load_settings
 
 LIS = "http://purl.imsglobal.org/vocab/lis/v2/membership#"
 LEARNER, INSTRUCTOR = LIS + "Learner", LIS + "Instructor"
@@ -77,7 +86,7 @@ class Course:
         self.extra_claims: dict[str, t.Any] = {}   # added to the next launch (a test bends one claim)
         self.id_token_expiration = 5 * 60
         self.stranger_pem: str | None = None     # sign the next launch with this key under the published kid
-        self.custom: dict[str, str] = {"drill": "one-tenant"}
+        self.custom: dict[str, str] = {"drill": "one_tenant"}
         self._server = make_server("127.0.0.1", 0, self._app(), threaded=True)
         self.url = f"http://127.0.0.1:{self._server.server_port}"
         self.issuer = self.url
@@ -191,7 +200,7 @@ class Course:
                 return Context(id=COURSE, label="SYS101", title=course.title)
 
         def reply(response):
-            return Response("" if response.result is None else __import__("json").dumps(response.result),
+            return Response("" if response.result is None else json.dumps(response.result),
                             status=response.code, content_type=response.media_type)
 
         @app.get("/jwks")
@@ -250,3 +259,47 @@ class Course:
             return "<p id=added>Added to the course</p>"
 
         return app
+
+
+# -- the test's side: serving the tool beside the course, and a member's browser ---------------------
+def serve_tool(tmp_path, course: Course, tool_key, store):
+    """The tool's side app on a free loopback port, registered with `course` and `course` with it."""
+    (tmp_path / "keys").mkdir(exist_ok=True)
+    (tmp_path / "keys" / tool_key.name).write_bytes(tool_key.read_bytes())
+    server = make_server("127.0.0.1", 0, lambda environ, start: [], threaded=True)
+    url = f"http://127.0.0.1:{server.server_port}/lti"
+    settings_file = tmp_path / "lti.json"
+    settings_file.write_text(json.dumps({"app_url": "http://127.0.0.1:8501/", "tool_url": url, "key_dir": "keys",
+                                         "platforms": [course.tool_registration()]}))
+    settings = load_settings(settings_file)
+    server.app = create_app(settings, store)
+    course.tool_url = url
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    return server, thread, url, settings
+
+
+def launch_form(course: Course, user: str, deep_link: bool = False) -> tuple[httpx.Client, dict]:
+    """Follow a member's click from the LMS through the tool's login to the platform's auto-posting launch
+    form; returns the browser (its cookies) and the form (action, id_token, state)."""
+    client = httpx.Client(timeout=10)
+    start = client.get(course.url + "/start", params={"user": user, **({"deep_link": 1} if deep_link else {})})
+    assert start.status_code == 302, start.text
+    login = client.get(start.headers["location"])   # the tool's OIDC login initiation
+    assert login.status_code == 302, login.text
+    assert login.headers["location"].startswith(course.url + "/auth")
+    auth = client.get(login.headers["location"])    # the platform's authorization: its signed launch
+    assert auth.status_code == 200, auth.text
+    form = {name: unescape(value) for name, value in re.findall(r"name=(\w+) value='([^']*)'", auth.text)}
+    form["action"] = unescape(re.search(r"action='([^']+)'", auth.text).group(1))
+    return client, form
+
+
+def post(client: httpx.Client, form: dict, **changes) -> httpx.Response:
+    body = {"id_token": form["id_token"], "state": form["state"], **changes}
+    return client.post(form["action"], data={k: v for k, v in body.items() if v is not None})
+
+
+def code_of(reply) -> str:
+    link = unescape(re.search(r"id=continue href='([^']+)'", reply.text).group(1))
+    return parse_qs(urlparse(link).query)["lti"][0]

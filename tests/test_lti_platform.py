@@ -5,21 +5,15 @@ launch (its nonce), a missing or wrong state, a wrong audience, an expired token
 bad signature (a key the platform never published, under its published kid)."""
 from __future__ import annotations
 
-import json
-import re
-import threading
 from html import unescape
-from urllib.parse import parse_qs, urlparse
 
 import httpx
 import pytest
-from werkzeug.serving import make_server
 
-from deploy.lti.app import create_app
 from deploy.lti.keys import add_key
-from deploy.lti.settings import load_settings
 from drills.backends import open_store
-from tests.lti_lms import CLAIM_DEPLOYMENT, INSTRUCTOR, LEARNER, Course, pem_pair
+from tests.lti_lms import (CLAIM_DEPLOYMENT, INSTRUCTOR, LEARNER, Course, code_of, launch_form, pem_pair, post,
+                           serve_tool)
 
 AUD = "aud"
 
@@ -33,23 +27,6 @@ def tool_key(tmp_path_factory):
 @pytest.fixture(scope="module")
 def stranger_pem():
     return pem_pair()[0]
-
-
-def serve_tool(tmp_path, course: Course, tool_key, store):
-    """The tool's side app on a free loopback port, registered with `course` and `course` with it."""
-    (tmp_path / "keys").mkdir(exist_ok=True)
-    (tmp_path / "keys" / tool_key.name).write_bytes(tool_key.read_bytes())
-    server = make_server("127.0.0.1", 0, lambda environ, start: [], threaded=True)
-    url = f"http://127.0.0.1:{server.server_port}/lti"
-    settings_file = tmp_path / "lti.json"
-    settings_file.write_text(json.dumps({"app_url": "http://127.0.0.1:8501/", "tool_url": url, "key_dir": "keys",
-                                         "platforms": [course.tool_registration()]}))
-    settings = load_settings(settings_file)
-    server.app = create_app(settings, store)
-    course.tool_url = url
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    return server, thread, url, settings
 
 
 @pytest.fixture
@@ -69,32 +46,6 @@ def lms(tmp_path, tool_key):
             store.close()
 
 
-def launch_form(course: Course, user: str, deep_link: bool = False) -> tuple[httpx.Client, dict]:
-    """Follow a member's click from the LMS through the tool's login to the platform's auto-posting launch
-    form; returns the browser (its cookies) and the form (action, id_token, state)."""
-    client = httpx.Client(timeout=10)
-    start = client.get(course.url + "/start", params={"user": user, **({"deep_link": 1} if deep_link else {})})
-    assert start.status_code == 302, start.text
-    login = client.get(start.headers["location"])   # the tool's OIDC login initiation
-    assert login.status_code == 302, login.text
-    assert login.headers["location"].startswith(course.url + "/auth")
-    auth = client.get(login.headers["location"])    # the platform's authorization: its signed launch
-    assert auth.status_code == 200, auth.text
-    form = {name: unescape(value) for name, value in re.findall(r"name=(\w+) value='([^']*)'", auth.text)}
-    form["action"] = unescape(re.search(r"action='([^']+)'", auth.text).group(1))
-    return client, form
-
-
-def post(client: httpx.Client, form: dict, **changes) -> httpx.Response:
-    body = {"id_token": form["id_token"], "state": form["state"], **changes}
-    return client.post(form["action"], data={k: v for k, v in body.items() if v is not None})
-
-
-def code_of(reply) -> str:
-    link = unescape(re.search(r"id=continue href='([^']+)'", reply.text).group(1))
-    return parse_qs(urlparse(link).query)["lti"][0]
-
-
 def test_a_learner_launches_from_the_course_into_its_class(lms):
     course, url, store, _ = lms
     client, form = launch_form(course, "learner-1")
@@ -104,7 +55,7 @@ def test_a_learner_launches_from_the_course_into_its_class(lms):
     launch = store.redeem_launch_code(code_of(reply))
     assert launch["issuer"] == course.issuer and launch["client_id"] == "fl-tool" and launch["deployment_id"] == "dep-1"
     assert launch["subject"] == "learner-1" and launch["instructor"] is False
-    assert launch["context_id"] == "course-42" and launch["custom"] == {"drill": "one-tenant"}
+    assert launch["context_id"] == "course-42" and launch["custom"] == {"drill": "one_tenant"}
     assert launch["lineitem"] == course.lineitem_url()
     visit = store.lti_visit(launch)
     assert store.class_info(visit.cohort).title == "Systems 101"

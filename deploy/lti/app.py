@@ -28,7 +28,7 @@ CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 HTTP_TIMEOUT_S = 10.0   # every call the tool makes to a platform (its key set, its token and service URLs)
 
 
-class _BoundedSession(requests.Session):
+class BoundedSession(requests.Session):
     """The HTTP session pylti1p3 calls platforms with, given a timeout it does not set itself."""
 
     def request(self, method, url, **kwargs):
@@ -82,6 +82,7 @@ def launch_record(data: dict) -> dict:
         "resource_link_id": str(link.get("id") or ""),
         "custom": {str(k): str(v) for k, v in (data.get(CLAIM + "custom") or {}).items()},
         "lineitem": str(endpoint.get("lineitem") or ""),
+        "ags_scopes": [str(scope) for scope in endpoint.get("scope") or []],
     }
 
 
@@ -121,7 +122,7 @@ def create_app(settings: LtiSettings | None = None, store=None) -> Flask:
     @app.post("/lti/launch")
     def launch():
         try:
-            message = FlaskMessageLaunch(lti_request(), tool_config(settings), requests_session=_BoundedSession())
+            message = FlaskMessageLaunch(lti_request(), tool_config(settings), requests_session=BoundedSession())
             data = message.get_launch_data()
         except LtiException as error:
             again = html.escape(settings.tool_url)

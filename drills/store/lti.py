@@ -12,7 +12,7 @@ import secrets
 from dataclasses import dataclass
 
 from drills.store.accounts import AccessRefused, Account
-from drills.store.contract import StorePart
+from drills.store.lti_grades import LtiGradesStore
 
 CODE_LIFETIME_S = 60.0   # how long a launch code may wait to be redeemed
 
@@ -35,8 +35,9 @@ class LtiVisit:
     instructor: bool
 
 
-class LtiStore(StorePart):
-    """Nonces of accepted launches, and launch codes (hashed, single use, short lived)."""
+class LtiStore(LtiGradesStore):
+    """Nonces of accepted launches, and launch codes (hashed, single use, short lived); the grade outbox
+    (drills.store.lti_grades)."""
 
     def use_lti_nonce(self, issuer: str, nonce: str, expires_at: float) -> bool:
         """Record a launch's nonce: True the first time, False if any process has already accepted it."""
@@ -93,7 +94,8 @@ class LtiStore(StorePart):
         elif not instructor:
             name = " ".join(str(launch.get("name") or "").split())[:60] or f"learner {account.id}"
             try:
-                self.account_candidate(account, cohort, name)
+                candidate = self.account_candidate(account, cohort, name)
             except AccessRefused:   # two people of the course share a name: the later one is told apart
-                self.account_candidate(account, cohort, f"{name} ({account.id})")
+                candidate = self.account_candidate(account, cohort, f"{name} ({account.id})")
+            self.set_lti_grade_target(candidate.id, launch)
         return LtiVisit(account, cohort, instructor)

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Union
 
 from drills.store.accounts import handle_key
+from drills.store.lti_grades import LTI_GRADES_MIGRATION
 
 # A migration is DuckDB SQL, or a function of a cursor for what SQL cannot say in both backends (NFKC).
 Migration = Union[str, Callable[[object], None]]
@@ -346,6 +347,8 @@ MIGRATIONS: tuple[tuple[int, Migration], ...] = (
         PRIMARY KEY (platform, context_id)
     );
     """),
+    # LTI grade passback: grade targets and the outbox (its SQL beside the code that uses it).
+    (41, LTI_GRADES_MIGRATION),
 )
 
 

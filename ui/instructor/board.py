@@ -31,7 +31,7 @@ from ui.instructor import integrity as instructor_integrity
 from ui.instructor import items as instructor_items
 from ui.instructor import replay as instructor_replay
 from ui.instructor import times as instructor_time
-from ui import keys
+from ui import keys, lms
 from ui.safe import escape_markdown
 from ui.drill.attempt_view import AttemptView, sim_truths_of
 from ui.context import get_catalogue, get_store, now
@@ -484,6 +484,7 @@ def render_rubric(board: Board, view: AttemptView) -> None:
         except InputError as problem:
             st.error(str(problem), icon=":material/warning:")
         else:
+            lms.queue_grade(view)   # the LMS that launched this attempt gets the marked grade
             st.session_state[FLASH] = f"Override saved for {drill.skill(skill_id).name}."
             st.rerun()
     overrides = override_history(history)
