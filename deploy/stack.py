@@ -115,7 +115,7 @@ STATIC_LOCATION = """\
 
 
 LTI_SERVICE = "lti"
-LTI_GRADES_SERVICE = "lti-grades"   # deploy.lti.grades: posts the grade outbox to each LMS, retrying
+LTI_WORKER = "lti-worker"   # deploy.lti.services: posts the grade outbox to each LMS, reads course rosters
 # The LTI tool beside the app (deploy.lti): /lti/ goes to its gunicorn, never to a Streamlit process.
 LTI_LOCATION = """\
         location /lti/ {{
@@ -350,7 +350,7 @@ class Stack:
             programs.append(program_config(LTI_SERVICE, lti_command(self.lti_port), self.run_dir, directory=self.root,
                                            environment={"FAULTLINES_DB": database,
                                                         "FAULTLINES_LTI_SETTINGS": str(self.lti_settings)}))
-            programs.append(program_config(LTI_GRADES_SERVICE, [sys.executable, "-m", "deploy.lti.grades"], self.run_dir,
+            programs.append(program_config(LTI_WORKER, [sys.executable, "-m", "deploy.lti.services"], self.run_dir,
                                            directory=self.root, environment={
                                                "FAULTLINES_DB": database, "FAULTLINES_LTI_SETTINGS": str(self.lti_settings)}))
         if self.proxy:
@@ -388,7 +388,7 @@ class Stack:
                 self.wait_app(name, url, timeout)
             if self.lti_settings:
                 self.rpc.startProcess(LTI_SERVICE)
-                self.rpc.startProcess(LTI_GRADES_SERVICE)
+                self.rpc.startProcess(LTI_WORKER)
             if self.proxy:
                 self.rpc.startProcess(NGINX_SERVICE)
                 wait_healthy(self.url, self.supervisord, log, timeout=20) if self.processes else None

@@ -7,7 +7,7 @@ JWKS), its AGS score endpoint and NRPS membership endpoint (checking the bearer 
 check of the tool's deep linking response. What is ours is the glue a platform must supply (a Flask app for
 the routes, a request adapter, where scores and members live) and the test's knobs: extra claims the
 platform's launch lets an LMS add (set_extra_claims, which a test uses to bend aud or deployment_id), the id
-token's lifetime, a key that is not the published one, and an outage switch for the AGS endpoint.
+token's lifetime, a key that is not the published one, and an outage switch for its AGS and NRPS endpoints.
 """
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ class Course:
         self.members: dict[str, dict] = {}       # user id -> name, email, roles
         self.scores: list[dict] = []             # every score the AGS endpoint accepted, in order
         self.deep_link_items: list[list[dict]] = []   # content items of each accepted deep linking response
-        self.down = False                        # the AGS score endpoint answers 503 while True
+        self.down = False                        # the AGS score and NRPS endpoints answer 503 while True
         self.extra_claims: dict[str, t.Any] = {}   # added to the next launch (a test bends one claim)
         self.id_token_expiration = 5 * 60
         self.stranger_pem: str | None = None     # sign the next launch with this key under the published kid
@@ -246,6 +246,8 @@ class Course:
 
         @app.get("/memberships")
         def memberships():
+            if course.down:
+                return "the LMS is down", 503
             service = Members(FlaskPlatformRequest(request), course.config(), course.url + "/memberships")
             service.platform_config.get_registration()
             return reply(service.handle_resp(service.handle_get_members))

@@ -1,6 +1,7 @@
 """python -m deploy serves the LTI tool when given its settings: a supervised gunicorn program, and nginx
-sends /lti/ to it (checked with nginx -t); the program's command really serves the tool's key set. The grade
-sender (deploy.lti.grades) is a supervised program beside it, and its command really starts its loop."""
+sends /lti/ to it (checked with nginx -t); the program's command really serves the tool's key set. The LMS
+worker (deploy.lti.services: grades and rosters) is a supervised program beside it, and its command really
+starts its loop."""
 from __future__ import annotations
 
 import json
@@ -31,8 +32,8 @@ def test_the_stack_supervises_the_tool_and_routes_lti_to_it(tmp_path):
     stack.write_configs()
     supervisord = (run_dir / "supervisord.conf").read_text()
     assert "[program:lti]" in supervisord and "gunicorn" in supervisord and "FAULTLINES_LTI_SETTINGS" in supervisord
-    grades = supervisord[supervisord.index("[program:lti-grades]"):]
-    assert "-m deploy.lti.grades" in grades.split("\n\n")[0] and "FAULTLINES_DB" in grades
+    worker = supervisord[supervisord.index("[program:lti-worker]"):]
+    assert "-m deploy.lti.services" in worker.split("\n\n")[0] and "FAULTLINES_DB" in worker
     nginx = (run_dir / "nginx.conf").read_text()
     assert "location /lti/" in nginx and f"proxy_pass http://127.0.0.1:{stack.lti_port};" in nginx
     check = subprocess.run([NGINX, "-t", "-p", f"{run_dir}/", "-c", str(run_dir / "nginx.conf"), "-e",
@@ -66,14 +67,14 @@ def test_the_program_command_serves_the_key_set(tmp_path):
         proc.wait(timeout=10)
 
 
-def test_the_grade_sender_program_starts_its_loop(tmp_path):
+def test_the_lms_worker_program_starts_its_loop(tmp_path):
     env = {"FAULTLINES_LTI_SETTINGS": str(_settings(tmp_path)), "FAULTLINES_DB": str(tmp_path / "lti.duckdb"),
            "PATH": "/usr/bin:/bin"}
-    proc = subprocess.Popen([sys.executable, "-m", "deploy.lti.grades"], env=env, stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen([sys.executable, "-m", "deploy.lti.services"], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
     try:
         first = proc.stderr.readline()   # blocks until the program has loaded its settings and opened the store
-        assert "sending LTI grades every 5 s" in first, first
+        assert "sending LTI grades and reading rosters every 5 s" in first, first
     finally:
         proc.terminate()
         proc.wait(timeout=10)

@@ -16,6 +16,7 @@ import requests
 from flask import Flask, jsonify, request
 from pylti1p3.contrib.flask import FlaskMessageLaunch, FlaskOIDCLogin, FlaskRequest
 from pylti1p3.exception import LtiException
+from pylti1p3.service_connector import ServiceConnector
 from pylti1p3.tool_config import ToolConfDict
 
 from deploy.lti.keys import key_set, public_pem, signing_key, write_once
@@ -25,6 +26,7 @@ LIS = "http://purl.imsglobal.org/vocab/lis/v2/membership#"
 TEACHING_ROLES = {LIS + "Instructor", LIS + "Administrator", LIS + "ContentDeveloper",
                   LIS + "Instructor#TeachingAssistant"}
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
+NRPS_CLAIM = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
 HTTP_TIMEOUT_S = 10.0   # every call the tool makes to a platform (its key set, its token and service URLs)
 
 
@@ -67,6 +69,27 @@ def tool_config(settings: LtiSettings) -> ToolConfDict:
     return conf
 
 
+class Connectors:
+    """pylti1p3 service connectors (each holding its access tokens) by platform and client, for one pass of the
+    LMS worker; None for a registration the settings lack."""
+
+    def __init__(self, settings: LtiSettings):
+        self._conf = tool_config(settings)
+        self._made: dict[tuple[str, str], ServiceConnector] = {}
+
+    def get(self, issuer: str, client_id: str) -> ServiceConnector | None:
+        if (issuer, client_id) not in self._made:
+            registration = self._conf.find_registration_by_params(issuer, client_id)
+            if registration is None:
+                return None
+            self._made[(issuer, client_id)] = ServiceConnector(registration, requests_session=BoundedSession())
+        return self._made[(issuer, client_id)]
+
+    def forget(self, issuer: str, client_id: str) -> None:
+        """Drop a connector after a failure, so its token is asked for afresh next time."""
+        self._made.pop((issuer, client_id), None)
+
+
 def launch_record(data: dict) -> dict:
     """What the app needs from a validated launch: who, in which course, in which role, for which link."""
     roles = data.get(CLAIM + "roles") or []
@@ -83,6 +106,7 @@ def launch_record(data: dict) -> dict:
         "custom": {str(k): str(v) for k, v in (data.get(CLAIM + "custom") or {}).items()},
         "lineitem": str(endpoint.get("lineitem") or ""),
         "ags_scopes": [str(scope) for scope in endpoint.get("scope") or []],
+        "nrps_url": str((data.get(NRPS_CLAIM) or {}).get("context_memberships_url") or ""),
     }
 
 

@@ -1,6 +1,6 @@
 """The grade sender: posts the outbox's scores (drills.store.lti_grades) to each LMS's AGS line item with
 pylti1p3's Assignment and Grade Services client, which first gets an access token from the platform's token
-URL with the tool's signed assertion. Run as a supervised program (`python -m deploy.lti.grades`).
+URL with the tool's signed assertion. The LMS worker (`python -m deploy.lti.services`) runs it every few seconds.
 
 A score the platform refuses, or cannot be reached for, stays in the outbox with its next try set later
 (each wait twice the last, up to an hour), so an LMS outage delays grades and loses none. A score is marked
@@ -9,20 +9,17 @@ sent only once the platform has answered 2xx for it.
 from __future__ import annotations
 
 import logging
-import time
 from datetime import datetime, timezone
 
 import requests
 from pylti1p3.assignments_grades import AssignmentsGradesService
 from pylti1p3.exception import LtiException, LtiServiceException
 from pylti1p3.grade import Grade
-from pylti1p3.service_connector import ServiceConnector
 
-from deploy.lti.app import BoundedSession, tool_config
-from deploy.lti.settings import LtiSettings, load_settings
+from deploy.lti.app import Connectors
+from deploy.lti.settings import LtiSettings
 from drills.store.lti_grades import QueuedGrade
 
-POLL_S = 5.0   # how often the program looks for due scores
 log = logging.getLogger("faultlines.lti.grades")
 
 
@@ -37,51 +34,28 @@ def score_message(row: QueuedGrade) -> Grade:
             .set_user_id(row.user_id).set_comment(row.comment))
 
 
-def _why(error: Exception) -> str:
+def why(error: Exception) -> str:
     return f"{type(error).__name__}: {error}"   # pylti1p3's names the URL, the status and the body
 
 
-def send_due(store, settings: LtiSettings, limit: int = 50) -> tuple[int, int]:
+def send_due(store, settings: LtiSettings, limit: int = 50, connectors: Connectors | None = None) -> tuple[int, int]:
     """Post every due score once; returns (sent, failed). A token is fetched once per registration a pass."""
-    conf = tool_config(settings)
-    connectors: dict[tuple[str, str], ServiceConnector] = {}
+    connectors = connectors or Connectors(settings)
     sent = failed = 0
     for row in store.due_lti_grades(limit):
-        registration = conf.find_registration_by_params(row.issuer, row.client_id)
         try:
-            if registration is None:
+            connector = connectors.get(row.issuer, row.client_id)
+            if connector is None:
                 raise LtiException(f"no registration for {row.issuer} client {row.client_id} in the settings")
-            key = (row.issuer, row.client_id)
-            if key not in connectors:
-                connectors[key] = ServiceConnector(registration, requests_session=BoundedSession())
-            service = AssignmentsGradesService(connectors[key], {"scope": list(row.scopes), "lineitem": row.lineitem})
+            service = AssignmentsGradesService(connector, {"scope": list(row.scopes), "lineitem": row.lineitem})
             service.put_grade(score_message(row))
         except (LtiException, LtiServiceException, requests.RequestException, ValueError) as error:
-            retry_at = store.lti_grade_failed(row.id, _why(error))
+            retry_at = store.lti_grade_failed(row.id, why(error))
             log.warning("grade %s for attempt %s not sent (%s); next try at %s", row.id, row.attempt_id,
-                        _why(error), _iso(retry_at))
-            connectors.pop((row.issuer, row.client_id), None)   # a refused token is asked for afresh
+                        why(error), _iso(retry_at))
+            connectors.forget(row.issuer, row.client_id)
             failed += 1
         else:
             store.lti_grade_sent(row.id)
             sent += 1
     return sent, failed
-
-
-def main() -> None:   # pragma: no cover - the supervised loop; send_due is what the tests drive
-    from drills.backends import open_store
-
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    settings = load_settings()
-    store = open_store()
-    log.info("sending LTI grades every %.0f s", POLL_S)
-    while True:
-        try:
-            send_due(store, settings)
-        except Exception:   # a store hiccup: logged, and the next pass tries again
-            log.exception("grade pass failed")
-        time.sleep(POLL_S)
-
-
-if __name__ == "__main__":
-    main()

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from drills.store.accounts import AccessRefused, Account
 from drills.store.lti_grades import LtiGradesStore
+from drills.store.lti_roster import LtiRosterStore
 
 CODE_LIFETIME_S = 60.0   # how long a launch code may wait to be redeemed
 
@@ -35,9 +36,9 @@ class LtiVisit:
     instructor: bool
 
 
-class LtiStore(LtiGradesStore):
+class LtiStore(LtiGradesStore, LtiRosterStore):
     """Nonces of accepted launches, and launch codes (hashed, single use, short lived); the grade outbox
-    (drills.store.lti_grades)."""
+    (drills.store.lti_grades) and course rosters (drills.store.lti_roster)."""
 
     def use_lti_nonce(self, issuer: str, nonce: str, expires_at: float) -> bool:
         """Record a launch's nonce: True the first time, False if any process has already accepted it."""
@@ -86,6 +87,7 @@ class LtiStore(LtiGradesStore):
                                  {"platform": key[0], "context_id": key[1]})
             row = self._one("SELECT cohort FROM lti_classes WHERE platform = ? AND context_id = ?", key)
         cohort = row[0]
+        self.set_lti_roster_source(cohort, key[0], launch)
         instructor = bool(launch.get("instructor"))
         if instructor and account.email:
             with self._transaction() as cur:

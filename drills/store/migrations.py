@@ -12,6 +12,7 @@ from typing import Union
 
 from drills.store.accounts import handle_key
 from drills.store.lti_grades import LTI_GRADES_MIGRATION
+from drills.store.lti_roster import LTI_ROSTER_MIGRATION
 
 # A migration is DuckDB SQL, or a function of a cursor for what SQL cannot say in both backends (NFKC).
 Migration = Union[str, Callable[[object], None]]
@@ -349,6 +350,7 @@ MIGRATIONS: tuple[tuple[int, Migration], ...] = (
     """),
     # LTI grade passback: grade targets and the outbox (its SQL beside the code that uses it).
     (41, LTI_GRADES_MIGRATION),
+    (42, LTI_ROSTER_MIGRATION),   # LTI rosters: each class's NRPS source and members (drills.store.lti_roster)
 )
 
 

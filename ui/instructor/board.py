@@ -25,7 +25,7 @@ from drills.store import AttemptStore
 from drills.timebox import clock_for, format_duration, format_utc
 from drills.variants import label as variant_label
 from ui.instructor import across as instructor_across
-from ui.instructor import figures
+from ui.instructor import figures, roster
 from ui.instructor import gap as instructor_gap
 from ui.instructor import integrity as instructor_integrity
 from ui.instructor import items as instructor_items
@@ -564,6 +564,7 @@ def render_board(instructor: str, allowed: list[str] | None = None) -> None:
         return
     loaded, filters = chosen
     board = Board(store, loaded, filters, instructor)
+    roster.render_roster(board)   # for a class an LMS launched into: its learners who have not started
     if aggregates.date_bounds(store, filters.drill_id) is None:
         st.info("No attempts at this drill yet. Share the catalogue with your candidates, or fill a demo cohort "
                 "to see a populated board:")
