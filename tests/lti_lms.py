@@ -15,10 +15,12 @@ import json
 import re
 import threading
 import typing as t
+from contextlib import contextmanager
 from html import unescape
 from urllib.parse import parse_qs, urlparse
 
 import httpx
+import pytest
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
@@ -34,12 +36,16 @@ from lti1p3platform.membership import Context
 from werkzeug.serving import make_server
 
 from deploy.lti.app import create_app
+from deploy.lti.keys import add_key
 from deploy.lti.settings import load_settings
+from drills.backends import open_store
 
 LIS = "http://purl.imsglobal.org/vocab/lis/v2/membership#"
 LEARNER, INSTRUCTOR = LIS + "Learner", LIS + "Instructor"
 CLIENT_ID, DEPLOYMENT_ID, COURSE = "fl-tool", "dep-1", "course-42"
 LINEITEM = "lineitem-1"
+MEMBERS = {"learner-1": {"name": "Ada Lovelace", "email": "ada@example.org", "roles": [LEARNER]},
+           "teacher-1": {"name": "Grace Hopper", "email": "grace@example.org", "roles": [INSTRUCTOR]}}
 CLAIM_DEPLOYMENT = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
 
 
@@ -111,7 +117,7 @@ class Course:
     def registration(self) -> Registration:
         base = self.tool_url.rstrip("/")
         return (Registration().set_iss(self.issuer).set_client_id(CLIENT_ID).set_deployment_id(DEPLOYMENT_ID)
-                .set_launch_url(base + "/launch").set_deeplink_launch_url(base + "/deep_link")
+                .set_launch_url(base + "/launch").set_deeplink_launch_url(base + "/launch")
                 .set_oidc_login_url(base + "/login").set_tool_key_set_url(base + "/jwks")
                 .set_platform_public_key(self.public_pem).set_platform_private_key(self.private_pem))
 
@@ -264,6 +270,39 @@ class Course:
 
 
 # -- the test's side: serving the tool beside the course, and a member's browser ---------------------
+class Clock:
+    """The store's clock, moved by the test (the tokens the platform signs keep the wall clock)."""
+
+    def __init__(self, now: float = 1_800_000_000.0):
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture(scope="module")
+def tool_key(tmp_path_factory):
+    """One tool key per module (RSA generation is the slow part), copied into each test's key folder."""
+    folder = tmp_path_factory.mktemp("tool-key")
+    return folder / f"{add_key(folder, now=1_700_000_000)}.pem"
+
+
+@contextmanager
+def course_with_tool(tmp_path, tool_key, members: dict[str, dict], clock=None):
+    """(course, tool URL, store, settings): the platform with `members`, and the tool, each registered with the
+    other, the tool's store on `clock` when given."""
+    store = open_store(tmp_path / "lti.duckdb", **({"clock": clock} if clock else {}))
+    with Course() as course:
+        course.members = members
+        server, thread, url, settings = serve_tool(tmp_path, course, tool_key, store)
+        try:
+            yield course, url, store, settings
+        finally:
+            server.shutdown()
+            thread.join(timeout=5)
+            store.close()
+
+
 def serve_tool(tmp_path, course: Course, tool_key, store):
     """The tool's side app on a free loopback port, registered with `course` and `course` with it."""
     (tmp_path / "keys").mkdir(exist_ok=True)

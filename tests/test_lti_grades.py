@@ -8,30 +8,16 @@ from __future__ import annotations
 import pytest
 
 from deploy.lti.grades import send_due
-from deploy.lti.keys import add_key
 from drills import instructor_actions, scoring
 from drills.backends import open_store
 from drills.loader import load_catalogue
 from drills.store.lti_grades import FULLY_GRADED, PENDING_MANUAL, Grade, retry_wait
-from tests.lti_lms import LEARNER, Course, code_of, launch_form, post, serve_tool
+from tests.lti_lms import LEARNER, Clock, code_of, course_with_tool, launch_form, post, tool_key  # noqa: F401
 from ui.drill.attempt_view import AttemptView
 from ui.lms import queue_grade
 
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 
-
-class Clock:
-    def __init__(self, now: float = 1_800_000_000.0):
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture(scope="module")
-def tool_key(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("tool-key")
-    return folder / f"{add_key(folder, now=1_700_000_000)}.pem"
 
 
 @pytest.fixture(scope="module")
@@ -42,16 +28,9 @@ def one_tenant():
 @pytest.fixture
 def lms(tmp_path, tool_key):
     clock = Clock()
-    store = open_store(tmp_path / "lti.duckdb", clock=clock)
-    with Course() as course:
-        course.members = {"learner-1": {"name": "Ada Lovelace", "email": "ada@example.org", "roles": [LEARNER]}}
-        server, thread, _, settings = serve_tool(tmp_path, course, tool_key, store)
-        try:
-            yield course, store, settings, clock
-        finally:
-            server.shutdown()
-            thread.join(timeout=5)
-            store.close()
+    members = {"learner-1": {"name": "Ada Lovelace", "email": "ada@example.org", "roles": [LEARNER]}}
+    with course_with_tool(tmp_path, tool_key, members, clock) as (course, _, store, settings):
+        yield course, store, settings, clock
 
 
 def launched_attempt(course, store, loaded):

@@ -10,18 +10,10 @@ from html import unescape
 import httpx
 import pytest
 
-from deploy.lti.keys import add_key
-from drills.backends import open_store
-from tests.lti_lms import (CLAIM_DEPLOYMENT, INSTRUCTOR, LEARNER, Course, code_of, launch_form, pem_pair, post,
-                           serve_tool)
+from tests.lti_lms import (CLAIM_DEPLOYMENT, MEMBERS, code_of, course_with_tool, launch_form, pem_pair,  # noqa: F401
+                           post, tool_key)
 
 AUD = "aud"
-
-
-@pytest.fixture(scope="module")
-def tool_key(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("tool-key")
-    return folder / f"{add_key(folder, now=1_700_000_000)}.pem"
 
 
 @pytest.fixture(scope="module")
@@ -32,18 +24,8 @@ def stranger_pem():
 @pytest.fixture
 def lms(tmp_path, tool_key):
     """(course, tool URL, store, settings): the platform and the tool, each registered with the other."""
-    store = open_store(tmp_path / "lti.duckdb")
-    with Course() as course:
-        course.members = {"learner-1": {"name": "Ada Lovelace", "email": "ada@example.org", "roles": [LEARNER]},
-                          "teacher-1": {"name": "Grace Hopper", "email": "grace@example.org",
-                                        "roles": [INSTRUCTOR]}}
-        server, thread, url, settings = serve_tool(tmp_path, course, tool_key, store)
-        try:
-            yield course, url, store, settings
-        finally:
-            server.shutdown()
-            thread.join(timeout=5)
-            store.close()
+    with course_with_tool(tmp_path, tool_key, MEMBERS) as found:
+        yield found
 
 
 def test_a_learner_launches_from_the_course_into_its_class(lms):

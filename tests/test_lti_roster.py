@@ -7,43 +7,23 @@ from __future__ import annotations
 
 import pytest
 
-from deploy.lti.keys import add_key
 from deploy.lti.roster import sync_rosters
 from drills.backends import open_store
-from tests.lti_lms import INSTRUCTOR, LEARNER, Course, code_of, launch_form, post, serve_tool
+from tests.lti_lms import (INSTRUCTOR, LEARNER, Clock, code_of, course_with_tool, launch_form, post,  # noqa: F401
+                           tool_key)
 
-
-class Clock:
-    def __init__(self, now: float = 1_800_000_000.0):
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture(scope="module")
-def tool_key(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("tool-key")
-    return folder / f"{add_key(folder, now=1_700_000_000)}.pem"
 
 
 @pytest.fixture
 def lms(tmp_path, tool_key):
     clock = Clock()
-    store = open_store(tmp_path / "lti.duckdb", clock=clock)
-    with Course() as course:
-        course.members = {
-            "learner-1": {"name": "Ada Lovelace", "email": "ada@example.org", "roles": [LEARNER]},
-            "learner-2": {"name": "Barbara Liskov", "email": "barbara@example.org", "roles": [LEARNER]},
-            "learner-3": {"name": "Charles Babbage", "email": "charles@example.org", "roles": [LEARNER]},
-            "teacher-1": {"name": "Grace Hopper", "email": "grace@example.org", "roles": [INSTRUCTOR]}}
-        server, thread, _, settings = serve_tool(tmp_path, course, tool_key, store)
-        try:
-            yield course, store, settings, clock
-        finally:
-            server.shutdown()
-            thread.join(timeout=5)
-            store.close()
+    members = {
+        "learner-1": {"name": "Ada Lovelace", "email": "ada@example.org", "roles": [LEARNER]},
+        "learner-2": {"name": "Barbara Liskov", "email": "barbara@example.org", "roles": [LEARNER]},
+        "learner-3": {"name": "Charles Babbage", "email": "charles@example.org", "roles": [LEARNER]},
+        "teacher-1": {"name": "Grace Hopper", "email": "grace@example.org", "roles": [INSTRUCTOR]}}
+    with course_with_tool(tmp_path, tool_key, members, clock) as (course, _, store, settings):
+        yield course, store, settings, clock
 
 
 def visit(course, store, user):

@@ -111,7 +111,7 @@ class LtiGradesStore(StorePart):
         """Remember where the LMS of `launch` wants this candidate's grades (its newest launch wins)."""
         if not launch.get("lineitem"):
             return
-        drill_id = str((launch.get("custom") or {}).get("drill") or "")
+        drill_id = str(launch.get("drill_id") or "")   # the scoped drill the link names; '' for every drill
         with self._transaction() as cur:
             cur.execute("DELETE FROM lti_grade_targets WHERE candidate_id = ? AND drill_id = ?",
                         [candidate_id, drill_id])
