@@ -34,3 +34,43 @@ def test_the_page_redeems_the_code_once_and_drops_it(app_test, db_path):
     assert not again.exception, again.exception
     assert LTI_VISIT not in again.session_state
     assert any("launch again" in w.value for w in again.warning)
+
+
+def _attempts(db_path, drill_id):
+    store = AttemptStore(db_path)
+    try:
+        return store.attempts(drill_id=drill_id)
+    finally:
+        store.close()
+
+
+def test_a_link_that_names_a_drill_opens_it_once_and_resumes_it_at_the_next_launch(app_test, db_path):
+    """The LMS link made by deep linking names one_tenant's essentials path: the learner lands in a new
+    attempt at it; back on the catalogue it is not sent in again, and launching again resumes that attempt."""
+    launch = {**LAUNCH, "custom": {"drill": "one_tenant", "scope": "essentials"}, "drill_id": "one_tenant~essentials"}
+    store = AttemptStore(db_path)
+    try:
+        code = store.issue_launch_code(launch)
+    finally:
+        store.close()
+    at = app_test("app.py")
+    at.query_params["lti"] = code
+    at.run()
+    assert not at.exception, at.exception
+    [attempt] = _attempts(db_path, "one_tenant~essentials")
+    assert attempt.handle == "Ada Lovelace" and at.query_params["attempt"] == attempt.token
+    at.switch_page("pages/home.py").run()   # going back to the catalogue is not sent into the drill again
+    assert not at.exception, at.exception
+    assert at.title[0].value == "Fault Lines" and len(_attempts(db_path, "one_tenant~essentials")) == 1
+
+    store = AttemptStore(db_path)
+    try:
+        again = store.issue_launch_code(launch)
+    finally:
+        store.close()
+    second = app_test("app.py")
+    second.query_params["lti"] = again
+    second.run()
+    assert not second.exception, second.exception
+    assert [a.token for a in _attempts(db_path, "one_tenant~essentials")] == [attempt.token]
+    assert second.query_params["attempt"] == attempt.token

@@ -1,14 +1,23 @@
-"""The app's side of grade passback to an LMS (LTI AGS): a finished or newly marked attempt's grade is queued
-in the store's outbox (drills.store.lti_grades) for the tool's sender; nothing happens for an attempt no LMS
-launch asked a grade for."""
+"""The app's side of an LMS course (LTI): a launch whose link names a drill opens it, and a finished or newly
+marked attempt's grade is queued in the store's outbox (drills.store.lti_grades) for the tool's LMS worker;
+nothing happens for a visitor or an attempt no LMS launch asked for."""
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import streamlit as st
+
 from drills import scoring
 from drills.records import RubricScore
 from drills.store.lti_grades import FULLY_GRADED, PENDING_MANUAL, Grade
+from ui import keys
+from ui.context import get_catalogue, remember_attempt
 from ui.drill.attempt_view import AttemptView
+from ui.drill.start import Visitor, start
+from ui.identity import lti_visit
+
+K = keys.register("lms", __name__)
+OPENED = K("opened")   # the key of the last launch whose drill this session opened
 
 
 def grade_of(results: Sequence[scoring.QuestionResult], history: Sequence[RubricScore], tally: str) -> Grade:
@@ -29,3 +38,28 @@ def queue_grade(view: AttemptView) -> bool:
     history = view.store.rubric_history(attempt.id)
     tally = scoring.verdict(view.loaded.drill, scoring.current_levels(history)).tally
     return view.store.queue_lti_grade(attempt.id, grade_of(view.results(), history, tally))
+
+
+def open_linked_drill(store) -> None:
+    """Once per launch, a learner whose LMS link names a drill goes straight into it: their unfinished attempt
+    at it, else a new one. A live room's link says where the room is instead (the instructor opens it)."""
+    visit = lti_visit(store)
+    if visit is None or visit.instructor or not visit.drill_id or st.session_state.get(OPENED) == visit.key:
+        return
+    st.session_state[OPENED] = visit.key
+    if visit.drill_id not in get_catalogue().drills:
+        st.warning("The LMS link names a drill this app does not have: pick one below.", icon=":material/warning:")
+        return
+    if visit.live:
+        st.info("Your course runs this drill as a live room: open Live when your instructor starts it.",
+                icon=":material/groups:")
+        st.page_link("pages/live.py", label="Live room", icon=":material/groups:")
+        return
+    candidate = store.account_candidate(visit.account, visit.cohort)
+    open_ones = [a for a in store.attempts(drill_id=visit.drill_id, cohort=visit.cohort)
+                 if a.candidate_id == candidate.id and a.finished_at is None]
+    if open_ones:
+        remember_attempt(open_ones[-1].token)
+        st.switch_page("pages/drill.py", query_params={keys.ATTEMPT_TOKEN: open_ones[-1].token})
+    minutes = get_catalogue().drills[visit.drill_id].drill.time_box_min
+    start(store, Visitor(visit.account, visit.cohort, problem=st.empty()), visit.drill_id, minutes)

@@ -34,6 +34,9 @@ class LtiVisit:
     account: Account
     cohort: str
     instructor: bool
+    drill_id: str = ""     # the (scoped) drill the LMS link names, '' when it names none
+    live: bool = False     # the link is to a live room of that drill, run by the class's instructor
+    key: str = ""          # this launch's own mark, so the page acts on each launch once
 
 
 class LtiStore(LtiGradesStore, LtiRosterStore):
@@ -100,4 +103,5 @@ class LtiStore(LtiGradesStore, LtiRosterStore):
             except AccessRefused:   # two people of the course share a name: the later one is told apart
                 candidate = self.account_candidate(account, cohort, f"{name} ({account.id})")
             self.set_lti_grade_target(candidate.id, launch)
-        return LtiVisit(account, cohort, instructor)
+        return LtiVisit(account, cohort, instructor, str(launch.get("drill_id") or ""),
+                        (launch.get("custom") or {}).get("scope") == "live", secrets.token_hex(8))
