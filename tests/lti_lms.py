@@ -209,6 +209,15 @@ class Course:
             return Response("" if response.result is None else json.dumps(response.result),
                             status=response.code, content_type=response.media_type)
 
+        @app.get("/course")
+        def course_page():
+            """The course as a member sees it: the tool's link opened inside the LMS page's frame."""
+            from html import escape
+            from urllib.parse import quote
+            return (f"<!doctype html><title>{escape(course.title)}</title><h1>{escape(course.title)}</h1>"
+                    f"<iframe id=tool title='Fault Lines' src='/start?user={quote(request.args['user'])}' "
+                    "style='width:1250px;height:900px'></iframe>")
+
         @app.get("/jwks")
         def jwks():
             conf = course.config()
@@ -288,13 +297,15 @@ def tool_key(tmp_path_factory):
 
 
 @contextmanager
-def course_with_tool(tmp_path, tool_key, members: dict[str, dict], clock=None):
+def course_with_tool(tmp_path, tool_key, members: dict[str, dict], clock=None, *, db=None, app_url=None):
     """(course, tool URL, store, settings): the platform with `members`, and the tool, each registered with the
-    other, the tool's store on `clock` when given."""
-    store = open_store(tmp_path / "lti.duckdb", **({"clock": clock} if clock else {}))
+    other, the tool's store on `clock` when given, in `db` (a file in tmp_path unless given), handing launches
+    to the app at `app_url`."""
+    store = open_store(db or tmp_path / "lti.duckdb", **({"clock": clock} if clock else {}))
     with Course() as course:
         course.members = members
-        server, thread, url, settings = serve_tool(tmp_path, course, tool_key, store)
+        server, thread, url, settings = serve_tool(tmp_path, course, tool_key, store,
+                                                   **({"app_url": app_url} if app_url else {}))
         try:
             yield course, url, store, settings
         finally:
@@ -303,14 +314,14 @@ def course_with_tool(tmp_path, tool_key, members: dict[str, dict], clock=None):
             store.close()
 
 
-def serve_tool(tmp_path, course: Course, tool_key, store):
+def serve_tool(tmp_path, course: Course, tool_key, store, app_url: str = "http://127.0.0.1:8501/"):
     """The tool's side app on a free loopback port, registered with `course` and `course` with it."""
     (tmp_path / "keys").mkdir(exist_ok=True)
     (tmp_path / "keys" / tool_key.name).write_bytes(tool_key.read_bytes())
     server = make_server("127.0.0.1", 0, lambda environ, start: [], threaded=True)
     url = f"http://127.0.0.1:{server.server_port}/lti"
     settings_file = tmp_path / "lti.json"
-    settings_file.write_text(json.dumps({"app_url": "http://127.0.0.1:8501/", "tool_url": url, "key_dir": "keys",
+    settings_file.write_text(json.dumps({"app_url": app_url, "tool_url": url, "key_dir": "keys",
                                          "platforms": [course.tool_registration()]}))
     settings = load_settings(settings_file)
     server.app = create_app(settings, store)

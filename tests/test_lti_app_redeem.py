@@ -10,10 +10,10 @@ LAUNCH = {"issuer": "https://lms.example", "client_id": "c1", "deployment_id": "
           "context_title": "Systems 101", "instructor": False}
 
 
-def _code(db_path) -> str:
+def _code(db_path, launch: dict = LAUNCH) -> str:
     store = AttemptStore(db_path)
     try:
-        return store.issue_launch_code(LAUNCH)
+        return store.issue_launch_code(launch)
     finally:
         store.close()
 
@@ -48,13 +48,8 @@ def test_a_link_that_names_a_drill_opens_it_once_and_resumes_it_at_the_next_laun
     """The LMS link made by deep linking names one_tenant's essentials path: the learner lands in a new
     attempt at it; back on the catalogue it is not sent in again, and launching again resumes that attempt."""
     launch = {**LAUNCH, "custom": {"drill": "one_tenant", "scope": "essentials"}, "drill_id": "one_tenant~essentials"}
-    store = AttemptStore(db_path)
-    try:
-        code = store.issue_launch_code(launch)
-    finally:
-        store.close()
     at = app_test("app.py")
-    at.query_params["lti"] = code
+    at.query_params["lti"] = _code(db_path, launch)
     at.run()
     assert not at.exception, at.exception
     [attempt] = _attempts(db_path, "one_tenant~essentials")
@@ -63,13 +58,8 @@ def test_a_link_that_names_a_drill_opens_it_once_and_resumes_it_at_the_next_laun
     assert not at.exception, at.exception
     assert at.title[0].value == "Fault Lines" and len(_attempts(db_path, "one_tenant~essentials")) == 1
 
-    store = AttemptStore(db_path)
-    try:
-        again = store.issue_launch_code(launch)
-    finally:
-        store.close()
     second = app_test("app.py")
-    second.query_params["lti"] = again
+    second.query_params["lti"] = _code(db_path, launch)
     second.run()
     assert not second.exception, second.exception
     assert [a.token for a in _attempts(db_path, "one_tenant~essentials")] == [attempt.token]
