@@ -347,12 +347,11 @@ class Stack:
             programs.append(watchdog_config({name: f"http://{local}:{port}" for name, port in
                                              zip(self.app_names, self.app_ports)}, self.run_dir, directory=self.root))
         if self.lti_settings:
+            lti_env = {"FAULTLINES_DB": database, "FAULTLINES_LTI_SETTINGS": str(self.lti_settings)}
             programs.append(program_config(LTI_SERVICE, lti_command(self.lti_port), self.run_dir, directory=self.root,
-                                           environment={"FAULTLINES_DB": database,
-                                                        "FAULTLINES_LTI_SETTINGS": str(self.lti_settings)}))
+                                           environment=lti_env))
             programs.append(program_config(LTI_WORKER, [sys.executable, "-m", "deploy.lti.services"], self.run_dir,
-                                           directory=self.root, environment={
-                                               "FAULTLINES_DB": database, "FAULTLINES_LTI_SETTINGS": str(self.lti_settings)}))
+                                           directory=self.root, environment=lti_env))
         if self.proxy:
             for sub in ("body", "proxy", "fastcgi", "uwsgi", "scgi") if here else ():
                 (self.run_dir / sub).mkdir(exist_ok=True)

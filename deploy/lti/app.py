@@ -100,6 +100,8 @@ def launch_record(data: dict) -> dict:
     link = data.get(CLAIM + "resource_link") or {}
     custom = {str(k): str(v) for k, v in (data.get(CLAIM + "custom") or {}).items()}
     scope = custom.get("scope") or FULL
+    # The attempts a graded link is for: the drill it names, cut to its scope (a live room takes it whole).
+    drill_id = scoped_id(custom["drill"], FULL if scope == deep_link.LIVE else scope) if custom.get("drill") else ""
     endpoint = data.get("https://purl.imsglobal.org/spec/lti-ags/claim/endpoint") or {}
     return {
         "issuer": data["iss"], "client_id": data["aud"] if isinstance(data["aud"], str) else data["azp"],
@@ -108,11 +110,9 @@ def launch_record(data: dict) -> dict:
         "context_id": str(context.get("id") or ""), "context_title": str(context.get("title") or ""),
         "instructor": any(role in TEACHING_ROLES for role in roles),
         "resource_link_id": str(link.get("id") or ""),
-        "custom": custom,
-        # The attempts a graded link is for: the drill it names, cut to its scope (a live room takes it whole).
-        "drill_id": scoped_id(custom["drill"], FULL if scope == deep_link.LIVE else scope) if custom.get("drill") else "",
+        "custom": custom, "drill_id": drill_id,
         "lineitem": str(endpoint.get("lineitem") or ""),
-        "ags_scopes": [str(scope) for scope in endpoint.get("scope") or []],
+        "ags_scopes": [str(s) for s in endpoint.get("scope") or []],
         "nrps_url": str((data.get(NRPS_CLAIM) or {}).get("context_memberships_url") or ""),
     }
 
@@ -164,10 +164,11 @@ def create_app(settings: LtiSettings | None = None, store=None) -> Flask:
         if not store.use_lti_nonce(data["iss"], str(data.get("nonce") or ""), float(data["exp"])):
             return _page(400, "The LMS launch was refused", "<p>This launch has already been used.</p>")
         if message.is_deep_link_launch():
-            if not launch_record(data)["instructor"]:
+            record = launch_record(data)
+            if not record["instructor"]:
                 return _page(403, "Only a course's instructors add Fault Lines to it", "")
-            return _page(200, "Add a Fault Lines drill to the course", deep_link.picker_page(
-                data, data[DL_CLAIM], data[CLAIM + "deployment_id"], settings.tool_url))
+            return _page(200, "Add a Fault Lines drill to the course",
+                         deep_link.picker_page(record, data[DL_CLAIM], settings.tool_url))
         code = store.issue_launch_code(launch_record(data))
         target = html.escape(settings.app_url.rstrip("/") + "/?" + urlencode({"lti": code}))
         return _page(200, "Fault Lines", f"<p><a id=continue href='{target}'>Continue here</a> or "

@@ -38,12 +38,13 @@ def choices() -> list[tuple[str, str, str, int]]:
     return out
 
 
-def picker_page(launch_data: dict, deep_link_settings: dict, deployment_id: str, tool_url: str) -> str:
-    """The instructor's choice of drill and scope, remembered in the session until it is posted."""
+def picker_page(launch: dict, deep_link_settings: dict, tool_url: str) -> str:
+    """The instructor's choice of drill and scope for the deep linking `launch` (deploy.lti.app.launch_record),
+    remembered in the session until it is posted."""
     token = secrets.token_urlsafe(16)
-    session[SESSION_KEY] = {"iss": launch_data["iss"], "client_id": launch_data["aud"] if isinstance(
-        launch_data["aud"], str) else launch_data["azp"], "deployment_id": deployment_id,
-        "settings": deep_link_settings, "token": token, "at": time.time()}
+    session[SESSION_KEY] = {"iss": launch["issuer"], "client_id": launch["client_id"],
+                            "deployment_id": launch["deployment_id"], "settings": deep_link_settings,
+                            "token": token, "at": time.time()}
     rows = "".join(
         f"<li><label><input type=radio name=pick value='{html.escape(f'{d}|{s}')}' required> "
         f"{html.escape(label)} ({n} questions)</label></li>" for d, s, label, n in choices())

@@ -38,8 +38,8 @@ def render_roster(board) -> None:
         else:
             st.caption(f"Read from the LMS at {format_utc(source.synced_at)} UTC; read again every 15 minutes.")
         if source.last_error:
-            st.warning("The last read failed, so this is the roster as read before: " + escape_markdown(source.last_error),
-                       icon=":material/warning:")
+            st.warning("The last read failed, so this is the roster as read before: "
+                       + escape_markdown(source.last_error), icon=":material/warning:")
         if waiting:
             st.dataframe(not_started_frame(waiting), hide_index=True, width="stretch")
         if st.button("Read the roster again", key=READ_AGAIN):
