@@ -2,7 +2,8 @@
 the course finishes an attempt, its grade is queued where attempts finish (ui.lms.queue_grade) and the sender
 (deploy.lti.grades.send_due) posts it with pylti1p3's AGS client after a token from the platform; notes wait as
 PendingManual until an instructor's override sends FullyGraded; an outage is retried with doubling waits and
-the grade arrives exactly once after recovery. The outbox's rules hold on PostgreSQL too."""
+the grade arrives exactly once after recovery; the board's override hook queues a grade. The outbox's rules hold on
+PostgreSQL too."""
 from __future__ import annotations
 
 import pytest
@@ -14,6 +15,8 @@ from drills.loader import load_catalogue
 from drills.store.lti_grades import FULLY_GRADED, PENDING_MANUAL, Grade, retry_wait
 from tests.lti_lms import LEARNER, Clock, code_of, course_with_tool, launch_form, post, tool_key  # noqa: F401
 from ui.drill.attempt_view import AttemptView
+from tests.test_instructor import (LOADED, _override, _selected_attempt, _signed_in, configured,  # noqa: F401
+                                   demo_db, demo_template)
 from ui.lms import queue_grade
 
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
@@ -153,3 +156,26 @@ def test_on_postgresql_the_outbox_retries_supersedes_and_sends_once(pg_url):
         assert store.due_lti_grades() == []
     finally:
         store.close()
+
+
+def test_an_override_saved_on_the_board_queues_the_attempts_grade(app_test, demo_db, configured):
+    """The board's hook: an instructor's override of an attempt some LMS launched queues its grade again,
+    FullyGraded, with the verdict tally as the comment."""
+    store = open_store(demo_db)
+    try:
+        for candidate_id in {a.candidate_id for a in store.attempts()}:
+            store.set_lti_grade_target(candidate_id, {"issuer": "https://lms", "client_id": "c1", "subject": "u1",
+                                                      "lineitem": "https://lms/li/1", "ags_scopes": [SCORE_SCOPE]})
+    finally:
+        store.close()
+    at = _signed_in(app_test, tab="Attempt")
+    attempt = _selected_attempt(at, demo_db)
+    _override(at, LOADED.drill.rubric[0].id, "strong", "Clear detection plan.")
+    assert not at.exception, at.exception
+    store = open_store(demo_db)
+    try:
+        [queued] = store.lti_outbox(attempt.id)
+    finally:
+        store.close()
+    assert queued.grading_progress == "FullyGraded" and queued.activity_progress == "Completed"
+    assert queued.lineitem == "https://lms/li/1" and queued.comment.endswith("needed.")
