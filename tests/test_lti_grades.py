@@ -97,26 +97,40 @@ def test_notes_wait_for_an_instructor_and_the_override_sends_fully_graded(lms, o
     assert course.scores[0]["timestamp"] < course.scores[1]["timestamp"]
 
 
-def test_an_outage_delays_the_grade_and_recovery_delivers_it_exactly_once(lms, one_tenant):
+def test_an_outage_delays_grades_and_recovery_delivers_each_exactly_once(lms, one_tenant):
+    """Two grades for a gradebook that answers 503: each pass posts once to the failing LMS (the other grade
+    waits for the next pass), each failed grade waits 10 s then 20 s, and after recovery both arrive once."""
     course, store, settings, clock = lms
-    attempt = launched_attempt(course, store, one_tenant)
-    finish(store, one_tenant, attempt)
+    first = launched_attempt(course, store, one_tenant)
+    second = store.start_attempt_for(store.account_candidate(*_account_and_cohort(store, first)), "one_tenant", 2700)
+    finish(store, one_tenant, first)
+    finish(store, one_tenant, second)
     course.down = True
-    assert send_due(store, settings) == (0, 1)
-    [row] = store.lti_outbox(attempt.id)
+    assert send_due(store, settings) == (0, 1)       # the first is refused; the second waits for the next pass
+    [row] = store.lti_outbox(first.id)
     assert row.tries == 1 and row.outcome == "" and ": 503 - the gradebook is down" in row.last_error
-    assert send_due(store, settings) == (0, 0)       # not due again for 10 s
+    assert store.lti_outbox(second.id)[0].tries == 0
+    assert send_due(store, settings) == (0, 1)       # the second is refused
+    assert send_due(store, settings) == (0, 0)       # neither is due again for 10 s
     clock.now += 10
-    assert send_due(store, settings) == (0, 1)       # still down: now it waits 20 s
+    assert send_due(store, settings) == (0, 1)
+    assert send_due(store, settings) == (0, 1)       # both refused again: now each waits 20 s
     clock.now += 19
-    assert send_due(store, settings) == (0, 0)
     course.down = False
-    clock.now += 1
-    assert send_due(store, settings) == (1, 0)
     assert send_due(store, settings) == (0, 0)
-    assert len(course.scores) == 1 and course.scores[0]["userId"] == "learner-1"
-    [row] = store.lti_outbox(attempt.id)
-    assert row.tries == 3 and row.outcome == "sent" and row.last_error == ""
+    clock.now += 1
+    assert send_due(store, settings) == (2, 0)
+    assert send_due(store, settings) == (0, 0)
+    assert len(course.scores) == 2 and {s["userId"] for s in course.scores} == {"learner-1"}
+    for attempt in (first, second):
+        [row] = store.lti_outbox(attempt.id)
+        assert row.tries == 3 and row.outcome == "sent" and row.last_error == ""
+
+
+def _account_and_cohort(store, attempt):
+    """What account_candidate needs to find an attempt's candidate again: its account and class."""
+    account_id = store.query("SELECT account_id FROM candidates WHERE id = ?", [attempt.candidate_id]).fetchone()[0]
+    return store.account_by_id(account_id), attempt.cohort
 
 
 def test_an_attempt_no_lms_asked_for_queues_nothing(lms, one_tenant):

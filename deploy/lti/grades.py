@@ -39,10 +39,15 @@ def why(error: Exception) -> str:
 
 
 def send_due(store, settings: LtiSettings, limit: int = 50, connectors: Connectors | None = None) -> tuple[int, int]:
-    """Post every due score once; returns (sent, failed). A token is fetched once per registration a pass."""
+    """Post every due score once; returns (sent, failed). A token is fetched once per registration a pass, and
+    after one failure the platform's other scores wait for the next pass, so an unreachable LMS costs one
+    timeout a pass, not one per score."""
     connectors = connectors or Connectors(settings)
     sent = failed = 0
+    failing: set[tuple[str, str]] = set()
     for row in store.due_lti_grades(limit):
+        if (row.issuer, row.client_id) in failing:
+            continue
         try:
             connector = connectors.get(row.issuer, row.client_id)
             if connector is None:
@@ -54,6 +59,7 @@ def send_due(store, settings: LtiSettings, limit: int = 50, connectors: Connecto
             log.warning("grade %s for attempt %s not sent (%s); next try at %s", row.id, row.attempt_id,
                         why(error), _iso(retry_at))
             connectors.forget(row.issuer, row.client_id)
+            failing.add((row.issuer, row.client_id))
             failed += 1
         else:
             store.lti_grade_sent(row.id)

@@ -32,10 +32,14 @@ def read_members(connector, url: str) -> list[dict]:
 
 
 def sync_rosters(store, settings: LtiSettings, connectors: Connectors | None = None) -> tuple[int, int]:
-    """Read every due class's roster; returns (read, failed)."""
+    """Read every due class's roster; returns (read, failed). After one failure a platform's other classes wait
+    for a later pass, so an unreachable LMS costs one timeout a pass."""
     connectors = connectors or Connectors(settings)
     read = failed = 0
+    failing: set[tuple[str, str]] = set()
     for source in store.lti_rosters_due():
+        if (source.issuer, source.client_id) in failing:
+            continue
         try:
             connector = connectors.get(source.issuer, source.client_id)
             if connector is None:
@@ -45,6 +49,7 @@ def sync_rosters(store, settings: LtiSettings, connectors: Connectors | None = N
             store.lti_roster_failed(source.cohort, why(error))
             log.warning("roster of class %s not read (%s)", source.cohort, why(error))
             connectors.forget(source.issuer, source.client_id)
+            failing.add((source.issuer, source.client_id))
             failed += 1
         else:
             log.info("roster of class %s read: %d members", source.cohort, kept)
