@@ -73,8 +73,8 @@ def test_an_outage_keeps_the_last_roster_and_says_why(lms):
     clock.now += 1
     store.request_lti_roster_sync(cohort)
     source = store.lti_roster_source(cohort)   # a second class on the same LMS, never read yet
-    store.set_lti_roster_source("another-class", source.platform, {"issuer": source.issuer, "client_id": source.client_id,
-                                                                   "nrps_url": source.memberships_url})
+    store.set_lti_roster_source("another-class", source.platform, {
+        "issuer": source.issuer, "client_id": source.client_id, "nrps_url": source.memberships_url})
     both = (cohort, "another-class")
     assert sync_rosters(store, settings) == (0, 1)   # one refused read a pass: the other class waits
     assert sum(1 for c in both if store.lti_roster_source(c).last_error) == 1
