@@ -117,6 +117,7 @@ STATIC_LOCATION = """\
 
 
 LTI_SERVICE = "lti"
+LTI_WORKER = "lti-worker"   # deploy.lti.services: posts the grade outbox to each LMS, reads course rosters
 # The LTI tool beside the app (deploy.lti): /lti/ goes to its gunicorn, never to a Streamlit process.
 LTI_LOCATION = """\
         location /lti/ {{
@@ -348,9 +349,11 @@ class Stack:
             programs.append(watchdog_config({name: f"http://{local}:{port}" for name, port in
                                              zip(self.app_names, self.app_ports)}, self.run_dir, directory=self.root))
         if self.lti_settings:
+            lti_env = {"FAULTLINES_DB": database, "FAULTLINES_LTI_SETTINGS": str(self.lti_settings)}
             programs.append(program_config(LTI_SERVICE, lti_command(self.lti_port), self.run_dir, directory=self.root,
-                                           environment={"FAULTLINES_DB": database,
-                                                        "FAULTLINES_LTI_SETTINGS": str(self.lti_settings)}))
+                                           environment=lti_env))
+            programs.append(program_config(LTI_WORKER, [sys.executable, "-m", "deploy.lti.services"], self.run_dir,
+                                           directory=self.root, environment=lti_env))
         if self.proxy:
             for sub in ("body", "proxy", "fastcgi", "uwsgi", "scgi") if here else ():
                 (self.run_dir / sub).mkdir(exist_ok=True)
@@ -386,6 +389,7 @@ class Stack:
                 self.wait_app(name, url, timeout)
             if self.lti_settings:
                 self.rpc.startProcess(LTI_SERVICE)
+                self.rpc.startProcess(LTI_WORKER)
             if self.proxy:
                 self.rpc.startProcess(NGINX_SERVICE)
                 wait_healthy(self.url, self.supervisord, log, timeout=20) if self.processes else None
