@@ -83,6 +83,7 @@ class AttemptRecords:
     finished_at: float | None
     extra_s: float                                 # time granted on top of the time box
     last_opened: str | None                        # the part opened last (where a resumed attempt picks up)
+    live_seat: bool = False                        # a candidate's seat in a live room (its lock-ins are checked)
 
     def with_answer(self, answer: LockedAnswer) -> AttemptRecords:
         """These records with one more answer, as the transaction that stored it leaves them."""

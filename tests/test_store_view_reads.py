@@ -75,10 +75,10 @@ def test_a_lock_in_returns_the_view_its_transaction_left_and_reads_nothing_after
     answer, created, records = store.lock_in(attempt.id, "q_hinted", "board", "numeric", value=7.0,
                                              hint_costs=(0.25, 0.5))
 
-    # One write transaction and not one read outside it: hold the attempt, the view (also the finished check),
-    # the live-room check, the answer and its event (DuckDB, with no attempt lock to take, looks before inserting).
+    # One write transaction and not one read outside it: hold the attempt, the view (also the finished and the
+    # live-seat check), the answer and its event (DuckDB, with no attempt lock to take, looks before inserting).
     assert seen.transactions == 1 and seen.reads == [], seen.sql
-    assert len(seen.writes) <= 5, seen.writes
+    assert len(seen.writes) <= 4, seen.writes
     assert created and answer.value == 7.0 and answer.hint_cost == 0.75
     seen.clear()
     assert records == store.attempt_records(attempt.id)
@@ -107,3 +107,12 @@ def test_the_counter_sees_every_statement_of_the_separate_reads_it_replaces(tmp_
     store.note_ratings(attempt.id)
     assert seen.round_trips == 4 and len(seen.reads) == 4
     store.close()
+
+
+def test_a_live_seats_view_says_it_is_one_and_a_solo_attempts_says_it_is_not(store):
+    """A lock-in checks the room only for a seat, on the view's word (tests/test_live.py refuses a late one)."""
+    session = store.start_live_session("c1", "one_tenant", "prof")
+    seat = store.live_join(session.id, store.ensure_candidate("s0", "c1"), 600)
+    solo = store.start_attempt("one_tenant", "s1", "c1", 600)
+    assert store.attempt_records(seat.attempt_id).live_seat
+    assert not store.attempt_records(solo.id).live_seat

@@ -195,8 +195,8 @@ class StoreCore(AccountsStore, ThrottleStore, LiveStore, ReviewStore, TimelineSt
         """lock_answer, also returning the attempt's records as its own transaction leaves them.
 
         The records are read once, inside the transaction and after the attempt is held (drills.store.views):
-        that read is also the finished check, the answer already there and the hints opened, so the page that
-        locked in draws from them without reading the store again.
+        that read is also the finished check, the live-seat check, the answer already there and the hints
+        opened, so the page that locked in draws from them without reading the store again.
         """
         now = self.clock()
         with self._transaction() as cur:
@@ -204,7 +204,8 @@ class StoreCore(AccountsStore, ThrottleStore, LiveStore, ReviewStore, TimelineSt
             records = self._attempt_records(cur, attempt_id)   # drills.store.views
             if records.finished_at is not None:
                 raise AttemptFinished(attempt_id)
-            self._refuse_if_live_closed(cur, attempt_id, question_id)   # drills.store.live
+            if records.live_seat:   # a seat is written with its attempt (live_join): no attempt becomes one later
+                self._refuse_if_live_closed(cur, attempt_id, question_id)   # drills.store.live
             if question_id in records.answers:   # locked before (this tab or another): that answer stands
                 return records.answers[question_id], False, records
             opened = records.hints.get(question_id, frozenset())

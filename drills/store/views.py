@@ -1,5 +1,6 @@
-"""An attempt's view in one statement: its answers, reveals, note ratings, graded hints, finish, extra time and
-the part opened last, read with one round trip, as a mixin of StoreCore (same SQL for both backends).
+"""An attempt's view in one statement: its answers, reveals, note ratings, graded hints, finish, extra time, the
+part opened last and whether it is a live seat, read with one round trip, as a mixin of StoreCore (same SQL for
+both backends).
 
 A page run reads it once (attempt_records); a lock-in reads it inside its own write transaction, where it is
 also the finished check, and returns it with the answer it stored (StoreCore.lock_in), so nothing is reread.
@@ -32,8 +33,8 @@ _RECORDS_SQL = f"""
             ORDER BY e.happened_at DESC, e.id DESC LIMIT 1), NULL, NULL, NULL, NULL,
            (SELECT MIN(e.happened_at) FROM attempt_events e
             WHERE e.attempt_id = ? AND e.kind = '{EventKind.FINISHED.value}'),
-           COALESCE((SELECT SUM(g.seconds) FROM time_grants g WHERE g.attempt_id = ?), 0),
-           NULL, NULL, NULL, NULL, CAST(0 AS BIGINT)
+           COALESCE((SELECT SUM(g.seconds) FROM time_grants g WHERE g.attempt_id = ?), 0), NULL, NULL, NULL,
+           EXISTS (SELECT 1 FROM live_presence p WHERE p.attempt_id = ?), CAST(0 AS BIGINT)
 """
 _PARAMETERS = _RECORDS_SQL.count("?")
 
@@ -41,7 +42,7 @@ _PARAMETERS = _RECORDS_SQL.count("?")
 def records_of(rows, attempt_id: int) -> AttemptRecords:
     """The records _RECORDS_SQL's rows describe (in any order)."""
     answers, reveals, ratings, hints = [], {}, [], {}
-    last_opened, finished_at, extra_s = None, None, 0.0
+    last_opened, finished_at, extra_s, live_seat = None, None, 0.0, False
     for tag, t1, t2, t3, t4, t5, x1, x2, x3, x4, x5, flag, order in rows:
         if tag == "answer":
             answers.append(LockedAnswer(attempt_id, t1, t2, t3, x1, x2, x3, t4, t5, bool(flag), x4, x5))
@@ -53,13 +54,13 @@ def records_of(rows, attempt_id: int) -> AttemptRecords:
             detail = json.loads(t1)
             hints.setdefault(detail["question"], set()).add(int(detail["hint"]))
         else:
-            last_opened, finished_at, extra_s = t1, x1, float(x2)
+            last_opened, finished_at, extra_s, live_seat = t1, x1, float(x2), bool(flag)
     answers.sort(key=lambda a: a.locked_at)
     return AttemptRecords(
         answers={a.question_id: a for a in answers}, reveals=reveals,
         note_ratings={question: rating for _, _, question, rating in sorted(ratings)},   # the latest wins
         hints={question: frozenset(opened) for question, opened in hints.items()},
-        finished_at=finished_at, extra_s=extra_s, last_opened=last_opened)
+        finished_at=finished_at, extra_s=extra_s, last_opened=last_opened, live_seat=live_seat)
 
 
 class AttemptViewStore(StorePart):
