@@ -116,3 +116,14 @@ def test_a_live_seats_view_says_it_is_one_and_a_solo_attempts_says_it_is_not(sto
     solo = store.start_attempt("one_tenant", "s1", "c1", 600)
     assert store.attempt_records(seat.attempt_id).live_seat
     assert not store.attempt_records(solo.id).live_seat
+
+
+def test_logging_an_event_is_one_statement_and_a_finished_attempt_gains_none(store, monkeypatch):
+    attempt = store.start_attempt("one_tenant", "ada", "c1", 600)
+    seen = _counted(monkeypatch, store)
+    assert store.log_event(attempt.id, "opened", "board") is True
+    assert len(seen.sql) == 1 and seen.transactions == 1, seen.sql   # the finished check rides in the insert
+    store.finish(attempt.id)
+    assert store.log_event(attempt.id, "opened", "intro") is False
+    assert [(e.kind, e.part_id) for e in store.events(attempt.id)] == [("started", None), ("opened", "board"),
+                                                                       ("finished", None)]
