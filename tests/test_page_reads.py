@@ -40,3 +40,27 @@ def test_each_lock_in_is_one_write_and_its_run_rereads_nothing(app_test, db_path
         assert seen.transactions == 1 and len(seen.writes) <= 4, seen.sql
         assert len(seen.reads) == 2, seen.reads
         assert seen.round_trips <= 8
+
+
+def test_an_unchanged_board_asks_the_store_only_its_data_version_and_a_write_shows_at_once(tmp_path, monkeypatch):
+    from ui.instructor.board_reads import BoardReads
+
+    store = AttemptStore(tmp_path / "board.duckdb")
+    store.start_attempt("one_tenant", "ada", "north", 600, seed=1)
+    asked = []
+    query = AttemptStore.query
+    monkeypatch.setattr(AttemptStore, "query",
+                        lambda self, sql, params=None: asked.append(sql) or query(self, sql, params))
+
+    def filters_read():
+        reads = BoardReads(store)
+        return (reads.drills_by_activity(), reads.cohorts("one_tenant"), reads.date_bounds("one_tenant") is not None,
+                reads.variants_drawn("one_tenant"))
+
+    first = filters_read()
+    assert len(asked) == 5 and first[:3] == (["one_tenant"], ["north"], True)
+    asked.clear()
+    assert filters_read() == first and len(asked) == 1, asked   # the data version alone
+    store.start_attempt("one_tenant", "bea", "south", 600, seed=2)
+    assert filters_read()[1] == ["north", "south"]
+    store.close()
