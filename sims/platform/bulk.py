@@ -117,7 +117,7 @@ class BulkStretch:
         normal, surge = p.acme_normal_jobs_per_s, p.acme_normal_jobs_per_s * p.acme_multiplier
         t_others = pf.next_others
         t_acme, acme_surging = pf.next_acme
-        times, where = [], []                               # everyone else: its tenant's number; Acme: ~ its first deviate's
+        times, where = [], []               # where: the tenant number of everyone else, ~ the first deviate of Acme
         q = 0                                               # the next number the loop would draw
         try:
             while True:

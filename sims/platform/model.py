@@ -6,7 +6,7 @@ from __future__ import annotations
 import heapq
 import math
 import random
-from collections import deque
+from collections import defaultdict, deque
 from collections.abc import Callable
 
 import simpy
@@ -36,7 +36,7 @@ class Platform(CalmStretch, Arrivals):
         self.free_slots = p.slots
         self.running = [0] * n
         self.queued_count = [0] * n
-        self.tenant_queue: list[deque[Job]] = [deque() for _ in range(n)]
+        self.tenant_queue: defaultdict[int, deque[Job]] = defaultdict(deque)   # made when the tenant first queues
         self.rule = "fifo"                   # becomes p.claim at mit_from
         self.caps = [n * 1000] * n           # no caps under the baseline's FIFO
         self.heap: list[tuple[int, int]] = []
