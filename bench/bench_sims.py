@@ -117,13 +117,13 @@ def main() -> None:
     parser.add_argument("--spread-repeat", type=int, default=3, help="timed 20-seed spreads per page default")
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
                         help="time the runs by the wall clock (default) or by this process's CPU time, which other "
-                             "work on a shared machine barely moves")
+                             "work on a shared machine barely moves (spreads in worker processes: always wall)")
     parser.add_argument("--reference", metavar="DIR",
                         help="another checkout whose platform spreads are timed in turns with this tree's")
     parser.add_argument("--spread-only", action="store_true", help="skip the per-run rows")
     args = parser.parse_args()
     if args.spread_only:
-        spread(args.spread_repeat, args.reference)
+        spread(args.spread_repeat, args.reference, args.clock)
         return
     print(f"Load average before the timed runs: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; "
           f"{args.clock} clock, each model run timed beside a bare loop of its events")
@@ -143,7 +143,7 @@ def main() -> None:
         print(f"{tab:28} {setting:8} {model_stats['median'] * 1e3:10.1f} {verdict:>7} {events:8,d} "
               f"{model_rate:10,.0f} {bare_rate:10,.0f} {model_rate / bare_rate:6.2f}")
 
-    spread(args.spread_repeat, args.reference)
+    spread(args.spread_repeat, args.reference, args.clock)
 
 
 # Run in the reference checkout: times what it is sent (serial runs or a spread in workers), one line each.
@@ -153,14 +153,15 @@ from sims import spread
 for line in sys.stdin:
     if line.strip() == "stop":
         break
-    kind, model, params, seeds, key = pickle.loads(base64.b64decode(line))
+    kind, model, params, seeds, key, clock = pickle.loads(base64.b64decode(line))
+    clock = time.process_time if clock == "cpu" else time.perf_counter
     module = importlib.import_module("sims." + model)
-    start = time.perf_counter()
+    start = clock()
     if kind == "serial":
         [module.summary(module.run(params, seed)) for seed in seeds]
     else:
         spread.figures(model, params, seeds, key)
-    print(time.perf_counter() - start, flush=True)
+    print(clock() - start, flush=True)
 spread.close_pools()
 """
 
@@ -192,22 +193,23 @@ class Reference:
             self.process.kill()
 
 
-def in_turns(here: Callable[[], object], there: Callable[[], float] | None,
-             repeat: int) -> tuple[dict[str, float], dict[str, float] | None]:
+def in_turns(here: Callable[[], object], there: Callable[[], float] | None, repeat: int,
+             clock: Callable[[], float] = time.perf_counter) -> tuple[dict[str, float], dict[str, float] | None]:
     """Time ``here`` and the reference's ``there`` in turns, ``repeat`` times each."""
     own, theirs = [], []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = clock()
         here()
-        own.append(time.perf_counter() - start)
+        own.append(clock() - start)
         if there is not None:
             theirs.append(there())
     return summarise(own), (summarise(theirs) if there is not None else None)
 
 
-def spread(repeat: int, reference: str | None = None) -> None:
+def spread(repeat: int, reference: str | None = None, clock: str = "wall") -> None:
     """Time the page's seed spread: every seed's run and summary, as the page computes them cold."""
-    print(f"\n{SPREAD_SEEDS}-seed spread at each page default (cold, no cache); target {SPREAD_TARGET_S:g} s")
+    print(f"\n{SPREAD_SEEDS}-seed spread at each page default (cold, no cache); target {SPREAD_TARGET_S:g} s; "
+          f"{clock} clock (the worker processes' line: wall clock)")
     print(f"{'tab':28} {'median s':>9} {'target':>7} {'per seed ms':>12} {'events':>10} {'ratio':>6}"
           + ("  reference s  ref/this" if reference else ""))
     there = Reference(reference) if reference else None
@@ -217,14 +219,15 @@ def spread(repeat: int, reference: str | None = None) -> None:
         with counting_events() as counter:
             runs = [module.run(params, seed) for seed in seeds]
         events = sum(simulated_events(r, counter) for r in runs) if hasattr(runs[0], "events") else counter["events"]
-        timer = there.timer("serial", model, params, seeds, None) if there and model == "platform" else None
-        stats, theirs = in_turns(lambda: [module.summary(module.run(params, seed)) for seed in seeds], timer, repeat)
-        bare = measure(lambda: bare_loop(events), repeat=repeat, warmup=0)
+        timer = there.timer("serial", model, params, seeds, None, clock) if there and model == "platform" else None
+        stats, theirs = in_turns(lambda: [module.summary(module.run(params, seed)) for seed in seeds], timer, repeat,
+                                 CLOCKS[clock])
+        bare = measure(lambda: bare_loop(events), repeat=repeat, warmup=0, clock=CLOCKS[clock])
         print(f"{tab:28} {stats['median']:9.2f} {_verdict(stats):>7} {stats['median'] / SPREAD_SEEDS * 1e3:12.1f} "
               f"{events:10,d} {stats['median'] / bare['median']:6.2f}" + _beside(stats, theirs))
     for tab, model, params, key in PARALLEL_SPREAD_CASES:
         workers = seed_spread.processes_for(SPREAD_SEEDS)
-        timer = there.timer("figures", model, params, seeds, key) if there else None
+        timer = there.timer("figures", model, params, seeds, key, "wall") if there else None
         stats, theirs = in_turns(lambda: seed_spread.figures(model, params, seeds, key), timer, repeat)
         label = f"{tab} ({workers} proc.)"
         print(f"{label:28} {stats['median']:9.2f} {_verdict(stats):>7} {stats['median'] / SPREAD_SEEDS * 1e3:12.1f} "
