@@ -18,12 +18,15 @@ import numpy as np
 import simpy
 
 from sims._budget import PROGRESS_EVERY_EVENTS
+from sims.platform import bulk
 from sims.platform.params import ACME, STEPS
 from sims.platform.records import FINISHED, OK, RUNNING, At, Job, Sample
 
 # Plan a job's calls in one event while nothing has failed (see _start_calm). False runs every job
 # as its own process, one event per call; the tests check that both give the same result.
 CALM_SHORTCUT = True
+# Draw the stretch in bulk (sims.platform.bulk) where it is likely calm to its end; False always runs the loop.
+BULK = True
 
 
 class CalmStretch:
@@ -46,6 +49,16 @@ class CalmStretch:
         stop = (until if same_queue else min(until, self.mit_from)) if self.calm else 0
         if stop <= 0:
             return 0
+        if BULK and bulk.worth_trying(self, stop):
+            drawn = bulk.BulkStretch(self, stop)
+            if drawn.queue():
+                self.submissions += len(drawn.arrived)
+                self.next_others, self.next_acme = drawn.next_others, drawn.next_acme
+                if stop < until:
+                    drawn.hand_over()
+                else:
+                    self.bulk = drawn               # the whole run: model.run settles it in bulk too
+                return stop
         rng = self.rng
         rnd, log, exp, mu, sigma = rng.random, math.log, math.exp, self.mu, p.call_sigma
         safe_until, safe_call = self.calm_safe_until, self.calm_safe_call_s

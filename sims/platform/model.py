@@ -6,18 +6,19 @@ from __future__ import annotations
 import heapq
 import math
 import random
-from collections import deque
+from collections import defaultdict, deque
 from collections.abc import Callable
 
 import simpy
 
 from sims._budget import run_within
 from sims.platform import calm as shortcut
+from sims.platform.bulk import BulkStretch
 from sims.platform.calm import CalmStretch
 from sims.platform.params import (ACME, FIRST_TOKEN_TIMEOUT_S, MAX_EVENTS, PLAN_RUNNING_CAP,
                                   SHORT_TOTAL_TIMEOUT_S, STEPS, Params)
 from sims.platform.records import (ERROR_503, FAILED, FINISHED, HANG, OK, QUEUED, RUNNING, TIMEOUT, At,
-                                   FailedCall, Job, Provider, Result, Sample, job_records)
+                                   FailedCall, Job, JobRecord, Provider, Result, Sample, job_records)
 from sims.platform.tenants import Arrivals, TokenBuckets, tenant_mix
 
 class Platform(CalmStretch, Arrivals):
@@ -35,7 +36,7 @@ class Platform(CalmStretch, Arrivals):
         self.free_slots = p.slots
         self.running = [0] * n
         self.queued_count = [0] * n
-        self.tenant_queue: list[deque[Job]] = [deque() for _ in range(n)]
+        self.tenant_queue: defaultdict[int, deque[Job]] = defaultdict(deque)   # made when the tenant first queues
         self.rule = "fifo"                   # becomes p.claim at mit_from
         self.caps = [n * 1000] * n           # no caps under the baseline's FIFO
         self.heap: list[tuple[int, int]] = []
@@ -65,6 +66,7 @@ class Platform(CalmStretch, Arrivals):
         # A job that ends by then with no call longer than this cannot fail: checked without _plan_call.
         self.calm_safe_until = self.outage[0] if self.outage else math.inf
         self.calm_safe_call_s = min(p.total_timeout_s, SHORT_TOTAL_TIMEOUT_S if p.short_timeouts else math.inf)
+        self.bulk: BulkStretch | None = None          # a whole run drawn as one calm stretch in bulk
 
     # --- switches -------------------------------------------------------------------------
     def _on(self, switch: bool) -> bool:
@@ -342,6 +344,10 @@ def run(params: Params, seed: int = 1, progress: Callable[[float], None] | None 
     platform = Platform(params, random.Random(seed))
     until = params.window_min * 60.0
     handover = platform.run_stretch(until, progress)
+    if platform.bulk is not None:
+        drawn, platform.bulk = platform.bulk, None      # no cycle left for the garbage collector to find
+        samples, records, events = drawn.settle(until)
+        return _result(platform, seed, samples, records, events, progress)
     platform.settle_stretch(handover, resuming=handover < until)
     first_tick = platform.stretch_samples(handover, until_sample=handover >= until)
     events = len(platform.jobs) + sum(1 for job in platform.jobs if job.ended is not None)
@@ -354,11 +360,15 @@ def run(params: Params, seed: int = 1, progress: Callable[[float], None] | None 
     else:
         platform.settle_calm(until)
     samples = platform.handed_over(platform.samples)
+    return _result(platform, seed, samples, job_records(platform.jobs, platform.plans), events, progress)
+
+
+def _result(platform: Platform, seed: int, samples: list[Sample], jobs: tuple[JobRecord, ...], events: int,
+            progress: Callable[[float], None] | None) -> Result:
     if progress is not None:
         progress(1.0)
     return Result(
-        params=params, seed=seed, samples=tuple(samples),
-        jobs=job_records(platform.jobs, platform.plans),
+        params=platform.p, seed=seed, samples=tuple(samples), jobs=jobs,
         failed_calls=tuple(platform.failed_calls), breaker_opened=tuple(platform.breaker_opened),
         submissions=platform.submissions, rejected_429=tuple(platform.rejected),
         deduplicated=platform.deduplicated,

@@ -4,6 +4,8 @@ Poisson arrival streams (everyone else merged, and Acme with its surge).
 from __future__ import annotations
 
 import bisect
+import functools
+
 import simpy
 
 from sims.platform.params import (ACME, ENTERPRISE, PLAN_BUCKET_BURST, PLAN_BUCKET_RATE, PLAN_JOB_SHARE,
@@ -12,15 +14,22 @@ from sims.platform.records import At
 
 
 def tenant_mix(p: Params) -> tuple[tuple[int, ...], tuple[float, ...]]:
-    """Plans and normal rates of every tenant; tenant 0 is Acme. Deterministic, no seed."""
-    counts = [max(1, round(p.tenants * share)) for share in PLAN_TENANT_SHARE[:2]]
-    counts.append(p.tenants - sum(counts))
+    """Plans and normal rates of every tenant; tenant 0 is Acme. Deterministic, no seed: shared by every
+    seed of the same settings."""
+    return _mix(p.tenants, p.peak_jobs_per_s, p.acme_normal_jobs_per_s)
+
+
+@functools.lru_cache(maxsize=64)
+def _mix(tenants: int, peak_jobs_per_s: float,
+         acme_normal_jobs_per_s: float) -> tuple[tuple[int, ...], tuple[float, ...]]:
+    counts = [max(1, round(tenants * share)) for share in PLAN_TENANT_SHARE[:2]]
+    counts.append(tenants - sum(counts))
     plans: list[int] = []
     rates: list[float] = []
     # Acme first, then the rest of Enterprise, then Free and Pro.
     plans.append(ENTERPRISE)
-    rates.append(p.acme_normal_jobs_per_s)
-    budget = p.peak_jobs_per_s - p.acme_normal_jobs_per_s
+    rates.append(acme_normal_jobs_per_s)
+    budget = peak_jobs_per_s - acme_normal_jobs_per_s
     shares = list(PLAN_JOB_SHARE)
     for plan in (ENTERPRISE, 0, 1):
         n = counts[plan] - (1 if plan == ENTERPRISE else 0)
