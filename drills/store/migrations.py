@@ -346,6 +346,20 @@ MIGRATIONS: tuple[tuple[int, Migration], ...] = (
         PRIMARY KEY (platform, context_id)
     );
     """),
+    # The graded seed of each attempt of a drill with simulation questions (drills.store.graded_seeds): drawn
+    # when the attempt starts, written once, so a reload or a restart grades against the same runs. Attempts
+    # from before were graded against seed 0, and keep it.
+    (46, """
+    CREATE TABLE graded_seeds (
+        attempt_id BIGINT PRIMARY KEY,
+        seed BIGINT NOT NULL
+    );
+    INSERT INTO graded_seeds (attempt_id, seed) SELECT id, 0 FROM attempts;
+    """),
+    # Derived: a grading key holds one set of rows per (variant, graded seed) its attempts drew.
+    (47, """
+    ALTER TABLE grading_keys ADD COLUMN graded_seed BIGINT NOT NULL DEFAULT 0;
+    """),
 )
 
 
