@@ -10,7 +10,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from drills.disclosure import graded_seed_of, question_seed
+from drills.disclosure import draw_graded_seed, graded_seed_of, question_seed
 from drills.loader import load_catalogue
 from drills.scope import scope_drill
 from drills.store import MIGRATIONS, AttemptStore
@@ -76,6 +76,20 @@ def test_two_attempts_draw_their_own_seeds_and_a_restarted_store_keeps_them(tmp_
         assert again.graded_seed(attempts[0].id) == seeds[0]
     finally:
         again.close()
+
+
+class _Edge:
+    """A random stream that always draws the first (or the last) of what it is offered."""
+
+    def __init__(self, last: bool):
+        self.last = last
+
+    def randrange(self, n: int) -> int:
+        return n - 1 if self.last else 0
+
+
+def test_graded_seeds_run_from_100000_to_999999_as_the_readme_says():
+    assert draw_graded_seed(_Edge(last=False)) == 100_000 and draw_graded_seed(_Edge(last=True)) == 999_999
 
 
 def test_a_drill_without_simulation_questions_draws_no_seed(tmp_path):
