@@ -314,7 +314,7 @@ def _independent(store, key, first_only: bool) -> tuple[pd.DataFrame, float]:
 
 @pytest.mark.parametrize("first_only", [True, False])
 def test_the_demo_class_matches_numpy(demo_store, first_only):
-    key = items.key_for(demo_store, DEMO, lambda loaded: SIM_TRUTHS)
+    key = items.key_for(demo_store, DEMO, lambda loaded, graded_seed=0: SIM_TRUTHS)
     table = items.item_stats(demo_store, key, Filters("one_tenant"), first_only, DEMO)
     whole = table[table["variant"] == items.ALL].set_index("question_id")
     expected, alpha = _independent(demo_store, key, first_only)

@@ -209,7 +209,7 @@ def render_sim_embed(preset_id: str, seed: int, *, revealed: bool, locked: bool,
                      values: Mapping[str, float] | None = None, replay: Mapping[str, str] | None = None) -> None:
     """`seed`: the question's graded seed, named only once the question is locked (or its truth is out);
     `values`: the attempt's drill numbers, for a preset whose run is built from them; `replay`: the query that
-    opens that run on its page (ui.sims.replay)."""
+    opens that run on its page (ui.sims.replay), None for a page with no seed in its URL."""
     preset = presets.PRESETS[preset_id]
     page, name, _ = MODEL_PAGES[preset.model]
     label = preset.label.lower()
@@ -220,8 +220,12 @@ def render_sim_embed(preset_id: str, seed: int, *, revealed: bool, locked: bool,
         return
     st.caption(":material/casino: " + GRADED_RUN_LOCKED.format(name=name, label=label, seed=seed)
                + ("" if revealed else " Its run opens here with the worked answer."))
-    st.page_link(page, label=f"Replay seed {seed} on the {name} page", icon=":material/replay:",
-                 query_params=dict(replay if replay is not None else explore_query(preset_id, values)))
+    if replay is not None:
+        st.page_link(page, label=f"Replay seed {seed} on the {name} page", icon=":material/replay:",
+                     query_params=dict(replay))
+    else:   # a page that keeps its seed to itself: the run's settings travel
+        st.page_link(page, label=f"Explore the {name} simulation", icon=":material/casino:",
+                     query_params=explore_query(preset_id, values))
     if revealed:
         with st.expander(f"The {name} run this answer was graded against", icon=":material/casino:"):
             inputs = presets.inputs_of([preset_id], values) if values is not None else ()
