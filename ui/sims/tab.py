@@ -18,7 +18,7 @@ SEED_MAX = 1_000_000
 GRADED_SEED_CLOSED = ("Seed {seed} is closed here for now: one of your open drill questions is graded against that "
                       "run, so it opens once you have locked it in (or finished the attempt). Showing seed {shown}; "
                       "every other seed is yours to explore.")
-GRADED_SEEDS_NOTE = ("{n} of your open drill questions are graded against this model, each on a run of its own "
+GRADED_SEEDS_NOTE = ("{n} of your open drill questions {are} graded against this model, each on a run of its own "
                      "whose seed shows once you lock it in; this page will not run those seeds for you until then.")
 
 
@@ -73,7 +73,7 @@ def settings(tab: SimTab, intro: str, *sliders: dict, page_tab: tuple[str, str] 
                                              "is graded against a run of its own, whose seed shows once you lock "
                                              "it in: until then this page will not run it for you."))
     if graded_open:
-        st.caption(GRADED_SEEDS_NOTE.format(n=len(graded_open)))
+        st.caption(GRADED_SEEDS_NOTE.format(n=len(graded_open), are="is" if len(graded_open) == 1 else "are"))
     if not seed_may_run(seed, closed):
         shown = next(s for s in range(seed + 1, seed + len(closed) + 2) if seed_may_run(s, closed))
         st.warning(GRADED_SEED_CLOSED.format(seed=seed, shown=shown), icon=":material/lock:")
