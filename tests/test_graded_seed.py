@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from drills.disclosure import draw_graded_seed, graded_seed_of, question_seed
 from drills.loader import load_catalogue
+from drills.reports import aggregates
 from drills.scope import scope_drill
 from drills.store import MIGRATIONS, AttemptStore
 from drills.variants import in_variant
@@ -19,6 +20,7 @@ from sims import presets
 from tests.test_accounts import _as, _start_signed_in
 from tests.test_history import _code_from, _history, _sign_in
 from tests.test_pages import _go, _start
+from tests.test_store_contract import opened, target  # noqa: F401 - fixtures: each store, on both backends
 
 CATALOGUE = load_catalogue()
 ONE_TENANT = CATALOGUE.drills["one_tenant"]
@@ -76,6 +78,18 @@ def test_two_attempts_draw_their_own_seeds_and_a_restarted_store_keeps_them(tmp_
         assert again.graded_seed(attempts[0].id) == seeds[0]
     finally:
         again.close()
+
+
+def test_both_stores_keep_the_first_seed_and_reports_read_it(target, opened):
+    store = opened()
+    attempt = store.start_attempt("one_tenant", "ada", "c1", 2700)
+    assert store.graded_seed(attempt.id) is None
+    assert store.keep_graded_seed(attempt.id, 123_456) == 123_456
+    assert store.keep_graded_seed(attempt.id, 654_321) == 123_456, "the first one written stays"
+    again = opened()                    # another process, or a restart
+    assert again.graded_seed(attempt.id) == 123_456
+    assert again.graded_seeds([attempt.id, attempt.id + 999]) == {attempt.id: 123_456}
+    assert aggregates.variants_drawn(again, "one_tenant") == [(attempt.variant, 123_456)]   # PostgreSQL: its copy
 
 
 class _Edge:
