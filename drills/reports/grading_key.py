@@ -85,7 +85,7 @@ class DrillKey:
         if not varies(drill):   # every draw is the written numbers
             pairs = {(WRITTEN, seed) for _, seed in pairs}
         drawn = sorted({v for v, _ in pairs} - {WRITTEN})
-        variant_grades = tuple((v, tuple(graded(v))) for v in drawn)
+        variant_grades = tuple((v, tuple(graded(v))) for v in sorted({v for v, seed in pairs if not seed} - {WRITTEN}))
         seeded_grades = tuple(((v, seed), tuple(graded(v, seed))) for v, seed in sorted(pairs) if seed)
         numbers = tuple((v, drawn_numbers(in_variant(loaded, v))) for v in [WRITTEN, *drawn])
         return cls(drill.id, tuple(qids), tuple(pids), tuple(kinds), tuple(truths), tuple(bands), tuple(rights),
