@@ -212,7 +212,9 @@ def question_sample(store: AttemptStore, key: DrillKey, filters: Filters, attemp
     """Every numeric guess from a stable pseudo-random pick of `attempts` attempts, to draw as points."""
     head, params = with_ctes(filters.sql(), key_ctes(store, key))
     sql = head + f""",
-        picked AS (SELECT attempt_id, handle, variant, graded_seed FROM att ORDER BY hash(attempt_id), attempt_id LIMIT ?)
+        picked AS (
+            SELECT attempt_id, handle, variant, graded_seed FROM att ORDER BY hash(attempt_id), attempt_id LIMIT ?
+        )
         SELECT an.question_id, p.handle, 100 * an.value / k.truth AS pct,
                CASE WHEN abs(an.value - k.truth) <= k.full_band THEN 1.0
                     WHEN abs(an.value - k.truth) <= k.half_band THEN 0.5 ELSE 0.0 END AS score

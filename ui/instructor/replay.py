@@ -44,8 +44,9 @@ def render_replay(view) -> None:
         return
     st.markdown("##### Replay the simulations")
     st.caption("Each link opens the simulation on the exact run this question was graded against (this "
-               "attempt's numbers, and the question's own graded seed, named on the link) with the candidate's locked "
-               "guess, pinned as A. Change one setting there and press Play to draw B over it. Each opens in a new tab.")
+               "attempt's numbers, and the question's own graded seed, named on the link) with the candidate's "
+               "locked guess, pinned as A. Change one setting there and press Play to draw B over it. Each opens in "
+               "a new tab.")
     values = view.loaded.values    # the attempt's own variant's numbers, which the presets read
     for qid, prompt, guess, preset_id in rows:
         page, name, _ = MODEL_PAGES[presets.PRESETS[preset_id].model]
