@@ -261,11 +261,12 @@ class FaultReport:
         errors = sum(1 for s in self.sessions if s.error)
         recover = f"{self.recover_s:.1f} s" if self.recover_s is not None else "-"
         told = f"{self.told_s:.1f} s" if self.told_s is not None else "-"
+        press = f"{self.worst_refusal_s:.1f} s" if self.worst_refusal_s is not None else "-"
         return (f"{self.fault:<28} {len(self.sessions):>8} {self.acknowledged:>6} / {self.stored:<6} {told:>8} "
+                f"{press:>12} "
                 f"{recover:>10} {self.worst_wait_s:>9.1f} s   errors {errors}, exceptions "
                 f"{sum(len(s.exceptions) for s in self.sessions)}, refused {sum(s.refused for s in self.sessions)}, "
                 f"silent {sum(s.silent for s in self.sessions)}"
-                + (f", a refused press answered within {self.worst_refusal_s:.1f} s" if self.worst_refusal_s else "")
                 + (f"; {self.note}" if self.note else ""))
 
 
@@ -340,10 +341,12 @@ def hang_one_app(stack: Stack, sessions_per_app: int = 2, lockins: int = 5, thin
     reconnect (or an outcome); recovered: the freeze -> the last of them shown a stored lock-in again.
     """
     per_backend, victim, facts = _victim(stack, sessions_per_app)
+    # Before the candidates start: waited out during their lock-ins, a process just restarted by an earlier
+    # fault could let its candidates finish before the freeze, and then nobody is there to be moved.
+    _answered_the_watchdog(stack, victim)
 
     def fault() -> None:
         time.sleep(think_s * 1.5)   # a lock-in or so in
-        _answered_the_watchdog(stack, victim)
         old_pid = stack.pid_of(victim)
         frozen = freeze(old_pid)
         facts.update(old_pid=old_pid, frozen_at=time.monotonic())
@@ -373,8 +376,8 @@ def hang_one_app(stack: Stack, sessions_per_app: int = 2, lockins: int = 5, thin
 
 
 def _answered_the_watchdog(stack: Stack, name: str, ticks: int = 2) -> None:
-    """Wait until the watchdog has had `ticks` TICK_5s since `name` started: before its first answer a process
-    counts as starting (deploy/watchdog.START_GRACE_S), and a hang is judged only after that grace."""
+    """Wait until `name` has been up `ticks` × 5 s and more, long past its first answer to the watchdog: before it
+    a process counts as starting (deploy/watchdog.START_GRACE_S), and a hang is judged only after that grace."""
     while True:
         info = stack.info(name)
         if info["now"] - info["start"] >= 5 * ticks + 1:
@@ -487,8 +490,10 @@ def main(argv: list[str] | None = None) -> int:
     chosen = args.faults.split(",")
     if unknown := set(chosen) - set(FAULTS):
         parser.error(f"unknown faults: {', '.join(sorted(unknown))}")
-    print(f"{'fault':<28} {'sessions':>8} {'ack / stored':>15} {'told':>8} {'recover':>10} {'worst wait':>11}",
-          flush=True)
+    # told: the fault's start -> the first candidate it touched shown something (a reconnect or an outcome);
+    # press told: the longest a press made during the fault waited for its "not stored" (the outage page).
+    print(f"{'fault':<28} {'sessions':>8} {'ack / stored':>15} {'told':>8} {'press told':>12} {'recover':>10} "
+          f"{'worst wait':>11}", flush=True)
     for name in chosen:
         print(FAULTS[name](args).line(), flush=True)
     return 0

@@ -1,7 +1,7 @@
 """Bench: websocket candidates in one live room on the supervised stack, from the instructor's Close to every page
 showing the room's answers. Prints figures; asserts nothing about time.
 
-    python -m bench.bench_live_ws --seats 200 --processes 3
+    python -m bench.bench_live_ws --seats 200 --processes 3 [--runs 10]
 
 Each seat is a bench.load_ws session: it opens /live, joins with a handle and the class's cohort, then does what
 the browser's frontend does: it draws every run the server sends, including the fragment runs the server starts
@@ -98,12 +98,16 @@ def _keep_evidence(stack: Stack, into: Path) -> str:
 
 
 def _log_tally(stack: Stack) -> str:
-    """What the app processes logged about the room's pushes (ui.live.push, ui.live.seat) over the run."""
+    """What the app processes logged about the room's pushes (ui.live.push, ui.live.seat) over the run, and the
+    watchdog's kills (a process too busy to answer its health check for 4 s is taken for hung)."""
     text = "".join(p.read_text(errors="replace") for p in (stack.run_dir / "logs").glob("app-*.log"))
     found = {"rounds of pushes sent again": text.count("pages had not drawn the move"),
              "reads older than the move heard": text.count("after hearing step"),
              "pages that lost a push and poll": text.count("it polls from now on"),
              "tracebacks": text.count("Traceback")}
+    watchdog = stack.run_dir / "logs" / "watchdog.log"
+    found["app processes the watchdog killed"] = (watchdog.read_text(errors="replace").count("SIGKILL")
+                                                  if watchdog.exists() else 0)
     return ", ".join(f"{n} {what}" for what, n in found.items())
 
 
@@ -333,9 +337,18 @@ async def _bench(url: str, database: str, seats: int, app_pids: list[int], db_pi
         for s in room:
             await s.session.close()
         return {"p50": statistics.median(delays), "p95": q[18], "max": delays[-1], "cpu": cpu,
-                "missing": sum(x is None for x in shown)}
+                "missing": sum(x is None for x in shown) + len(failed), "seated": seats,
+                "pages": sum(x is not None for x in shown)}
     finally:
         store.close()
+
+
+def _over_runs(runs: list[dict[str, float]]) -> dict[str, float]:
+    """Several rooms as one row: pages summed, the worst room's p95 and slowest page, CPU summed."""
+    return {"p50": statistics.median(r["p50"] for r in runs), "p95": max(r["p95"] for r in runs),
+            "max": max(r["max"] for r in runs), "cpu": sum(r["cpu"] for r in runs),
+            "missing": sum(r["missing"] for r in runs), "seated": sum(r["seated"] for r in runs),
+            "pages": sum(r["pages"] for r in runs)}
 
 
 def main() -> None:
@@ -347,6 +360,8 @@ def main() -> None:
                         help="py-spy each app process from Close to the last page (PREFIX-app-N.txt, collapsed)")
     parser.add_argument("--evidence", metavar="DIR", default=str(Path(tempfile.gettempdir()) / "bench_live_ws"),
                         help="where a run that loses a page keeps the app processes' py-spy dumps and logs")
+    parser.add_argument("--runs", type=int, default=1,
+                        help="rooms run one after another on each stack (a new class each), then a line over all")
     parser.add_argument("--reference", metavar="REV",
                         help="also run the room on the app as of REV (git archive), first, in the same run: the "
                              "before of a before/after, with this tree's bench and stack")
@@ -361,10 +376,21 @@ def main() -> None:
                 print(f"live room over websockets, {app}: {args.seats} seats, {args.processes} app processes behind "
                       f"nginx (PostgreSQL, LISTEN/NOTIFY, pages rerun by the server), fallback poll {PUSHED_POLL_S} s",
                       flush=True)
-                kept = Path(args.evidence) / f"{time.strftime('%Y%m%d-%H%M%S')}-{app.replace(' ', '-')}"
-                figures[app] = asyncio.run(_bench(stack.url, stack.database, args.seats, stack.app_pids,
-                                                  stack.pid_of("postgres"), args.profile, args.idle,
-                                                  lambda: _keep_evidence(stack, kept)))
+                runs = []
+                for run in range(args.runs):
+                    if args.runs > 1:
+                        print(f" room {run + 1} of {args.runs}", flush=True)
+                    kept = Path(args.evidence) / f"{time.strftime('%Y%m%d-%H%M%S')}-{app.replace(' ', '-')}"
+                    runs.append(asyncio.run(_bench(stack.url, stack.database, args.seats, stack.app_pids,
+                                                   stack.pid_of("postgres"), args.profile, args.idle,
+                                                   lambda kept=kept: _keep_evidence(stack, kept))))
+                figures[app] = runs[-1] if len(runs) == 1 else _over_runs(runs)
+                if len(runs) > 1:
+                    per_room = " ".join(f"{r['p95']:.2f}" for r in runs)
+                    print(f"  over {len(runs)} rooms of {args.seats} seats: {figures[app]['pages']} of "
+                          f"{figures[app]['seated']} pages showed the Close; p95 per room "
+                          f"{per_room} s (worst {figures[app]['p95']:.2f} s), "
+                          f"slowest page {figures[app]['max']:.2f} s", flush=True)
                 print(f"  the app logs: {_log_tally(stack)}", flush=True)
     if len(figures) == 2:
         (before, b), (after, a) = figures.items()

@@ -31,7 +31,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--write-config", type=Path, default=None, metavar="DIR",
                    help="write supervisord.conf and nginx.conf into DIR and exit")
     p.add_argument("--lti-settings", type=Path, default=None, metavar="FILE",
-                   help="also serve the LTI 1.3 tool under /lti/ with this settings file (docs/lti.md)")
+                   help="also serve the LTI 1.3 tool under /lti/ with this settings file, and run its LMS worker "
+                        "(grades, rosters) (docs/lti.md)")
     p.add_argument("--run-dir", type=Path, default=None,
                    help="where the services keep pid files, sockets and logs (default: a temporary directory)")
     return p

@@ -33,9 +33,11 @@ POSTGRES, NGINX_SERVICE, SUPERVISOR, WATCHDOG = "postgres", "nginx", "supervisor
 # Stop order is the reverse of start order: supervisord stops the highest priority first (the watchdog first,
 # so it never takes an app that is being stopped for a hung one).
 _PRIORITY = {POSTGRES: 100, "app": 200, NGINX_SERVICE: 300, WATCHDOG: 400}
-# The server pings each browser's websocket this often (uvicorn closes one whose pong is as late), so nginx,
-# which cuts a websocket its app has sent nothing on for 15 s, keeps every live one and drops a hung one's.
-WEBSOCKET_PING_S = 5
+# The server pings each browser's websocket this often, and uvicorn closes one whose pong is as late: at 5 s a
+# class of 500 on a loaded machine lost half its sessions to "keepalive ping timeout" (a browser, or the load
+# generator, slow to answer for a moment). Hung processes are the watchdog's to find (4 s); nginx cuts a
+# websocket its app has sent nothing on for 45 s, so pings every 20 s keep every live one open.
+WEBSOCKET_PING_S = 20
 
 
 def free_port() -> int:
@@ -115,6 +117,7 @@ STATIC_LOCATION = """\
 
 
 LTI_SERVICE = "lti"
+LTI_WORKER = "lti-worker"   # deploy.lti.services: posts the grade outbox to each LMS, reads course rosters
 # The LTI tool beside the app (deploy.lti): /lti/ goes to its gunicorn, never to a Streamlit process.
 LTI_LOCATION = """\
         location /lti/ {{
@@ -346,9 +349,11 @@ class Stack:
             programs.append(watchdog_config({name: f"http://{local}:{port}" for name, port in
                                              zip(self.app_names, self.app_ports)}, self.run_dir, directory=self.root))
         if self.lti_settings:
+            lti_env = {"FAULTLINES_DB": database, "FAULTLINES_LTI_SETTINGS": str(self.lti_settings)}
             programs.append(program_config(LTI_SERVICE, lti_command(self.lti_port), self.run_dir, directory=self.root,
-                                           environment={"FAULTLINES_DB": database,
-                                                        "FAULTLINES_LTI_SETTINGS": str(self.lti_settings)}))
+                                           environment=lti_env))
+            programs.append(program_config(LTI_WORKER, [sys.executable, "-m", "deploy.lti.services"], self.run_dir,
+                                           directory=self.root, environment=lti_env))
         if self.proxy:
             for sub in ("body", "proxy", "fastcgi", "uwsgi", "scgi") if here else ():
                 (self.run_dir / sub).mkdir(exist_ok=True)
@@ -384,6 +389,7 @@ class Stack:
                 self.wait_app(name, url, timeout)
             if self.lti_settings:
                 self.rpc.startProcess(LTI_SERVICE)
+                self.rpc.startProcess(LTI_WORKER)
             if self.proxy:
                 self.rpc.startProcess(NGINX_SERVICE)
                 wait_healthy(self.url, self.supervisord, log, timeout=20) if self.processes else None

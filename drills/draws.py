@@ -21,6 +21,7 @@ CHECK_DRAWS = 500   # seeded draws drills.check samples per drill, besides each 
 LOAD_DRAWS = 48     # the (cheaper) sample the loader checks on every start
 _RETRIES = 50
 _JOINT_RETRIES = 400   # a draw that must meet joint conditions may need more tries to find one
+SEED_DRAWS = 200       # draw numbers one attempt's seed offers before it falls back to the written numbers
 
 
 def base_id(drill_id: str) -> str:
@@ -35,6 +36,12 @@ def varies(drill: Drill) -> bool:
 def draw_for_seed(seed: int, attempt: int = 0) -> int:
     """The draw number an attempt with this random seed gets (`attempt` re-draws past numbers already had)."""
     return 1 + random.Random(f"draw#{seed}#{attempt}").randrange(DRAWS)
+
+
+def seed_draws(seed: int, count: int = SEED_DRAWS) -> Iterator[int]:
+    """The draw numbers a seed offers, in the order an attempt takes them: draw_for_seed(seed, 0), then 1, ...
+    A draw that is refused (already had, or breaking a condition its text relies on) gives way to the next."""
+    return (draw_for_seed(seed, attempt) for attempt in range(count))
 
 
 def given_uses(drill: Drill) -> Callable[[str], set[str]]:

@@ -17,6 +17,7 @@ from fsrs import Card, Rating, Scheduler
 
 from drills.draws import WRITTEN, base_id, draw_for_seed, drawn_givens, given_uses, varies
 from drills.loaded import LoadedDrill
+from drills.variants import usable_numbers
 from drills.schema import NumericQuestion
 from drills.scoring import QuestionResult, grade_numeric
 from drills.store import ReviewEntry, ReviewState
@@ -121,7 +122,8 @@ def fresh_variant(loaded: LoadedDrill, question: NumericQuestion, last_variant: 
     seed = random.Random(salt).randrange(2**31)
     draw = draw_for_seed(seed)
     for attempt in range(1, 50):
-        if draw != last_variant and [drawn_givens(drill, draw)[n] for n in used] != [seen[n] for n in used]:
+        if (draw != last_variant and [drawn_givens(drill, draw)[n] for n in used] != [seen[n] for n in used]
+                and usable_numbers(drill, draw) is not None):   # never a draw that breaks a holds: condition
             break
         draw = draw_for_seed(seed, attempt)
     return draw

@@ -3,8 +3,9 @@
 An attempt's `variant` is its draw number: 0 is the drill as written; any other number comes from the
 attempt's own random seed (drills.draws.draw_for_seed) and draws every varying given from the whole of its
 `vary` space, so one draw number always gives the same numbers, in the full drill and in any of its scopes,
-while two candidates almost never share one. Formulas, reveal text and truths all follow the drawn givens,
-because they are recomputed from them (`LoadedDrill.values`). A simulation-backed question follows too
+while two candidates almost never share one. A draw whose numbers break a condition the text relies on
+(`holds:`) is never given: pick_variant takes the seed's next draw. Formulas, reveal text and truths all
+follow the drawn givens, because they are recomputed from them (`LoadedDrill.values`). A simulation-backed question follows too
 when its preset names the drill values its run is built from (`sims.presets.SimPreset.inputs`); each preset
 also says what every number of its run stands for in the drill (`SimPreset.mirrors`), and the check refuses a
 variant whose drawn numbers the run would not use (`drills.lint.rule_simulations`).
@@ -15,9 +16,10 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Collection, Mapping
 
-from drills.draws import WRITTEN, base_id, draw_for_seed, drawn_givens, varies
+from drills.draws import WRITTEN, base_id, drawn_givens, seed_draws, varies
 from drills.formulas import format_quantity
 from drills.lint import variant_values
+from drills.lint.conditions import broken_holds
 from drills.loaded import LoadedDrill
 from drills.schema import Drill
 
@@ -54,34 +56,62 @@ def in_variant(loaded: LoadedDrill, variant: int) -> LoadedDrill:
     return cache[variant]
 
 
+def usable_numbers(drill: Drill, draw: int) -> dict[str, float] | None:
+    """The draw's numbers, or None for a draw nobody may be asked in: one the loader would refuse (a formula
+    fails, a joint condition breaks) or whose numbers break a `holds:` condition of the text."""
+    try:
+        values, findings = variant_values(drill, draw)
+    except Exception:   # a draw the loader would refuse anyway
+        return None
+    return None if findings or broken_holds(drill, values) is not None else values
+
+
 def pick_variant(drill: Drill, seed: int, had: Collection[int] = ()) -> int:
     """The draw a new attempt gets: its own, from its seed over the whole `vary` space.
 
     The written numbers only for a candidate's first attempt of a drill that says so
     (`first_attempt_as_written`); `had` is the draws of the candidate's earlier attempts, none repeated.
+    A draw the loader would refuse (a formula fails, a joint condition breaks) or whose numbers break a
+    `holds:` condition of the text is never given: the seed's next draw is taken instead (drills.draws.
+    seed_draws), so the same seed always gets the same draw.
     """
     if not varies(drill):
         return WRITTEN
     if drill.first_attempt_as_written and not had:
         return WRITTEN
     taken = set(had)
-    fresh = [d for d in dict.fromkeys(draw_for_seed(seed, attempt) for attempt in range(20)) if d not in taken]
-    if not taken or len(fresh) == 1:
+    computed: dict[int, dict[str, float] | None] = {}
+
+    def numbers(draw: int) -> dict[str, float] | None:   # None: a draw no attempt may get
+        if draw not in computed:
+            computed[draw] = usable_numbers(drill, draw)
+        return computed[draw]
+
+    wanted = _RETAKE_CANDIDATES if taken else 1
+    fresh: list[int] = []
+    for draw in seed_draws(seed):
+        if draw not in taken and draw not in fresh and numbers(draw) is not None:
+            fresh.append(draw)
+            if len(fresh) == wanted:
+                break
+    if not fresh:   # no draw of this seed keeps the conditions: the written numbers do (the rules check them)
+        return WRITTEN
+    if len(fresh) == 1:
         return fresh[0]
     # A retake: of its first few fresh draws, the one that repeats fewest of the truths the candidate already
     # saw (a new draw of the givens can still land on an old answer, e.g. 2,000 x 0.7 = 2,800 x 0.5).
-    seen = [_truths(drill, d) for d in sorted(taken)[-_COMPARED_RETAKES:]]
+    asked = {q.id for q in drill.all_questions() if getattr(q, "kind", "") == "numeric" and getattr(q, "answer", None)}
+    seen = [_truths(drill, d, asked) for d in sorted(taken)[-_COMPARED_RETAKES:]]
 
     def repeats(draw: int) -> int:
-        mine = _truths(drill, draw)
+        mine = {q: v for q, v in (numbers(draw) or {}).items() if q in asked}
         return sum(1 for q, v in mine.items() if any(old.get(q) == v for old in seen))
 
-    return min(fresh[:_RETAKE_CANDIDATES], key=repeats)   # min keeps the earliest of equals: deterministic
+    return min(fresh, key=repeats)   # min keeps the earliest of equals: deterministic
 
 
-def _truths(drill: Drill, draw: int) -> dict[str, float]:
+def _truths(drill: Drill, draw: int, asked: set[str]) -> dict[str, float]:
     """The formula-graded numeric truths of `draw` (empty when the draw cannot be computed)."""
-    asked = {q.id for q in drill.all_questions() if getattr(q, "kind", "") == "numeric" and getattr(q, "answer", None)}
     try:
         values, _ = variant_values(drill, draw)
     except Exception:   # a draw the loader would refuse anyway: it simply counts as repeating nothing

@@ -17,6 +17,7 @@ from ui.drill.reveal import render_part
 from ui.drill.review import schedule_after_finish
 from ui.drill.rubric import render_self_score
 from ui.frame import require_frame
+from ui.lms import queue_grade
 
 require_frame()
 
@@ -87,6 +88,7 @@ if current == SCORE_STEP:
         confirmed = st.checkbox("Finish anyway", key=keys.FINISH_ANYWAY)
     if attempt.finished_at is None and st.button("Finish and see results", type="primary", disabled=not confirmed):
         store.finish(attempt.id)
+        queue_grade(view)   # for the LMS whose launch asked for a grade (LTI AGS), if one did
         schedule_after_finish(view)   # what it missed comes back on the review page
         st.switch_page("pages/results.py", query_params={keys.ATTEMPT_TOKEN: attempt.token})
     if not complete and attempt.finished_at is None:

@@ -11,6 +11,7 @@ from drills.timebox import clock_for, format_duration
 from ui import keys
 from ui.context import get_catalogue, get_store, now, remember_attempt
 from ui.frame import require_frame
+from ui.lms import open_linked_drill
 from ui.identity import go_back_after_sign_in
 from ui.drill.catalogue import drill_card, drill_filter, suggest_next
 from ui.drill.start import start as start_attempt, start_at_once, who_are_you
@@ -35,6 +36,7 @@ for error in catalogue.errors:
 
 st.header("Who are you?")
 visitor = who_are_you(store)
+open_linked_drill(store)   # a learner's LMS link that names a drill opens it (LTI), once per launch
 
 st.header("Drills")
 if not catalogue.drills:

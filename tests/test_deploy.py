@@ -69,10 +69,10 @@ def test_configs_for_other_hosts_are_written_and_nginx_accepts_them(tmp_path):
     assert "[program:app-1]" in conf and "[program:app-2]" in conf and "[program:nginx]" not in conf
     assert "--server.address 0.0.0.0" in conf and 'FAULTLINES_DB="postgresql://fl@db.internal/fl"' in conf
     assert "autorestart=true" in conf
-    # the watchdog asks each app on its own address every TICK_5, never through nginx
+    # the watchdog asks each app on its own address (its own loop, every second), never through nginx
     assert "[eventlistener:watchdog]" in conf and "events=TICK_5" in conf
     assert "deploy.watchdog app-1=http://127.0.0.1:8501 app-2=http://127.0.0.1:8502" in conf
-    assert "--server.websocketPingInterval 5" in conf
+    assert "--server.websocketPingInterval 20" in conf
 
     proxy_host = tmp_path / "proxy-host"
     run_dir = tmp_path / "proxy-run"
@@ -85,8 +85,8 @@ def test_configs_for_other_hosts_are_written_and_nginx_accepts_them(tmp_path):
     nginx_conf = (proxy_host / "nginx.conf").read_text()
     assert "server 127.0.0.1:8502 max_fails=1" in nginx_conf and "proxy_next_upstream error" in nginx_conf
     stream = nginx_conf.split("location = /_stcore/stream {", 1)[1].split("}", 1)[0]
-    # a websocket silent for 15 s is a hung process's (the app pings every 5 s); no hour-long read left anywhere
-    assert "proxy_read_timeout 15s;" in stream and "proxy_next_upstream error timeout" in stream
+    # a websocket silent for 45 s is a hung process's (the app pings every 20 s); no hour-long read left anywhere
+    assert "proxy_read_timeout 45s;" in stream and "proxy_next_upstream error timeout" in stream
     assert "1h" not in nginx_conf and "proxy_read_timeout 10s;" in nginx_conf
     check = subprocess.run([NGINX, "-t", "-p", f"{run_dir}/", "-c", str(proxy_host / "nginx.conf"),
                             "-e", str(run_dir / "error.log")], capture_output=True, text=True, timeout=30)
@@ -105,9 +105,9 @@ class _Apps:
     def info(self, name):
         return {"statename": "RUNNING", "pid": self.pids[name], "start": self.started[name]}
 
-    def probe(self, url):
+    def probe(self, url, wait):
         self.probes += 1
-        self.clock.now += 0.01 if url not in self.hung else 2.0   # a hung one costs the probe's whole timeout
+        self.clock.now += 0.01 if url not in self.hung else wait   # a hung one costs the probe's whole wait
         return url not in self.hung
 
     def kill(self, pid):
@@ -143,12 +143,72 @@ def test_the_watchdog_kills_an_app_that_stops_answering_for_a_few_seconds_and_on
     assert 4 <= verdict.unanswered_s < 10, "a few seconds unanswered, not one missed probe"
 
 
+def test_a_hang_is_acted_on_within_4_s_of_the_last_answer_when_ticks_come_each_second():
+    """Ticked every second (the watchdog's own loop), a process that stops answering between two ticks is
+    killed 4 s after its last answer, whatever the phase: its candidates see their connection go within 5 s of
+    the hang, not up to a TICK_5 plus 4 s later."""
+    for hung_after_s in (0.05, 0.5, 0.95):
+        clock = _Clock()
+        apps = _Apps(clock)
+        watch = _watch(apps, clock)
+        watch.answered = {101, 102}
+        first_tick = clock.now
+        watch.tick()                            # both answer
+        clock.now = first_tick + hung_after_s   # the hang, before the next tick
+        apps.hung.add("http://a2")
+        hung_at = clock.now
+        clock.now = first_tick + 1.0            # the next tick, a second after the last
+        (verdict,) = watch.tick()
+        assert apps.kills == [102]
+        assert clock.now - hung_at <= 4.0, (hung_after_s, clock.now - hung_at)
+        assert 4.0 <= verdict.unanswered_s <= 4.0 + 0.25, verdict.unanswered_s
+
+
+def test_a_watchdog_held_up_itself_does_not_kill_on_one_missed_probe():
+    """If the ticks stop for a while (the watchdog starved), the next one counts at most a tick of old silence."""
+    clock = _Clock()
+    apps = _Apps(clock)
+    watch = _watch(apps, clock)
+    watch.answered = {101, 102}
+    watch.tick()
+    clock.now += 30.0   # no tick for 30 s
+    missed = iter([False, True])   # then app-2 misses one probe and answers the next
+    answers = apps.probe
+    apps.probe = lambda url, wait: (clock.sleep(wait), next(missed))[1] if url == "http://a2" else answers(url, wait)
+    assert watch.tick() == [] and apps.kills == []
+
+
+def test_an_app_that_does_not_answer_but_keeps_working_is_given_15_s_and_a_stopped_one_4_s():
+    """A class arriving at once on a loaded machine can hold a health answer for seconds: a process still using
+    the CPU is busy, not hung, and is killed only after 15 s unanswered; one using none (SIGSTOP, a deadlock)
+    goes at 4 s. The CPU is read from the test's own counter."""
+    for working, killed_after in ((True, 15.0), (False, 4.0)):
+        clock = _Clock()
+        apps = _Apps(clock)
+        used = {"s": 10.0}
+
+        def cpu(pid, clock=clock, used=used, working=working):
+            if working:
+                used["s"] = 10.0 + 0.3 * (clock.now - 1000.0)   # 30 % of a core, as on a busy machine
+            return used["s"]
+
+        watch = _watch(apps, clock)
+        watch.cpu = cpu
+        watch.answered = {101, 102}
+        watch.tick()
+        last_answer = clock.now
+        apps.hung.add("http://a2")
+        (verdict,) = watch.tick()
+        assert apps.kills == [102]
+        assert killed_after <= clock.now - last_answer <= killed_after + 0.5, (working, clock.now - last_answer)
+
+
 def test_one_missed_health_check_is_not_a_hang():
     clock = _Clock()
     apps = _Apps(clock)
     missed = iter([False, True])   # app-2 misses one probe (its full timeout), then answers
     answers = apps.probe
-    apps.probe = lambda url: (clock.sleep(2.0), next(missed))[1] if url == "http://a2" else answers(url)
+    apps.probe = lambda url, wait: (clock.sleep(wait), next(missed))[1] if url == "http://a2" else answers(url, wait)
     watch = _watch(apps, clock)
     watch.answered = {101, 102}
     assert watch.tick() == [] and apps.kills == []

@@ -311,6 +311,48 @@ def test_free_tenants_shed_on_an_ordinary_day_is_found_until_the_cap_is_drawn_jo
     assert _found("conditions", CATALOGUE.drills["one_tenant"].drill, 500) == []
 
 
+def test_free_tenants_shed_on_an_ordinary_day_is_found_with_no_condition_declared():
+    # One Tenant as it stood: the cap drawn apart from the daily volume and no holds: at all. No sentence compares
+    # the two; "Normal spend" is a row of the sizing table, "Shed by plan: Free at 80%" a row of Break 3's.
+    old = _drill(ONE, (', when: ["spend_cap * free_shed_pct / 100 > jobs_per_day * cost_per_job_a"]', ""),
+                 ('        holds: ["free_shed_at > daily_spend"]\n', ""))
+    found = {f.message.split(" is a limit and ")[0]: f for f in _found("limits", old, 48)}
+    assert {"free_shed_at", "pro_shed_at", "spend_cap"} <= set(found), _messages(found.values())
+    shed = found["free_shed_at"]
+    assert shed.loc[0] == "derived" and "daily_spend an ordinary level of the same $/day" in shed.message
+    assert "as written free_shed_at > daily_spend (6400 against 5000)" in shed.message
+    drawn = shed.message.split("so that draw")[0].rsplit("(", 1)[1]   # "5600 against 6000), "
+    limit, level = (float(n) for n in re.findall(r"[\d.]+", drawn))
+    assert limit <= level, shed.message
+    assert 'holds: ["free_shed_at > daily_spend"]' in shed.message
+    # Declaring the relation hands it to the conditions rule, which names the draw that breaks it.
+    declared = _drill(ONE, (', when: ["spend_cap * free_shed_pct / 100 > jobs_per_day * cost_per_job_a"]', ""))
+    assert "free_shed_at" not in {f.message.split(" is a limit")[0] for f in _found("limits", declared, 48)}
+    assert _found("conditions", declared, 48)
+    assert _found("limits", CATALOGUE.drills["one_tenant"].drill, 48) == []
+
+
+def test_a_retry_storm_that_stays_under_the_partners_limit_is_found():
+    # Found by the limits rule on Retry Chain: 250 searches/s × 3³ attempts is 6,750 calls/s, under a drawn 7,500.
+    old = _drill((CONTENT_DIR / "retry_chain.yaml").read_text(encoding="utf-8"),
+                 (', when: ["user_rate * per_request > partner_limit"]', ""),
+                 ('        holds: ["e_peak_calls > partner_limit"]\n', ""))
+    [finding] = _found("limits", old, 500)
+    assert finding.message.startswith("partner_limit is a limit and e_peak_calls an ordinary level of the same "
+                                      "calls/s: as written partner_limit < e_peak_calls (5000 against 25600)")
+    assert _found("limits", CATALOGUE.drills["retry_chain"].drill, 500) == []
+
+
+def test_shares_of_different_wholes_are_not_read_as_a_limit_and_its_level():
+    # Break 3's "Free at 80%" of the cap and the 77% of a peak hour that is new money are both %, and swap order
+    # across draws, but one is a share of the cap and the other of an hour's spend.
+    drill = CATALOGUE.drills["one_tenant"].drill
+    subject = lint.Subject(drill, "one_tenant", 48)
+    runs = [v for _, v, failures in subject.drawn if not failures]
+    assert {v["free_shed_pct"] > v["b3_excess_share"] for v in runs} == {True, False}
+    assert _found("limits", drill, 48) == []
+
+
 def test_a_batch_that_only_meets_the_tenants_rate_is_not_said_to_clear_it():
     # Before: min_batch = ceil(hot_rate / (1000 / write_ms)), which at 250 units/s and 12 ms is 3: 3 × 1000/12 = 250.
     old = _drill(HOT, ("expr: floor(hot_rate * write_ms / 1000) + 1,", "expr: ceil(hot_rate / (1000 / write_ms)),"))

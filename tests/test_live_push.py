@@ -8,6 +8,7 @@ instructor's moves go through the store as the console's buttons do.
 from __future__ import annotations
 
 import asyncio
+import math
 
 import pytest
 
@@ -210,6 +211,66 @@ async def _close_seen(url: str, database: str, *, timers: bool) -> tuple[tuple[s
         if seat.session is not None:
             await seat.session.close()
         store.close()
+
+
+async def _close_after_a_lost_draw(url: str, database: str) -> tuple[float, list[tuple[str, ...]], bool]:
+    """A seat (its tick on) whose browser loses every element of the first run after the Close, as a pushed run
+    the server finished but never delivered would: (its tick interval, the fragment runs after the Close up to
+    the one that drew the room's answers, whether one did)."""
+    import time
+
+    from bench.bench_live_ws import MAX_TIMER_S, Seat, _shows
+    from drills.backends import open_store
+
+    class LosesOneDraw(Seat):
+        armed = False
+
+        def _read(self, raw: bytes) -> bool:
+            if self.armed:
+                from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+                forward = ForwardMsg()
+                forward.ParseFromString(raw)
+                if forward.WhichOneof("type") == "delta":
+                    return False   # lost on the way
+                if forward.WhichOneof("type") == "script_finished":
+                    self.armed = False
+            return super()._read(raw)
+
+    store = open_store(database)
+    questions = live.questions_in_order(ScopedDrills(load_catalogue().drills)[DRILL])
+    seat = LosesOneDraw(url, 1, timers=True)
+    try:
+        opened = await _locked_in_an_open_question(store, seat, questions)
+        every = min(v for v in seat.session.auto_reruns.values() if v <= MAX_TIMER_S)
+        seat.armed = True
+        closed = time.monotonic()
+        store.live_move(opened.id, CLOSE, seen_version=opened.version, questions=questions, actor="prof")
+        stop = asyncio.Event()
+        asyncio.get_running_loop().call_later(BUDGET_S, stop.set)
+        found = await seat.follow_until(lambda x: _shows(x, "1 guess of 2"), stop)
+        return every, [fragments for at, fragments, _ in seat.runs if at >= closed], found is not None
+    finally:
+        if seat.session is not None:
+            await seat.session.close()
+        store.close()
+
+
+def test_on_postgresql_a_pushed_close_lost_on_the_way_is_drawn_again_at_the_seats_next_tick(tmp_path, pg_url):
+    """The server pushed the Close and drew it, but the browser never got the elements: nothing on the server can
+    see that, so the seat's tick, finding the room moved since it last looked, draws the part once more."""
+    server = _serve(tmp_path, pg_url)
+    try:
+        every, runs, shown = run_blocking(_close_after_a_lost_draw(server.url, pg_url))
+    finally:
+        server.stop()
+    assert shown, f"the page never drew the Close after losing its pushed draw: runs {runs}"
+    tick = runs[-2]   # the run just before the one that drew the Close: the tick that asked for it
+    ticks = [r for r in runs if r == tick]
+    # A draw 2 s old is drawn again (not a fresher one: the room is still drawing it): at the first tick after
+    # that, so within 2 s / the tick interval + 1 ticks, counted, not timed.
+    assert 1 <= len(ticks) <= math.ceil(2.0 / every) + 1, \
+        f"the lost draw, then the seat's tick (every {every} s) draws it again: {runs}"
 
 
 def _serve(tmp_path, database: str):

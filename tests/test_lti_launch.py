@@ -17,30 +17,17 @@ from deploy.lti.app import create_app
 from deploy.lti.keys import add_key, key_set
 from deploy.lti.settings import SettingsError, load_settings
 from drills.backends import open_store
+from tests.lti_lms import Clock, tool_key  # noqa: F401 - the shared fixture
 from tests.lti_platform import CLAIM, Platform, new_key
 
 INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
 
-
-class Clock:
-    def __init__(self, now: float = 1_800_000_000.0):
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture(scope="module")
 def lms():
     with Platform() as platform:
         yield platform
-
-
-@pytest.fixture(scope="module")
-def tool_key(tmp_path_factory):
-    """One tool key made per module (RSA generation is the slow part), copied into each test's key folder."""
-    folder = tmp_path_factory.mktemp("tool-key")
-    return folder / f"{add_key(folder, now=1_700_000_000)}.pem"
 
 
 @pytest.fixture(scope="module")

@@ -122,6 +122,21 @@ def test_a_review_asks_in_fresh_numbers_for_the_question():
     assert review.fresh_variant(ONE, fixed, 3, "x") != 3
 
 
+def test_a_review_never_asks_in_a_draw_that_breaks_a_holds_condition(monkeypatch):
+    """The draw a review would have taken first is refused when its numbers break a holds: of the text (here
+    made to, by refusing that one draw); the review asks in another, still fresh and still the same per salt."""
+    from drills import variants
+
+    question = ONE.drill.question("daily_spend")
+    first = review.fresh_variant(ONE, question, 0, "salt-holds")
+    real = variants.usable_numbers
+    monkeypatch.setattr(review, "usable_numbers", lambda drill, draw: None if draw == first else real(drill, draw))
+    other = review.fresh_variant(ONE, question, 0, "salt-holds")
+    assert other not in (first, 0)
+    assert in_variant(ONE, other).values["daily_spend"] != ONE.values["daily_spend"]
+    assert other == review.fresh_variant(ONE, question, 0, "salt-holds")
+
+
 def test_the_givens_shown_are_those_the_answer_reaches_through_derived_values():
     shown = review.givens_for(ONE, ONE.drill.question("calls_per_s"))   # peak_rate * job_seconds / call_s
     assert [g.name for g in shown] == ["peak_rate", "calls_per_job", "call_s"]

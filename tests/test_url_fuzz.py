@@ -6,6 +6,8 @@ declared page with every parameter it reads, and every widget key it binds to th
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from sims.platform import SCENARIOS
@@ -19,9 +21,8 @@ from ui.sims.hot_shard_tabs import CELEBRITY, SHUFFLE, TENANTS
 from ui.sims.pins import pin_param
 from ui.sims.platform_page import sim_tab
 
-PAGES = ["pages/home.py", "pages/drill.py", "pages/results.py", "pages/history.py", "pages/review.py",
-         "pages/live.py", "pages/sim_hot_shard.py", "pages/sim_concurrency_pool.py", "pages/sim_retry_storm.py",
-         "pages/sim_platform.py", "pages/hot_tenant.py", "pages/pg_lab.py", "pages/instructor.py"]
+# Every page there is, the library drills' simulation pages and any page added later included.
+PAGES = sorted(f"pages/{page.name}" for page in (Path(__file__).resolve().parent.parent / "pages").glob("*.py"))
 SIM_TABS = [CELEBRITY.name, TENANTS.name, SHUFFLE.name, "concurrency_pool.pool_limit", "concurrency_pool.fanout",
             "retry_storm.sync", "retry_storm.jitter", *(sim_tab(scenario).name for scenario in SCENARIOS)]
 # the parameters pages read by hand; the bound widgets' keys are found by opening each page
@@ -81,3 +82,9 @@ def test_usable_values_are_left_alone():
         assert refused(name, value) is None, (name, value)
     for value in ("9" * 16, "1e309", "nan", "-Infinity", "a\x00b", "x" * 2_001):
         assert refused("live", value) is not None, value
+
+
+def test_the_fuzz_opens_every_page_the_app_serves():
+    """The page list is every file under pages/ (the three library simulation pages were once left out)."""
+    assert {"pages/sim_cache_stampede.py", "pages/sim_leases.py", "pages/sim_retry_chain.py",
+            "pages/sim_platform.py", "pages/drill.py", "pages/instructor.py"} <= set(PAGES)

@@ -16,19 +16,24 @@ import requests
 from flask import Flask, jsonify, request
 from pylti1p3.contrib.flask import FlaskMessageLaunch, FlaskOIDCLogin, FlaskRequest
 from pylti1p3.exception import LtiException
+from pylti1p3.service_connector import ServiceConnector
 from pylti1p3.tool_config import ToolConfDict
 
+from deploy.lti import deep_link
 from deploy.lti.keys import key_set, public_pem, signing_key, write_once
 from deploy.lti.settings import LtiSettings, load_settings
+from drills.scope import FULL, scoped_id
 
 LIS = "http://purl.imsglobal.org/vocab/lis/v2/membership#"
 TEACHING_ROLES = {LIS + "Instructor", LIS + "Administrator", LIS + "ContentDeveloper",
                   LIS + "Instructor#TeachingAssistant"}
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
+DL_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
+NRPS_CLAIM = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
 HTTP_TIMEOUT_S = 10.0   # every call the tool makes to a platform (its key set, its token and service URLs)
 
 
-class _BoundedSession(requests.Session):
+class BoundedSession(requests.Session):
     """The HTTP session pylti1p3 calls platforms with, given a timeout it does not set itself."""
 
     def request(self, method, url, **kwargs):
@@ -67,11 +72,36 @@ def tool_config(settings: LtiSettings) -> ToolConfDict:
     return conf
 
 
+class Connectors:
+    """pylti1p3 service connectors (each holding its access tokens) by platform and client, for one pass of the
+    LMS worker; None for a registration the settings lack."""
+
+    def __init__(self, settings: LtiSettings):
+        self._conf = tool_config(settings)
+        self._made: dict[tuple[str, str], ServiceConnector] = {}
+
+    def get(self, issuer: str, client_id: str) -> ServiceConnector | None:
+        if (issuer, client_id) not in self._made:
+            registration = self._conf.find_registration_by_params(issuer, client_id)
+            if registration is None:
+                return None
+            self._made[(issuer, client_id)] = ServiceConnector(registration, requests_session=BoundedSession())
+        return self._made[(issuer, client_id)]
+
+    def forget(self, issuer: str, client_id: str) -> None:
+        """Drop a connector after a failure, so its token is asked for afresh next time."""
+        self._made.pop((issuer, client_id), None)
+
+
 def launch_record(data: dict) -> dict:
     """What the app needs from a validated launch: who, in which course, in which role, for which link."""
     roles = data.get(CLAIM + "roles") or []
     context = data.get(CLAIM + "context") or {}
     link = data.get(CLAIM + "resource_link") or {}
+    custom = {str(k): str(v) for k, v in (data.get(CLAIM + "custom") or {}).items()}
+    scope = custom.get("scope") or FULL
+    # The attempts a graded link is for: the drill it names, cut to its scope (a live room takes it whole).
+    drill_id = scoped_id(custom["drill"], FULL if scope == deep_link.LIVE else scope) if custom.get("drill") else ""
     endpoint = data.get("https://purl.imsglobal.org/spec/lti-ags/claim/endpoint") or {}
     return {
         "issuer": data["iss"], "client_id": data["aud"] if isinstance(data["aud"], str) else data["azp"],
@@ -80,8 +110,10 @@ def launch_record(data: dict) -> dict:
         "context_id": str(context.get("id") or ""), "context_title": str(context.get("title") or ""),
         "instructor": any(role in TEACHING_ROLES for role in roles),
         "resource_link_id": str(link.get("id") or ""),
-        "custom": {str(k): str(v) for k, v in (data.get(CLAIM + "custom") or {}).items()},
+        "custom": custom, "drill_id": drill_id,
         "lineitem": str(endpoint.get("lineitem") or ""),
+        "ags_scopes": [str(s) for s in endpoint.get("scope") or []],
+        "nrps_url": str((data.get(NRPS_CLAIM) or {}).get("context_memberships_url") or ""),
     }
 
 
@@ -121,7 +153,7 @@ def create_app(settings: LtiSettings | None = None, store=None) -> Flask:
     @app.post("/lti/launch")
     def launch():
         try:
-            message = FlaskMessageLaunch(lti_request(), tool_config(settings), requests_session=_BoundedSession())
+            message = FlaskMessageLaunch(lti_request(), tool_config(settings), requests_session=BoundedSession())
             data = message.get_launch_data()
         except LtiException as error:
             again = html.escape(settings.tool_url)
@@ -131,10 +163,21 @@ def create_app(settings: LtiSettings | None = None, store=None) -> Flask:
                          f"(<a href='{again}' target=_blank rel=noopener>the tool</a>).</p>")
         if not store.use_lti_nonce(data["iss"], str(data.get("nonce") or ""), float(data["exp"])):
             return _page(400, "The LMS launch was refused", "<p>This launch has already been used.</p>")
+        if message.is_deep_link_launch():
+            record = launch_record(data)
+            if not record["instructor"]:
+                return _page(403, "Only a course's instructors add Fault Lines to it", "")
+            return _page(200, "Add a Fault Lines drill to the course",
+                         deep_link.picker_page(record, data[DL_CLAIM], settings.tool_url))
         code = store.issue_launch_code(launch_record(data))
         target = html.escape(settings.app_url.rstrip("/") + "/?" + urlencode({"lti": code}))
         return _page(200, "Fault Lines", f"<p><a id=continue href='{target}'>Continue here</a> or "
                                          f"<a id=newtab href='{target}' target=_blank rel=noopener>open in a new "
                                          f"tab</a> (the link works once, within a minute).</p>")
+
+    @app.post("/lti/deep_link")
+    def deep_link_answer():
+        body, status = deep_link.answer(tool_config(settings), settings.launch_url)
+        return _page(status, "Fault Lines", body)
 
     return app

@@ -133,6 +133,21 @@ def rule_conditions(drill: Drill, written: Mapping[str, float], drawn: Sequence[
                 break
 
 
+def broken_holds(drill: Drill, values: Mapping[str, float]) -> str | None:
+    """The first `holds:` condition of the drill these values break, checked as rule_conditions checks it
+    (simulation answers stand in); None when every one holds. One that cannot be evaluated here (it names a
+    question a scoped drill left out, or is no comparison) is the rules' to report, not a break."""
+    check = stand_ins(drill, values)
+    for holder in holders(drill):
+        for condition in holder.holds:
+            try:
+                if not condition_holds(condition, check):
+                    return condition
+            except FormulaError:
+                continue
+    return None
+
+
 def rule_comparisons(drill: Drill) -> Iterator[Finding]:
     """A sentence that compares two figures it names ("more than", "below", "clears", "at least", "both",
     "N× the") must declare the condition it relies on beside it (`holds:`), naming one of those figures;
@@ -192,5 +207,5 @@ register("number_formats", 190, lambda s: rule_number_formats(s.drill, s.values,
          lambda d: (vary_rate(d), the_break(d)["reveal"][0].update(text="That is **{per_window:.0f} jobs**.")),
          needs_draws=True)
 
-__all__ = ["COMPARISON", "Holder", "holders", "joint_conditions", "rule_comparisons", "rule_conditions",
+__all__ = ["COMPARISON", "Holder", "broken_holds", "holders", "joint_conditions", "rule_comparisons", "rule_conditions",
            "rule_number_formats", "sentences"]

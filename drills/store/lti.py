@@ -12,7 +12,8 @@ import secrets
 from dataclasses import dataclass
 
 from drills.store.accounts import AccessRefused, Account
-from drills.store.contract import StorePart
+from drills.store.lti_grades import LtiGradesStore
+from drills.store.lti_roster import LtiRosterStore
 
 CODE_LIFETIME_S = 60.0   # how long a launch code may wait to be redeemed
 
@@ -33,10 +34,14 @@ class LtiVisit:
     account: Account
     cohort: str
     instructor: bool
+    drill_id: str = ""     # the (scoped) drill the LMS link names, '' when it names none
+    live: bool = False     # the link is to a live room of that drill, run by the class's instructor
+    key: str = ""          # this launch's own mark, so the page acts on each launch once
 
 
-class LtiStore(StorePart):
-    """Nonces of accepted launches, and launch codes (hashed, single use, short lived)."""
+class LtiStore(LtiGradesStore, LtiRosterStore):
+    """Nonces of accepted launches, and launch codes (hashed, single use, short lived); the grade outbox
+    (drills.store.lti_grades) and course rosters (drills.store.lti_roster)."""
 
     def use_lti_nonce(self, issuer: str, nonce: str, expires_at: float) -> bool:
         """Record a launch's nonce: True the first time, False if any process has already accepted it."""
@@ -85,6 +90,7 @@ class LtiStore(StorePart):
                                  {"platform": key[0], "context_id": key[1]})
             row = self._one("SELECT cohort FROM lti_classes WHERE platform = ? AND context_id = ?", key)
         cohort = row[0]
+        self.set_lti_roster_source(cohort, key[0], launch)
         instructor = bool(launch.get("instructor"))
         if instructor and account.email:
             with self._transaction() as cur:
@@ -93,7 +99,9 @@ class LtiStore(StorePart):
         elif not instructor:
             name = " ".join(str(launch.get("name") or "").split())[:60] or f"learner {account.id}"
             try:
-                self.account_candidate(account, cohort, name)
+                candidate = self.account_candidate(account, cohort, name)
             except AccessRefused:   # two people of the course share a name: the later one is told apart
-                self.account_candidate(account, cohort, f"{name} ({account.id})")
-        return LtiVisit(account, cohort, instructor)
+                candidate = self.account_candidate(account, cohort, f"{name} ({account.id})")
+            self.set_lti_grade_target(candidate.id, launch)
+        return LtiVisit(account, cohort, instructor, str(launch.get("drill_id") or ""),
+                        (launch.get("custom") or {}).get("scope") == "live", secrets.token_hex(8))

@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterable
 from typing import Union
 
 from drills.store.accounts import handle_key
+from drills.store.lti_grades import LTI_GRADES_MIGRATION
+from drills.store.lti_roster import LTI_ROSTER_MIGRATION
 
 # A migration is DuckDB SQL, or a function of a cursor for what SQL cannot say in both backends (NFKC).
 Migration = Union[str, Callable[[object], None]]
@@ -346,6 +348,9 @@ MIGRATIONS: tuple[tuple[int, Migration], ...] = (
         PRIMARY KEY (platform, context_id)
     );
     """),
+    # LTI grade passback: grade targets and the outbox (its SQL beside the code that uses it).
+    (41, LTI_GRADES_MIGRATION),
+    (42, LTI_ROSTER_MIGRATION),   # LTI rosters: each class's NRPS source and members (drills.store.lti_roster)
     # The graded seed of each attempt of a drill with simulation questions (drills.store.graded_seeds): drawn
     # when the attempt starts, written once, so a reload or a restart grades against the same runs. Attempts
     # from before were graded against seed 0, and keep it.

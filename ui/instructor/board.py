@@ -25,13 +25,13 @@ from drills.store import AttemptStore
 from drills.timebox import clock_for, format_duration, format_utc
 from drills.variants import label as variant_label
 from ui.instructor import across as instructor_across
-from ui.instructor import figures
+from ui.instructor import figures, roster
 from ui.instructor import gap as instructor_gap
 from ui.instructor import integrity as instructor_integrity
 from ui.instructor import items as instructor_items
 from ui.instructor import replay as instructor_replay
 from ui.instructor import times as instructor_time
-from ui import keys
+from ui import keys, lms
 from ui.safe import escape_markdown
 from ui.drill.attempt_view import AttemptView, sim_truths_of
 from ui.context import get_catalogue, get_store, now
@@ -485,6 +485,7 @@ def render_rubric(board: Board, view: AttemptView) -> None:
         except InputError as problem:
             st.error(str(problem), icon=":material/warning:")
         else:
+            lms.queue_grade(view)   # the LMS that launched this attempt gets the marked grade
             st.session_state[FLASH] = f"Override saved for {drill.skill(skill_id).name}."
             st.rerun()
     overrides = override_history(history)
@@ -564,6 +565,7 @@ def render_board(instructor: str, allowed: list[str] | None = None) -> None:
         return
     loaded, filters = chosen
     board = Board(store, loaded, filters, instructor)
+    roster.render_roster(board)   # for a class an LMS launched into: its learners who have not started
     if aggregates.date_bounds(store, filters.drill_id) is None:
         st.info("No attempts at this drill yet. Share the catalogue with your candidates, or fill a demo cohort "
                 "to see a populated board:")

@@ -31,6 +31,7 @@ class RoomPages:
         self._rooms: dict[int, dict[str, tuple[FragmentPage, int]]] = {}
         self._asked: dict[tuple[int, str], tuple[int, float, int]] = {}   # pushed, not drawn: (step, when, tries)
         self._lost: set[str] = set()   # browser sessions a push could not reach: their pages poll
+        self._drawn_at: dict[tuple[int, str], float] = {}   # (room, browser session) -> when its part last drew
 
     def drew(self, room: int, page: FragmentPage | None, step: int) -> None:
         """`page` (None outside a server's fragment: nothing to push to) has just drawn `room` at `step`."""
@@ -38,6 +39,7 @@ class RoomPages:
             return
         with self._lock:
             self._rooms.setdefault(room, {})[page.session_id] = (page, step)
+            self._drawn_at[(room, page.session_id)] = self._clock()
             asked = self._asked.get((room, page.session_id))
             if asked is not None and asked[0] == step:
                 del self._asked[(room, page.session_id)]
@@ -110,6 +112,12 @@ class RoomPages:
         """Whether a push to that page is under way (pushed, not drawn, not yet given up on)."""
         with self._lock:
             return (room, session_id) in self._asked
+
+    def drawn_for(self, room: int, session_id: str) -> float:
+        """Seconds since that page's room part last drew (infinite when it never did here)."""
+        with self._lock:
+            at = self._drawn_at.get((room, session_id))
+        return float("inf") if at is None else self._clock() - at
 
     def lose(self, session_id: str) -> None:
         """A push did not reach that page: it polls from now on."""

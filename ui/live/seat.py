@@ -34,6 +34,8 @@ LIVE_ASKED = K("asked")   # (session, step) this page's tick last asked its room
 LIVE_DREW = K("drew")   # (session, step) a candidate's room part last drew, and its fragment (ui.runtime.fragment_push)
 LIVE_REPORTED = K("reported")   # (session, question) lock-ins this session has told the room of
 LIVE_BEAT = K("beat")   # when this page last told the store its seat is still here (store clock)
+REDRAW_AFTER_S = 2.0   # a move's draw this old is drawn once more by the seat's tick (a lost draw's safety net)
+LIVE_TICK_SAW = K("tick_saw")   # (session, step) the room was at when this page's tick last looked
 
 CLOSED_UNANSWERED = "This question closed before you locked in."   # a seat with no answer counted by the close
 
@@ -253,12 +255,25 @@ def _seat_tick(session_id: int, seat) -> None:
             st.session_state[LIVE_BEAT] = now_s   # the tick nearest HEARTBEAT_S after the last beat
             store.live_heartbeat(session_id, seat.candidate_id)
         if not fragment_run():
+            st.session_state[LIVE_TICK_SAW] = (session_id, drew[1])   # the page's own run drew the part with it
             return   # drawn inline in the page's own run, just after the part: nothing can be missed yet
         if pushed and not registry.pushes(store, page.session_id):
             st.rerun(scope="app")   # the push stopped (the listener lost its connection, a push failed): poll now
         step = registry.room_version(store, session_id)[0]
+        saw = st.session_state.get(LIVE_TICK_SAW)
         if step == drew[1]:
+            if page is not None and saw is not None and saw[0] == session_id and saw[1] != step:
+                # The room moved since this tick last looked, and the part drew the move in a run of its own (pushed
+                # by the listener, or asked for by a tick). A run the server finished can still fail to reach the
+                # browser (the bench's 200-seat room lost 2 of 200 so, with nothing left to notice it): the part
+                # is drawn once more, so a lost draw costs the seat a tick or two, never the move. Not while the
+                # move is fresh: the room's pages are still drawing it then, and a second draw would slow theirs.
+                if registry.pages(store.path).drawn_for(session_id, page.session_id) < REDRAW_AFTER_S:
+                    return   # looked at again on the next tick
+                fragment_push.rerun(page)
+            st.session_state[LIVE_TICK_SAW] = (session_id, step)
             return
+        st.session_state[LIVE_TICK_SAW] = (session_id, step)
         if pushed:
             pages = registry.pages(store.path)
             if pages.in_flight(session_id, page.session_id):
