@@ -7,6 +7,23 @@ from collections.abc import Iterable
 from drills.store.contract import StorePart
 
 
+# The graded seed of each attempt of a drill with simulation questions: drawn when the attempt starts, written
+# once, so a reload or a restart grades against the same runs. Attempts from before were graded against seed 0,
+# and keep it.
+GRADED_SEEDS_MIGRATION = """
+    CREATE TABLE graded_seeds (
+        attempt_id BIGINT PRIMARY KEY,
+        seed BIGINT NOT NULL
+    );
+    INSERT INTO graded_seeds (attempt_id, seed) SELECT id, 0 FROM attempts;
+    """
+# Derived: a grading key (drills.reports.grading_key) holds one set of rows per (variant, graded seed) its
+# attempts drew, and answers meet the rows of theirs.
+GRADING_KEY_SEEDS_MIGRATION = """
+    ALTER TABLE grading_keys ADD COLUMN graded_seed BIGINT NOT NULL DEFAULT 0;
+    """
+
+
 class GradedSeedStore(StorePart):
     """The graded_seeds table (migration 46): one row per attempt, never changed once written."""
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Union
 
 from drills.store.accounts import handle_key
+from drills.store.graded_seeds import GRADED_SEEDS_MIGRATION, GRADING_KEY_SEEDS_MIGRATION
 from drills.store.lti_grades import LTI_GRADES_MIGRATION
 from drills.store.lti_roster import LTI_ROSTER_MIGRATION
 
@@ -351,20 +352,8 @@ MIGRATIONS: tuple[tuple[int, Migration], ...] = (
     # LTI grade passback: grade targets and the outbox (its SQL beside the code that uses it).
     (41, LTI_GRADES_MIGRATION),
     (42, LTI_ROSTER_MIGRATION),   # LTI rosters: each class's NRPS source and members (drills.store.lti_roster)
-    # The graded seed of each attempt of a drill with simulation questions (drills.store.graded_seeds): drawn
-    # when the attempt starts, written once, so a reload or a restart grades against the same runs. Attempts
-    # from before were graded against seed 0, and keep it.
-    (46, """
-    CREATE TABLE graded_seeds (
-        attempt_id BIGINT PRIMARY KEY,
-        seed BIGINT NOT NULL
-    );
-    INSERT INTO graded_seeds (attempt_id, seed) SELECT id, 0 FROM attempts;
-    """),
-    # Derived: a grading key holds one set of rows per (variant, graded seed) its attempts drew.
-    (47, """
-    ALTER TABLE grading_keys ADD COLUMN graded_seed BIGINT NOT NULL DEFAULT 0;
-    """),
+    (46, GRADED_SEEDS_MIGRATION),   # each attempt's graded seed, written once (drills.store.graded_seeds)
+    (47, GRADING_KEY_SEEDS_MIGRATION),   # derived: a grading key's rows per (variant, graded seed)
 )
 
 
