@@ -5,7 +5,7 @@ Also the names every layer shares: the kinds of attempt event. No SQL, no Stream
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 
@@ -69,6 +69,25 @@ class LockedAnswer:
     skipped: bool
     locked_at: float
     hint_cost: float = 0.0   # share of the mark given up to hints opened before this lock-in
+
+
+@dataclass(frozen=True)
+class AttemptRecords:
+    """What an attempt's page shows that changes while it is worked, as one read returns it (the store's
+    attempt_records) or a lock-in's own transaction leaves it (lock_in): no second read after a write."""
+
+    answers: Mapping[str, LockedAnswer]            # question id -> its answer, in the order they were locked
+    reveals: Mapping[tuple[str, str], float]       # (part id, section) -> when it was revealed
+    note_ratings: Mapping[str, str]                # question id -> the latest self-rating
+    hints: Mapping[str, frozenset[int]]            # question id -> indexes of the graded hints opened
+    finished_at: float | None
+    extra_s: float                                 # time granted on top of the time box
+    last_opened: str | None                        # the part opened last (where a resumed attempt picks up)
+    live_seat: bool = False                        # a candidate's seat in a live room (its lock-ins are checked)
+
+    def with_answer(self, answer: LockedAnswer) -> AttemptRecords:
+        """These records with one more answer, as the transaction that stored it leaves them."""
+        return replace(self, answers={**self.answers, answer.question_id: answer})
 
 
 @dataclass(frozen=True)

@@ -32,8 +32,9 @@ drill = loaded.drill
 steps = [p.id for p in drill.parts] + [SCORE_STEP]
 titles = {p.id: p.title for p in drill.parts} | {SCORE_STEP: "Score yourself"}
 
+view = AttemptView.load(store, attempt, loaded)   # the page's one read of the attempt
 requested = st.query_params.get(keys.PART)
-last_opened = store.last_opened_part(attempt.id)
+last_opened = view.last_opened
 current = requested if requested in steps else (last_opened or steps[0])
 if keys.PART_SELECT not in st.session_state or st.session_state[keys.PART_SELECT] not in steps:
     st.session_state[keys.PART_SELECT] = current
@@ -47,7 +48,6 @@ def go_to(step: str) -> None:
     st.session_state[keys.PART_SELECT] = step
 
 
-view = AttemptView.load(store, attempt, loaded)
 flash()
 show_new_resume_code(attempt)
 

@@ -12,15 +12,15 @@
 
 The names below are the store's front door; callers import them from drills.store.
 """
-from drills.records import (ANSWER_COLUMNS, AnswerEntry, Attempt, AttemptFinished, Candidate, Event, EventKind,
-                            LockedAnswer, LockRefused, RevealEntry, ReviewEntry, ReviewState, RubricScore)
+from drills.records import (ANSWER_COLUMNS, AnswerEntry, Attempt, AttemptFinished, AttemptRecords, Candidate, Event,
+                            EventKind, LockedAnswer, LockRefused, RevealEntry, ReviewEntry, ReviewState, RubricScore)
 from drills.store.core import DB_ENV, DEFAULT_DB, StoreCore, database_path, is_postgres_target
 from drills.store.duckdb import AttemptStore, ThreadCursors, duckdb_transaction
 from drills.store.migrations import MIGRATIONS, apply_migrations
 from drills.store.reviews import Advance
 
 __all__ = [
-    "ANSWER_COLUMNS", "AnswerEntry", "Attempt", "AttemptFinished", "Candidate", "Event", "EventKind", "LockedAnswer",
+    "ANSWER_COLUMNS", "AnswerEntry", "Attempt", "AttemptFinished", "AttemptRecords", "Candidate", "Event", "EventKind", "LockedAnswer",
     "LockRefused", "RevealEntry", "ReviewEntry", "ReviewState", "RubricScore",
     "DB_ENV", "DEFAULT_DB", "StoreCore", "database_path", "is_postgres_target",
     "AttemptStore", "ThreadCursors", "duckdb_transaction",

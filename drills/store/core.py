@@ -21,13 +21,14 @@ from typing import TYPE_CHECKING
 from drills.store.accounts import AccountsStore
 from drills.store.live import LiveStore
 from drills.store.lti import LtiStore
-from drills.records import (ANSWER_COLUMNS, AnswerEntry, Attempt, AttemptFinished, Candidate, LockedAnswer,
-                            RevealEntry, RubricScore)
+from drills.records import (ANSWER_COLUMNS, AnswerEntry, Attempt, AttemptFinished, AttemptRecords, Candidate,
+                            LockedAnswer, RevealEntry, RubricScore)
 from drills.store.graded_seeds import GradedSeedStore
 from drills.store.reviews import ReviewStore
 from drills.store.throttle import ThrottleStore
 from drills.store.timeline import FINISHED_SQL as _FINISHED_SQL
 from drills.store.timeline import TimelineStore
+from drills.store.views import AttemptViewStore
 
 if TYPE_CHECKING:
     import duckdb
@@ -77,13 +78,14 @@ def _chunks(items: list, size: int):
         yield items[start:start + size]
 
 
-class StoreCore(AccountsStore, ThrottleStore, LiveStore, ReviewStore, TimelineStore, LtiStore, GradedSeedStore):
+class StoreCore(AccountsStore, ThrottleStore, LiveStore, ReviewStore, TimelineStore, LtiStore, AttemptViewStore,
+                GradedSeedStore):
     """Every public method of the attempt store, written once in DuckDB-flavoured SQL (`?` placeholders).
 
     A backend supplies the plumbing drills.store.contract.StorePart declares (`_transaction`, `_reading`,
     `_hold_attempt`, `_insert_new`) and `query`, `refresh_derived` and `close`; the parts mixed in reach
-    the rest of the store only through StorePart. The core in turn calls two of theirs: LiveStore's
-    `_refuse_if_live_closed` and TimelineStore's `_hints_opened`, inside a lock-in's transaction.
+    the rest of the store only through StorePart. The core in turn calls two of theirs inside a lock-in's
+    transaction: LiveStore's `_refuse_if_live_closed` and AttemptViewStore's `_attempt_records`.
     """
 
     path: str
@@ -184,11 +186,31 @@ class StoreCore(AccountsStore, ThrottleStore, LiveStore, ReviewStore, TimelineSt
         raises AttemptFinished and stores nothing. `hint_costs` are the question's hints' prices in
         order: the answer keeps the sum for the hints opened by now, read in the same transaction.
         """
+        answer, created, _ = self.lock_in(attempt_id, question_id, part_id, kind, value=value, low=low, high=high,
+                                          choice=choice, notes=notes, skipped=skipped, hint_costs=hint_costs)
+        return answer, created
+
+    def lock_in(self, attempt_id: int, question_id: str, part_id: str, kind: str, *,
+                value: float | None = None, low: float | None = None, high: float | None = None,
+                choice: str | None = None, notes: str | None = None,
+                skipped: bool = False, hint_costs: Sequence[float] = ()) -> tuple[LockedAnswer, bool, AttemptRecords]:
+        """lock_answer, also returning the attempt's records as its own transaction leaves them.
+
+        The records are read once, inside the transaction and after the attempt is held (drills.store.views):
+        that read is also the finished check, the live-seat check, the answer already there and the hints
+        opened, so the page that locked in draws from them without reading the store again.
+        """
         now = self.clock()
         with self._transaction() as cur:
-            self._guard(cur, attempt_id)
-            self._refuse_if_live_closed(cur, attempt_id, question_id)   # drills.store.live
-            opened = self._hints_opened(cur, attempt_id).get(question_id, set()) if hint_costs else set()
+            self._hold_attempt(cur, attempt_id)
+            records = self._attempt_records(cur, attempt_id)   # drills.store.views
+            if records.finished_at is not None:
+                raise AttemptFinished(attempt_id)
+            if records.live_seat:   # a seat is written with its attempt (live_join): no attempt becomes one later
+                self._refuse_if_live_closed(cur, attempt_id, question_id)   # drills.store.live
+            if question_id in records.answers:   # locked before (this tab or another): that answer stands
+                return records.answers[question_id], False, records
+            opened = records.hints.get(question_id, frozenset())
             cost = min(1.0, sum(c for i, c in enumerate(hint_costs) if i in opened))
             fields = [attempt_id, question_id, part_id, kind, value, low, high, choice, notes, skipped, now, cost]
             created = self._insert_new(cur, "answers", _ANSWER_COLUMNS, fields,
@@ -200,10 +222,11 @@ class StoreCore(AccountsStore, ThrottleStore, LiveStore, ReviewStore, TimelineSt
                      json.dumps({"question": question_id})],
                 )
                 row = fields
-            else:   # someone locked it first (this process or another): theirs is the answer
+            else:   # a writer that does not hold the attempt got there first: theirs is the answer
                 row = cur.execute(f"SELECT {_ANSWER_COLUMNS} FROM answers WHERE attempt_id = ? AND question_id = ?",
                                   [attempt_id, question_id]).fetchone()
-        return LockedAnswer(*row), created
+        answer = LockedAnswer(*row)
+        return answer, created, records.with_answer(answer)
 
     def lock_answers(self, attempt_id: int, entries: Iterable[AnswerEntry]) -> list[tuple[LockedAnswer, bool]]:
         """Commit many answers of one attempt in one transaction, as lock_answer would one by one.

@@ -91,15 +91,15 @@ class TimelineStore(StorePart):
 
     def log_event(self, attempt_id: int, kind: str, part_id: str | None = None,
                   detail: Mapping[str, object] | None = None) -> bool:
-        """Append a candidate's event; a finished attempt gains none (False), only instructor actions."""
+        """Append a candidate's event; a finished attempt gains none (False), only instructor actions.
+
+        One statement: the finished check and the insert together (as atomic as the two were in one transaction)."""
         with self._transaction() as cur:
-            if cur.execute(FINISHED_SQL, [attempt_id]).fetchone() is not None:
-                return False
-            cur.execute(
-                "INSERT INTO attempt_events (attempt_id, happened_at, kind, part_id, detail) VALUES (?, ?, ?, ?, ?)",
-                [attempt_id, self.clock(), kind, part_id, json.dumps(dict(detail or {}))],
-            )
-        return True
+            added = cur.execute(
+                "INSERT INTO attempt_events (attempt_id, happened_at, kind, part_id, detail) SELECT ?, ?, ?, ?, ? "
+                f"WHERE NOT EXISTS ({FINISHED_SQL}) RETURNING id",
+                [attempt_id, self.clock(), kind, part_id, json.dumps(dict(detail or {})), attempt_id]).fetchone()
+        return added is not None
 
     def events(self, attempt_id: int) -> list[Event]:
         rows = self._all(

@@ -4,7 +4,7 @@ Pages build an AttemptView at the top and pass it to the widgets, so each run re
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Mapping
 
 import streamlit as st
@@ -13,8 +13,12 @@ from drills import scoring
 from drills.disclosure import LEGACY_SEED, disclosed, graded_seed_of, question_seed
 from drills.loader import LoadedDrill
 from drills.schema import NumericQuestion
-from drills.store import Attempt, AttemptStore, LockedAnswer
+from drills.store import Attempt, AttemptRecords, AttemptStore, LockedAnswer
 from drills.variants import drawn_numbers, in_variant
+from ui import keys
+from ui.runtime import seam
+
+_KEPT = keys.register("view", __name__)("kept")   # (the fragment run, the view a lock-in left for it)
 
 
 @st.cache_data(show_spinner="Running the simulations this drill embeds…", max_entries=20_000)
@@ -92,18 +96,37 @@ class AttemptView:
     sim_values: Mapping[str, float]
     disclosed: frozenset[str]           # question ids whose truth this attempt may see now
     hints: Mapping[str, frozenset[int]]  # question id -> indexes of the graded hints opened
+    last_opened: str | None = None      # the part opened last (where a resumed attempt picks up)
     graded_seed: int = LEGACY_SEED       # the attempt's graded seed (drills.disclosure.graded_seed_of)
 
     @classmethod
     def load(cls, store: AttemptStore, attempt: Attempt, loaded: LoadedDrill) -> AttemptView:
+        """The attempt as the store holds it now: one read (the store's attempt_records)."""
+        return cls.of(store, attempt, loaded, store.attempt_records(attempt.id))
+
+    @classmethod
+    def of(cls, store: AttemptStore, attempt: Attempt, loaded: LoadedDrill, records: AttemptRecords) -> AttemptView:
+        """The view `records` describe (a read's, or what a lock-in's own transaction left): no store read but
+        the attempt's graded seed, once a process (drills.disclosure.graded_seed_of)."""
+        attempt = replace(attempt, finished_at=records.finished_at, extra_s=records.extra_s)
         loaded = in_variant(loaded, attempt.variant)   # the numbers this attempt drew
-        graded_seed = graded_seed_of(store, attempt, loaded.drill)
-        sim_values = SimTruths(loaded, graded_seed)
-        answers, reveals = store.answers(attempt.id), store.reveals(attempt.id)
-        hinted = any(getattr(q, "hints", ()) for q in loaded.drill.all_questions())   # spare the event scan
-        hints = {q: frozenset(opened) for q, opened in store.hints_opened(attempt.id).items()} if hinted else {}
-        return cls(store, attempt, loaded, answers, reveals, store.note_ratings(attempt.id), sim_values,
-                   disclosed(loaded.drill, answers, reveals, attempt.finished_at is not None), hints, graded_seed)
+        graded_seed = graded_seed_of(store, attempt, loaded.drill)   # read once a process, then kept
+        answers, reveals = records.answers, records.reveals
+        return cls(store, attempt, loaded, answers, reveals, records.note_ratings, SimTruths(loaded, graded_seed),
+                   disclosed(loaded.drill, answers, reveals, attempt.finished_at is not None), records.hints,
+                   records.last_opened, graded_seed)
+
+    def kept_for_this_run(self) -> AttemptView:
+        """Keep this view for the fragments of this fragment run (a Lock in's callback runs before them), so
+        they draw from what the lock-in's transaction returned instead of reading the store again."""
+        st.session_state[_KEPT] = (seam.fragment_run_key(), self)
+        return self
+
+    @staticmethod
+    def kept(run: object | None) -> AttemptView | None:
+        """The view kept for fragment run `run` (seam.fragment_run_key), if one was."""
+        kept_run, view = st.session_state.get(_KEPT, (None, None))
+        return view if run is not None and kept_run is run else None
 
     @property
     def finished(self) -> bool:

@@ -14,7 +14,7 @@ from drills.scoring import NOTE_SCORES, AnswerGrade, grade_answer
 from drills.store import AttemptFinished, LockedAnswer, LockRefused
 from ui import keys
 from ui.drill.attempt_view import AttemptView
-from ui.context import fragment_run, note_store_outage
+from ui.context import fragment_run, get_catalogue, note_store_outage
 from ui.faults import is_store_fault
 from ui.runtime import seam
 from ui.safe import escape_markdown
@@ -194,7 +194,7 @@ def _on_lock(view: AttemptView, question, part_id: str, rerun: tuple[str, ...] =
     outcome = keys.lock_outcome(question.id)
     try:
         fields = _entry_fields(question)
-        stored, created = view.store.lock_answer(view.attempt.id, question.id, part_id, question.kind, **fields)
+        stored, created, records = view.store.lock_in(view.attempt.id, question.id, part_id, question.kind, **fields)
     except checks.InputError as problem:
         st.session_state[outcome] = (PROBLEM, str(problem))
         return
@@ -217,8 +217,17 @@ def _on_lock(view: AttemptView, question, part_id: str, rerun: tuple[str, ...] =
                                          "if not, what you typed is still in the box: press Lock in again.")
         return   # the fragment's own run sees the outage and reruns the page as the outage page
     st.session_state[outcome] = (STORED if created else LOST, "")
+    _keep_view(view, records)
     if rerun and fragment_run() and not _run_alongside(rerun):   # pressed in its fragment: the named ones only
         st.rerun(list(rerun))
+
+
+def _keep_view(view: AttemptView, records) -> None:
+    """Leave the fragments this run redraws the attempt as the lock-in's own transaction returned it, on the
+    catalogue's drill as a read would find it (an edited drill still reruns the page): no second read."""
+    loaded = get_catalogue().drills.get(view.attempt.drill_id)
+    if loaded is not None:
+        AttemptView.of(view.store, view.attempt, loaded, records).kept_for_this_run()
 
 
 def _run_alongside(fragments: tuple[str, ...]) -> bool:

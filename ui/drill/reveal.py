@@ -46,7 +46,6 @@ def _lab_links(experiments) -> None:
 
 
 K = keys.register("reveal", __name__)   # this module's keys (ui.keys holds only shared ones)
-_FRESH_VIEW = K("fresh_view")   # (the fragment run, the attempt as read in it)
 _SKIP = keys.register("skip", __name__)
 _SKIP_FOLLOWUP = keys.register("skipf", __name__)
 
@@ -69,16 +68,18 @@ def _fresh_view(view: AttemptView) -> AttemptView | None:
 
     if keys.STORE_OUTAGE in st.session_state:
         return None
-    # A Lock in reruns its question and the skip button: one read of the store serves both in that run
-    # (told apart by the run's list of fragment ids, one object per run; none in plain mode: each reads afresh).
+    # A Lock in reruns its question and the skip button: the view its transaction returned, or one read of the
+    # store, serves both in that run (told apart by the run's list of fragment ids, one object per run; none in
+    # plain mode: each reads afresh).
     run = seam.fragment_run_key()
-    kept_run, fresh = st.session_state.get(_FRESH_VIEW, (None, None))
-    if run is None or kept_run is not run:
+    fresh = AttemptView.kept(run)
+    if fresh is None:
         found = current_attempt()
         if found is None:
             return None
         fresh = AttemptView.load(view.store, *found)
-        st.session_state[_FRESH_VIEW] = (run, fresh)
+        if run is not None:
+            fresh.kept_for_this_run()
     if fresh.finished != view.finished or fresh.loaded.drill is not view.loaded.drill:
         return None
     return fresh

@@ -26,6 +26,7 @@ from drills.timebox import clock_for, format_duration, format_utc
 from drills.variants import label as variant_label
 from ui.instructor import across as instructor_across
 from ui.instructor import figures, roster
+from ui.instructor.board_reads import ALL_COHORTS, BoardReads, cohort_names
 from ui.instructor import gap as instructor_gap
 from ui.instructor import integrity as instructor_integrity
 from ui.instructor import items as instructor_items
@@ -67,7 +68,6 @@ def dates_key(drill_id: str, first: dt.date, last: dt.date) -> str:
     return f"{DATES_PREFIX}::{drill_id}::{first}::{last}"
 
 
-ALL_COHORTS = "\u0000all"   # a sentinel no cohort code can equal (codes are letters, digits, - and _)
 HEATMAP_ROWS = 60
 DEMO_COMMAND = "FAULTLINES_DB=data/faultlines.duckdb python -m drills.demo --candidates 40"
 MISSING = "—"           # what a table shows for a value that does not exist (Streamlit's own is a faded "None")
@@ -124,12 +124,13 @@ def level_names(drill) -> dict[str, str]:
 class Board:
     """One run's view of the board: the store, the drill, the filters and the data version."""
 
-    def __init__(self, store: AttemptStore, loaded: LoadedDrill, filters: Filters, instructor: str):
+    def __init__(self, store: AttemptStore, loaded: LoadedDrill, filters: Filters, instructor: str, reads=None):
         self.store = store
         self.loaded = loaded
         self.filters = filters
         self.instructor = instructor
-        self.version = aggregates.data_version(store)
+        self.reads = reads or BoardReads(store)   # the run's data version, and the small reads made at it
+        self.version = self.reads.version
         self._args = (store.path, (filters.drill_id, filters.cohort, filters.since, filters.until), self.version)
 
     @functools.cached_property
@@ -140,7 +141,7 @@ class Board:
         Built after the data version is read: an attempt on a variant this key lacks is newer than that
         version, so the next run reads a new version and builds a key with the variant.
         """
-        drawn = aggregates.variants_drawn(self.store, self.loaded.drill.id)
+        drawn = self.reads.variants_drawn(self.loaded.drill.id)
         return DrillKey.from_loaded(self.loaded, sim_truths_of, drawn)
 
     def report(self, name: str, *extra) -> pd.DataFrame:
@@ -157,13 +158,14 @@ class Board:
 
 
 # -- filters ---------------------------------------------------------------------------------
-def choose_filters(store: AttemptStore, allowed: list[str] | None = None) -> tuple[LoadedDrill, Filters] | None:
+def choose_filters(store: AttemptStore, allowed: list[str] | None = None, reads=None) -> tuple[LoadedDrill, Filters] | None:
     """The drill, cohort and dates to report; `allowed` limits the cohorts (an account sees only its classes)."""
+    reads = reads or BoardReads(store)
     catalogue = get_catalogue()
     if not catalogue.drills:
         st.info("No drills are installed, so there is nothing to report. Add a YAML file under `drills/content/`.")
         return None
-    active = [d for d in aggregates.drills_by_activity(store) if d in catalogue.drills]
+    active = [d for d in reads.drills_by_activity() if d in catalogue.drills]
     # Every way to take a drill is a drill of its own on the board: the whole drill, then its essentials path
     # and each break on its own clock (drills.scope), those with attempts first.
     offered = [scoped_id(d, scope) for d in catalogue.drills
@@ -172,7 +174,7 @@ def choose_filters(store: AttemptStore, allowed: list[str] | None = None) -> tup
     cols = st.columns([3, 1, 2])
     drill_id = cols[0].selectbox("Drill", drill_ids, key=DRILL,
                                  format_func=lambda d: catalogue.drills[d].drill.title)
-    codes = aggregates.cohorts(store, drill_id)
+    codes = reads.cohorts(drill_id)
     options = [ALL_COHORTS] + codes if allowed is None else list(allowed)
     if not options:
         st.info("The board shows the classes you own or are named on, and you have none yet: make one above.")
@@ -183,7 +185,7 @@ def choose_filters(store: AttemptStore, allowed: list[str] | None = None) -> tup
     chosen = cols[1].selectbox("Cohort", options, key=COHORT, format_func=names.get,
                                help="A class by its name (its cohort code after it); a code no class owns is "
                                     "one candidates typed on the catalogue")
-    bounds = aggregates.date_bounds(store, drill_id)
+    bounds = reads.date_bounds(drill_id)
     since = until = None
     if bounds is not None:
         first = dt.datetime.fromtimestamp(bounds[0], dt.timezone.utc).date()
@@ -199,16 +201,6 @@ def choose_filters(store: AttemptStore, allowed: list[str] | None = None) -> tup
                 until = dt.datetime.combine(end + dt.timedelta(days=1), dt.time(), dt.timezone.utc).timestamp()
     return catalogue.drills[drill_id], Filters(drill_id, None if chosen == ALL_COHORTS else chosen,
                                                       since, until)
-
-
-def cohort_names(store: AttemptStore, options: list[str]) -> dict[str, str]:
-    """How the cohort picker names each option: a class by its title and code, a bare code as it is."""
-    names = {}
-    for code in options:
-        info = store.class_info(code) if code and code != ALL_COHORTS else None
-        names[code] = ("All cohorts" if code == ALL_COHORTS else f"{info.title} ({code})" if info
-                       else code or "(no cohort)")
-    return names
 
 
 # -- sections --------------------------------------------------------------------------------
@@ -560,13 +552,13 @@ def render_board(instructor: str, allowed: list[str] | None = None) -> None:
     message = st.session_state.pop(FLASH, None)
     if message:
         st.success(message, icon=":material/check_circle:")
-    chosen = choose_filters(store, allowed)
-    if chosen is None:
+    reads = BoardReads(store)   # the data version, and the filters' reads at it
+    if (chosen := choose_filters(store, allowed, reads)) is None:
         return
     loaded, filters = chosen
-    board = Board(store, loaded, filters, instructor)
+    board = Board(store, loaded, filters, instructor, reads)
     roster.render_roster(board)   # for a class an LMS launched into: its learners who have not started
-    if aggregates.date_bounds(store, filters.drill_id) is None:
+    if reads.date_bounds(filters.drill_id) is None:
         st.info("No attempts at this drill yet. Share the catalogue with your candidates, or fill a demo cohort "
                 "to see a populated board:")
         st.code(DEMO_COMMAND, language="bash")

@@ -1,0 +1,66 @@
+"""Issue 38's page run in at most one round trip per view, counted on the app's own store in an AppTest: a drill
+page run reads the attempt and its view (two statements), and a Lock in writes once and reads nothing more than
+the page run it belongs to. (AppTest reruns the whole page for a press; on a server a Lock in reruns only its
+fragments, which draw from the view the lock-in's transaction returned: tests/test_load_ws.py walks that.)"""
+from __future__ import annotations
+
+from drills.store import AttemptStore
+from tests.store_counter import counting
+
+
+def _board(app_test):
+    at = app_test("app.py").run()
+    at.text_input(key="candidate_handle").input("ada")
+    at.button(key="start_button::one_tenant").click().run()
+    next(b for b in at.button if b.label == "Next →").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_a_drill_page_run_reads_the_attempt_and_its_view_once_each(app_test, db_path, monkeypatch):
+    at = _board(app_test)
+    seen = counting(monkeypatch, AttemptStore)
+    at.run()
+    assert not at.exception, at.exception
+    assert seen.transactions == 0 and len(seen.reads) == 2, seen.sql   # the attempt by its token, then its view
+    assert any(sql.startswith("SELECT 'answer'") for sql in seen.reads), seen.reads
+
+
+def test_each_lock_in_is_one_write_and_its_run_rereads_nothing(app_test, db_path, monkeypatch):
+    at = _board(app_test)
+    seen = counting(monkeypatch, AttemptStore)
+    for n in range(5):
+        seen.clear()
+        next(t for t in at.text_input if t.label.startswith("Best guess")).input(str(10 + n))
+        next(b for b in at.button if b.label == "Lock in").click().run()
+        assert not at.exception, at.exception
+        assert sum(m.value.startswith(":material/lock: Your guess:") for m in at.markdown) == n + 1
+        # The lock-in's transaction (its view read inside it), then the page run's two reads: eight round trips,
+        # where a lock-in took thirteen before (its finished, live and hint checks, then the page's five reads).
+        assert seen.transactions == 1 and len(seen.writes) <= 4, seen.sql
+        assert len(seen.reads) == 2, seen.reads
+        assert seen.round_trips <= 8
+
+
+def test_an_unchanged_board_asks_the_store_only_its_data_version_and_a_write_shows_at_once(tmp_path, monkeypatch):
+    from ui.instructor.board_reads import BoardReads
+
+    store = AttemptStore(tmp_path / "board.duckdb")
+    store.start_attempt("one_tenant", "ada", "north", 600, seed=1)
+    asked = []
+    query = AttemptStore.query
+    monkeypatch.setattr(AttemptStore, "query",
+                        lambda self, sql, params=None: asked.append(sql) or query(self, sql, params))
+
+    def filters_read():
+        reads = BoardReads(store)
+        return (reads.drills_by_activity(), reads.cohorts("one_tenant"), reads.date_bounds("one_tenant") is not None,
+                reads.variants_drawn("one_tenant"))
+
+    first = filters_read()
+    assert len(asked) == 5 and first[:3] == (["one_tenant"], ["north"], True)
+    asked.clear()
+    assert filters_read() == first and len(asked) == 1, asked   # the data version alone
+    store.start_attempt("one_tenant", "bea", "south", 600, seed=2)
+    assert filters_read()[1] == ["north", "south"]
+    store.close()
