@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from drills import answers as checks
-from drills.disclosure import SIMULATION_SEED
+from drills.disclosure import LEGACY_SEED, draw_graded_seed, question_seed, sim_question_ids
 from drills.loader import LoadedDrill, load_catalogue
 from drills.records import EventKind
 from drills.schema import ChoiceQuestion, NotesQuestion, NumericQuestion
@@ -194,17 +194,18 @@ def _self_level(rng: random.Random, persona: Persona) -> str:
 _VARIANT_RUNS: dict[tuple, float] = {}
 
 
-def _variant_sim_truths(loaded: LoadedDrill) -> dict[str, float]:
-    """Each simulation question's run on this attempt's draw, run once per preset and the numbers it reads:
-    every attempt draws its own numbers, but most draws agree on what one run reads."""
+def _variant_sim_truths(loaded: LoadedDrill, graded_seed: int) -> dict[str, float]:
+    """Each simulation question's run on this attempt's draw and graded seed, run once per preset, the numbers
+    it reads and its seed."""
     from sims import presets  # only the CLI pays for the models
 
     truths = {}
     for q in loaded.drill.all_questions():
         if isinstance(q, NumericQuestion) and q.sim:
-            key = (q.sim, presets.inputs_of([q.sim], loaded.values))
+            seed = question_seed(graded_seed, q.id)
+            key = (q.sim, presets.inputs_of([q.sim], loaded.values), seed)
             if key not in _VARIANT_RUNS:
-                _VARIANT_RUNS[key] = presets.evaluate(q.sim, SIMULATION_SEED, loaded.values)
+                _VARIANT_RUNS[key] = presets.evaluate(q.sim, seed, loaded.values)
             truths[q.id] = _VARIANT_RUNS[key]
     return truths
 
@@ -216,8 +217,10 @@ def run_attempt(store: AttemptStore, clock: SimulatedClock, rng: random.Random, 
     seed = rng.randrange(2**31)
     variant = variant_for(store, drill, handle, seed)   # a retake draws its own numbers, as in the app
     attempt = store.start_attempt(drill.id, handle, cohort, drill.time_box_min * 60, seed=seed, variant=variant)
-    if variant and sim_truths:   # an attempt's simulations run on its own numbers
-        sim_truths = _variant_sim_truths(in_variant(loaded, variant))
+    if sim_question_ids(drill):   # as the app's start: its own graded seed (from the attempt's seed, so a demo repeats)
+        graded_seed = store.keep_graded_seed(attempt.id, draw_graded_seed(random.Random(f"graded#{seed}")))
+        if sim_truths:   # an attempt's simulations run on its own numbers and seed
+            sim_truths = _variant_sim_truths(in_variant(loaded, variant), graded_seed)
     loaded = in_variant(loaded, variant)
     writer = AttemptWriter(store, clock, attempt.id)
     conduct = Conduct(seed)
@@ -303,13 +306,13 @@ def populate(store: AttemptStore, loaded: LoadedDrill, *, candidates: int, cohor
     return {"candidates": candidates, "attempts": attempts}
 
 
-def reference_sim_truths(loaded: LoadedDrill, seed: int = SIMULATION_SEED) -> dict[str, float]:
-    """One run of each simulation the drill embeds (on its variant's numbers), so demo guesses have
-    something to aim at."""
+def reference_sim_truths(loaded: LoadedDrill, graded_seed: int = LEGACY_SEED) -> dict[str, float]:
+    """One run of each simulation the drill embeds (on its variant's numbers, each at its question's seed of
+    `graded_seed`), so demo guesses have something to aim at."""
     from sims import presets  # only the CLI pays for the models
 
-    return {q.id: presets.evaluate(q.sim, seed, loaded.values) for q in loaded.drill.all_questions()
-            if isinstance(q, NumericQuestion) and q.sim}
+    return {q.id: presets.evaluate(q.sim, question_seed(graded_seed, q.id), loaded.values)
+            for q in loaded.drill.all_questions() if isinstance(q, NumericQuestion) and q.sim}
 
 
 def open_problem(path: str, problem: Exception) -> str:

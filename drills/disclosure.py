@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import hashlib
 import random
+import secrets
+import weakref
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
@@ -15,9 +17,37 @@ from drills.scoring import QuestionResult
 from drills.records import LockedAnswer
 
 FOLLOWUP = "followup"   # the reveal section id of a part's follow-up answer
-# Every candidate is graded against the same run of each simulation question, so the board, the export,
-# the Attempt tab and the candidate's own results agree, and the embedded model shows that same run.
-SIMULATION_SEED = 0
+# Each attempt of a drill with simulation questions draws its own graded seed when it starts (stored once:
+# drills.store.graded_seeds), and each of its simulation questions is graded against the run at a seed
+# derived from it and the question (question_seed). The board, the export, the Attempt tab, the candidate's
+# results and the embedded chart all read that one stored seed, so they agree; a candidate cannot run it on a
+# sim page while its question is open, and nobody else knows it.
+LEGACY_SEED = 0   # attempts from before graded seeds (and attempts without one) were graded against seed 0
+# Where graded runs' seeds are drawn: never 0 (so no default run is one), above the seeds a sim page's spread
+# runs (1 to 100) and its platform page's box (1 to 10,000), and inside a sim page's seed box (ui.sims.tab's
+# SEED_MAX), so a finished question's link can replay its run there.
+GRADED_SEEDS = range(100_000, 1_000_000)
+
+
+def draw_graded_seed(rng: random.Random | None = None) -> int:
+    """A new attempt's graded seed: from the system's randomness (or a script's own `rng`, so a demo can be
+    reproduced), never the global random state."""
+    return GRADED_SEEDS[rng.randrange(len(GRADED_SEEDS)) if rng is not None else secrets.randbelow(len(GRADED_SEEDS))]
+
+
+def question_seed(graded_seed: int, question_id: str) -> int:
+    """The seed of one question's graded run: derived from the attempt's graded seed and the question, so the
+    seed shown once one question is locked in says nothing about another question still open. A legacy
+    attempt's questions all keep seed 0."""
+    if graded_seed == LEGACY_SEED:
+        return LEGACY_SEED
+    digest = hashlib.sha256(f"graded#{graded_seed}#{question_id}".encode()).digest()
+    return GRADED_SEEDS[int.from_bytes(digest[:8], "big") % len(GRADED_SEEDS)]
+
+
+def sim_question_ids(drill: Drill) -> tuple[str, ...]:
+    """The drill's questions graded against a simulation run."""
+    return tuple(q.id for q in drill.all_questions() if isinstance(q, NumericQuestion) and q.sim)
 
 
 def disclosed(drill: Drill, answers: Mapping[str, LockedAnswer], reveals: Collection[tuple[str, str]],
@@ -47,6 +77,30 @@ def disclosed(drill: Drill, answers: Mapping[str, LockedAnswer], reveals: Collec
     return frozenset(out)
 
 
+_KNOWN_SEEDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # store -> {attempt id: graded seed}
+
+
+def graded_seed_of(store, attempt, drill: Drill) -> int:
+    """The attempt's graded seed: LEGACY_SEED for a drill without simulation questions, else the stored one.
+
+    The start of an attempt stores it; an attempt that has none yet (a live room's seat, made by the store)
+    draws it here, on its first page, before anything of it is graded: unless it already locked in a simulation
+    question or finished (made by a script), which keeps seed 0, the seed its answers were graded against.
+    A stored seed never changes, so each process reads it once.
+    """
+    sims = sim_question_ids(drill)
+    if not sims:
+        return LEGACY_SEED
+    known = _KNOWN_SEEDS.setdefault(store, {})
+    if attempt.id not in known:
+        seed = store.graded_seed(attempt.id)
+        if seed is None:
+            graded_before = attempt.finished_at is not None or any(q in store.answers(attempt.id) for q in sims)
+            seed = store.keep_graded_seed(attempt.id, LEGACY_SEED if graded_before else draw_graded_seed())
+        known[attempt.id] = seed
+    return known[attempt.id]
+
+
 def option_order(question: ChoiceQuestion, seed: int) -> list[Option]:
     """The question's options shuffled for one attempt: stable across reloads, different between attempts.
 
@@ -67,10 +121,10 @@ def open_questions_answered_by(drill: Drill, models: Collection[str], answers: M
             and preset_models.get(q.sim) in models]
 
 
-def seed_may_run(seed: int, graded_questions_open: Collection[str]) -> bool:
-    """Whether a simulation page may run ``seed`` now: never the graded seed while a question graded against
-    it is still open, so the graded run stays unseen until its question is locked (or the attempt ends)."""
-    return seed != SIMULATION_SEED or not graded_questions_open
+def seed_may_run(seed: int, closed_seeds: Collection[int]) -> bool:
+    """Whether a simulation page may run ``seed`` for this reader now: never the seed of a graded run whose
+    question is still open (``closed_seeds``, the reader's own), so it stays unseen until locked in."""
+    return seed not in closed_seeds
 
 
 def withhold(results: Sequence[QuestionResult], shown: Collection[str]) -> list[QuestionResult]:

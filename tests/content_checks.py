@@ -15,6 +15,10 @@ from drills.lint import texts
 from drills.loaded import LoadedDrill
 from drills.schema import Drill, NumericQuestion
 
+# Attempts' graded seeds (drills.disclosure.draw_graded_seed) the checks read the simulations at, besides the
+# brief's own seed: every attempt is graded against runs at seeds of its own, so what the text claims of a run
+# must hold at any of them.
+GRADED_SAMPLE = (100_000, 271_828, 577_215, 999_999)
 Figure = tuple[float, float, str]                   # the brief's figure, relative tolerance, where it says so
 SimFigure = tuple[str, float | None, float, str]    # preset id, the brief's figure or None, tolerance, where
 
@@ -46,6 +50,21 @@ class DrillBrief:
         from sims import presets
 
         return {q.id: presets.evaluate(q.sim, self.sim_seed) for q in numeric(self.drill, with_answer=False)}
+
+    @cached_property
+    def attempt_sim_values(self) -> tuple[dict[str, float], ...]:
+        """Each simulation-graded question's truth as attempts with the GRADED_SAMPLE seeds are graded: the run
+        at its question's seed of theirs (drills.disclosure.question_seed), on the numbers as written."""
+        from drills.disclosure import question_seed
+        from sims import presets
+
+        return tuple({q.id: presets.evaluate(q.sim, question_seed(graded, q.id), self.values)
+                      for q in numeric(self.drill, with_answer=False)} for graded in GRADED_SAMPLE)
+
+    @property
+    def every_sim_values(self) -> tuple[dict[str, float], ...]:
+        """The brief's seed's truths, then each sampled attempt's."""
+        return (self.sim_values, *self.attempt_sim_values)
 
 
 def numeric(drill: Drill, with_answer: bool | None = None) -> list[NumericQuestion]:

@@ -10,7 +10,7 @@ import pytest
 from drills import scoring
 from drills.demo import populate
 from drills.loader import load_catalogue
-from drills.reports import across
+from drills.reports import across, aggregates
 from drills.reports.grading_key import DrillKey
 from drills.schema import NumericQuestion
 from drills.scope import ScopedDrills
@@ -40,8 +40,8 @@ def store(tmp_path_factory):
 
 def _key_for(store):
     def key_for(drill_id: str) -> DrillKey:
-        variants = {a.variant for a in store.attempts() if a.drill_id == drill_id}
-        return DrillKey.from_loaded(DRILLS[drill_id], _sim_truths(drill_id), variants=variants)
+        return DrillKey.from_loaded(DRILLS[drill_id], _sim_truths(drill_id),
+                                    variants=aggregates.variants_drawn(store, drill_id))
     return key_for
 
 

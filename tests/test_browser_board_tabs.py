@@ -3,6 +3,7 @@ links, drawn with their figures at 1300 px and at 390 px without the page scroll
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
@@ -108,7 +109,9 @@ def test_each_new_tab_draws_its_figures_and_fits(chromium, board_server, width):
         sims = [q for q in LOADED.drill.all_questions() if isinstance(q, NumericQuestion) and q.sim]
         assert links.count() == len(sims)
         query = parse_qs(urlparse(links.first.get_attribute("href")).query)
-        assert any(k.startswith("guess_") for k in query) and any(v == ["0"] for k, v in query.items()
+        named = re.search(r"seed (\d+)", links.first.inner_text())   # the question's own graded seed, on the link
+        assert named and named.group(1) != "0"
+        assert any(k.startswith("guess_") for k in query) and any(v == [named.group(1)] for k, v in query.items()
                                                                   if k.endswith("_seed"))
         assert _fits(page), "Attempt scrolls sideways"
         _shoot(page, width, "Attempt")

@@ -7,6 +7,8 @@ shares run on BRIEF in test_content_common.py.
 """
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from drills.loader import CONTENT_DIR, load_drill
@@ -36,7 +38,8 @@ BRIEF_DERIVED: dict[str, tuple[float, float, str]] = {
 }
 
 BRIEF_SIMS: dict[str, tuple[str, float | None, float, str]] = {
-    "e_sim_busy": ("cache_stampede.hot_key_busy", 21.6, 0.05, "the 21.6 s floor; the last wave may start late"),
+    "e_sim_busy": ("cache_stampede.hot_key_busy", 21.6, 0.1, "the 21.6 s floor; the last wave may start late, and "
+                   "a run's own count of misses moves it by up to about 8% either way"),
     "s_sim_peak": ("cache_stampede.jitter_peak", None, 0.0, "random expiries bunch above the 9.6 mean"),
 }
 
@@ -59,14 +62,19 @@ def test_skills_share_ids_with_the_other_drills_where_they_mean_the_same():
     assert "shared_resources" in others & {s.id for s in DRILL.rubric}
 
 
-def test_the_simulated_busy_time_sits_on_the_floor_the_text_works_out():
-    busy = BRIEF.sim_values["e_sim_busy"]
-    assert VALUES["busy_floor_s"] <= busy <= VALUES["busy_floor_s"] + VALUES["query_s"]
+def test_the_simulated_busy_time_sits_near_the_floor_the_text_works_out():
+    # The misses are a Poisson count around hot_rate × query_s, so a run's busy time sits within four of its
+    # standard deviations of the time the text works out (plus the last query's own), at whichever seed an
+    # attempt is graded: about 20 to 23 s. At seed 0 alone it sat on the floor, and the text said "at least".
+    spread = 4 * math.sqrt(VALUES["hot_rate"] * VALUES["query_s"]) * VALUES["query_s"] / VALUES["db_slots"]
+    for sims in BRIEF.every_sim_values:   # the brief's run and attempts' own
+        busy = sims["e_sim_busy"]
+        assert VALUES["busy_floor_s"] - spread <= busy <= VALUES["busy_floor_s"] + spread + VALUES["query_s"]
 
 
 def test_the_jittered_peak_is_above_the_mean_and_within_the_slots():
-    peak = BRIEF.sim_values["s_sim_peak"]
-    assert LOADED.truth("s_jitter_mean") < peak <= VALUES["db_slots"]
+    for sims in BRIEF.every_sim_values:
+        assert LOADED.truth("s_jitter_mean") < sims["s_sim_peak"] <= VALUES["db_slots"]
 
 
 @pytest.mark.parametrize("variant", sample_draws(3))

@@ -14,7 +14,7 @@ from drills import lint
 from drills.draws import sample_draws
 from tests import (test_content_cache_stampede, test_content_hot_tenant, test_content_one_tenant,
                    test_content_retry_chain, test_content_split_brain)
-from tests.content_checks import DrillBrief, close, fixed_texts, numeric, templates
+from tests.content_checks import GRADED_SAMPLE, DrillBrief, close, fixed_texts, numeric, templates
 
 BRIEFS: dict[str, DrillBrief] = {brief.drill.id: brief
                                  for brief in (test_content_one_tenant.BRIEF, test_content_hot_tenant.BRIEF,
@@ -64,16 +64,17 @@ def test_every_simulation_question_is_listed(brief):
 @each_row("sims")
 def test_simulation_answer_is_near_the_brief(brief, key):
     _, figure, rel, where = brief.sims[key]
-    value = brief.sim_values[key]
-    assert value > 0
-    if figure is not None:
-        assert close(value, figure, rel), f"{key} = {value:g}; the brief says {figure:g} ({where})"
+    for seed, sims in zip((brief.sim_seed, *GRADED_SAMPLE), brief.every_sim_values):   # any attempt's run
+        value = sims[key]
+        assert value > 0
+        if figure is not None:
+            assert close(value, figure, rel), f"{key} = {value:g} (seed {seed}); the brief says {figure:g} ({where})"
 
 
 @each_drill
 def test_every_text_renders_with_the_simulation_results(brief):
     for part_id, where, template in templates(brief.drill):
-        text = brief.loaded.text(template, brief.sim_values)
+        text = brief.loaded.text(template, brief.attempt_sim_values[0])
         assert "{" not in text and "}" not in text, f"{part_id}.{where} left a placeholder"
 
 
@@ -87,10 +88,11 @@ def test_no_text_types_a_figure_literally(brief):
 @each_drill
 def test_option_length_does_not_give_the_answer_away(brief):
     # The loader's rule, measured on the options as rendered with the real simulation results.
-    lengths = lint.option_lengths(brief.drill, lambda template: brief.loaded.text(template, brief.sim_values))
-    assert lengths, "the drill has no choice questions to check"
-    problems = lint.length_giveaways(lengths)
-    assert not problems, "option length points at the answer: " + "; ".join(problems)
+    for sims in brief.every_sim_values:    # as the brief's run and attempts' own runs render them
+        lengths = lint.option_lengths(brief.drill, lambda template, sims=sims: brief.loaded.text(template, sims))
+        assert lengths, "the drill has no choice questions to check"
+        problems = lint.length_giveaways(lengths)
+        assert not problems, "option length points at the answer: " + "; ".join(problems)
 
 
 @each_drill
@@ -178,9 +180,9 @@ def test_every_sum_the_text_states_adds_up_in_every_variant(brief):
 
     checked, wrong = 0, []
     draws = [0, *sample_draws(11)]
-    for variant in draws:
+    for number, variant in enumerate(draws):   # each draw graded at one of the sampled attempts' seeds
         seen = in_variant(brief.loaded, variant)
-        sims = sim_truths_of(seen)
+        sims = sim_truths_of(seen, GRADED_SAMPLE[number % len(GRADED_SAMPLE)])
         for text in lint.texts(seen.drill):
             for found in stated_sums(seen.text(text.template, sims)):
                 checked += 1

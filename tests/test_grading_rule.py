@@ -100,12 +100,12 @@ def _sql_grades(store: AttemptStore) -> dict[int, tuple]:
     key = _key()
     ensure_key(store, key)
     ctes, params = stored_key_ctes(key)
-    rows = ", ".join(["(?::BIGINT, ?::VARCHAR, 0, ?::BOOLEAN, ?::DOUBLE, ?::DOUBLE, ?::DOUBLE, ?::DOUBLE, ?::VARCHAR)"]
-                     * len(CASES))
+    rows = ", ".join(["(?::BIGINT, ?::VARCHAR, 0, 0, ?::BOOLEAN, ?::DOUBLE, ?::DOUBLE, ?::DOUBLE, ?::DOUBLE, "
+                      "?::VARCHAR)"] * len(CASES))
     for i, (_, a) in enumerate(CASES):
         params += [i, a.question_id, a.skipped, a.hint_cost, a.value, a.low, a.high, a.choice]
-    sql = (f"WITH {ctes}, cases AS (SELECT * FROM (VALUES {rows}) AS v(case_id, question_id, variant, skipped, "
-           f"hint_cost, value, low, high, choice)) "
+    sql = (f"WITH {ctes}, cases AS (SELECT * FROM (VALUES {rows}) AS v(case_id, question_id, variant, graded_seed, "
+           f"skipped, hint_cost, value, low, high, choice)) "
            f"SELECT an.case_id, {SCORE} AS score, {IN_RANGE} AS in_range FROM cases an {KEY_JOIN}")
     return {case_id: (score, in_range) for case_id, score, in_range in store.query(sql, params).fetchall()}
 

@@ -11,7 +11,7 @@ import collections
 import pytest
 
 from drills.demo import populate, reference_sim_truths
-from drills.disclosure import SIMULATION_SEED, disclosed, option_order, withhold
+from drills.disclosure import LEGACY_SEED, disclosed, option_order, question_seed, withhold
 from drills.loader import load_catalogue
 from drills.reports.exports import export_answers
 from drills.reports.source import Filters
@@ -19,6 +19,7 @@ from drills.reports.timeline import timeline
 from drills.schema import ChoiceQuestion, NumericQuestion
 from drills.store import AttemptStore
 from drills.variants import in_variant
+from sims import presets
 from tests.test_pages import LOCK, _go, _start
 from ui.drill.results import HIDDEN_LOCKED, HIDDEN_OPEN
 
@@ -213,7 +214,7 @@ def test_opening_a_simulation_with_its_questions_open_is_flagged(app_test, db_pa
 def demo_store(tmp_path_factory):
     store = AttemptStore(tmp_path_factory.mktemp("demo") / "demo.duckdb")
     for loaded in CATALOGUE.drills.values():
-        truths = reference_sim_truths(loaded, SIMULATION_SEED)
+        truths = reference_sim_truths(loaded, LEGACY_SEED)
         populate(store, loaded, candidates=8, cohorts=("north",), seed=5, now=NOW, sim_truths=truths)
         # The same first handles again: their retakes draw seeded variants.
         populate(store, loaded, candidates=3, cohorts=("north",), seed=6, now=NOW, sim_truths=truths)
@@ -246,37 +247,49 @@ def test_board_export_and_results_agree_for_every_demo_attempt(demo_store, drill
         for qid, truth in truths.items():   # each answer is graded against its own variant's numbers
             if isinstance(truth, float) and (attempt.id, qid) in exported_truths.index:
                 assert exported_truths.loc[(attempt.id, qid)] == pytest.approx(truth), f"#{attempt.id} {qid}"
-        truths_in_key = (board.key.truths if attempt.variant == 0
-                         else [truth for truth, _ in dict(board.key.variant_grades)[attempt.variant]])
+        graded_seed = demo_store.graded_seed(attempt.id)
+        assert (graded_seed is not None) == bool(sim_ids), "an attempt with simulation questions has a graded seed"
+        if graded_seed:
+            truths_in_key = [truth for truth, _ in dict(board.key.seeded_grades)[attempt.variant, graded_seed]]
+        else:
+            truths_in_key = (board.key.truths if attempt.variant == 0
+                             else [truth for truth, _ in dict(board.key.variant_grades)[attempt.variant]])
         keyed = dict(zip(board.key.question_ids, truths_in_key))
+        drawn = in_variant(loaded, attempt.variant)
         for qid in sim_ids:
             assert keyed[qid] == pytest.approx(truths[qid]), f"{qid}: board and results grade one run"
+            run = presets.evaluate(drawn.drill.question(qid).sim, question_seed(graded_seed, qid), drawn.values)
+            assert truths[qid] == pytest.approx(run), f"{qid}: graded against the run at its attempt's seed"
         if attempt.finished_at is not None:   # the candidate's own page sees exactly what the board grades
             mine = withhold(results, view.disclosed)
             assert sum(r.score for r in mine if r.score is not None) == pytest.approx(earned)
 
 
 # -- the graded run stays unseen while its question is open --------------------------------------------------
-def test_the_graded_seed_is_closed_on_a_sim_page_while_its_questions_are_open(app_test, db_path):
+def test_a_questions_graded_seed_is_closed_on_a_sim_page_while_it_is_open(app_test, db_path):
     from ui.sims.pins import pin_param
 
     at = _start(app_test)
-    at.query_params["hs_celeb_seed"] = "0"                      # a link straight to the graded run
-    at.query_params[pin_param("hot_shard.celebrity")] = "seed=0"
+    store, attempt = _attempt(db_path, at)
+    seed = question_seed(store.graded_seed(attempt.id), "f1_sim_hot_4")
+    store.close()
+    assert seed != 0
+    pin = pin_param("hot_shard.celebrity")
+    at.query_params["hs_celeb_seed"] = str(seed)                # a link straight to the graded run
+    at.query_params[pin] = f"seed={seed}"
     at.switch_page("pages/sim_hot_shard.py").run()
     assert not at.exception, at.exception
-    seed_box = at.number_input(key="hs_celeb_seed")
-    assert seed_box.value != 0 and seed_box.proto.min == 1
-    closed = [c.value for c in at.caption if c.value.startswith("Seed 0 is closed here for now")]
-    assert closed and "3 of your open drill questions" in closed[0]
-    assert pin_param("hot_shard.celebrity") not in at.query_params, "no pinned run A on the graded seed either"
+    closed = [w.value for w in at.warning if w.value.startswith(f"Seed {seed} is closed here for now")]
+    assert closed and f"Showing seed {seed + 1}" in closed[0]
+    assert any(c.value.startswith("3 of your open drill questions are graded against this model") for c in at.caption)
+    assert pin not in at.query_params, "no pinned run A on the graded seed either"
 
     store, attempt = _attempt(db_path, at)
     for qid in ("f1_sim_hot_4", "f1_sim_hot_6", "f1_sim_neighbour_wait"):
         store.lock_answer(attempt.id, qid, "break1", "numeric", value=100)
     store.close()
-    at.switch_page("pages/sim_hot_shard.py").run()              # locked: seed 0 is the reader's to run
-    assert at.number_input(key="hs_celeb_seed").proto.min == 0
-    assert not any(c.value.startswith("Seed 0 is closed") for c in at.caption)
-    at.number_input(key="hs_celeb_seed").set_value(0).run()
-    assert not at.exception and at.number_input(key="hs_celeb_seed").value == 0
+    at.query_params[pin] = f"seed={seed}"
+    at.switch_page("pages/sim_hot_shard.py").run()              # locked: the seed is the reader's to run
+    assert not at.exception, at.exception
+    assert not any("is closed here" in w.value for w in at.warning)
+    assert at.number_input(key="hs_celeb_seed").value == seed and at.query_params[pin] == f"seed={seed}"

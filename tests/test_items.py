@@ -276,11 +276,13 @@ def _independent(store, key, first_only: bool) -> tuple[pd.DataFrame, float]:
     rating_of = {(a, q): {"full": 1.0, "partial": 0.5, "missed": 0.0}[r]
                  for a, q, r in zip(ratings["attempt_id"], ratings["question_id"], ratings["rating"])}
     answer_of = {(r.attempt_id, r.question_id): r for r in answers.itertuples(index=False)}
-    grades = {0: list(zip(key.truths, key.bands)), **{number: list(g) for number, g in key.variant_grades}}
+    grades = {(0, 0): list(zip(key.truths, key.bands)), **{(number, 0): list(g) for number, g in key.variant_grades},
+              **{pair: list(g) for pair, g in key.seeded_grades}}    # by (variant, graded seed)
     marks = {}
     for a in attempts.itertuples(index=False):
+        graded_seed = store.graded_seed(a.attempt_id) or 0
         for i, (qid, kind) in enumerate(zip(key.question_ids, key.kinds)):
-            truth, band = grades[a.variant][i]
+            truth, band = grades[a.variant, graded_seed][i]
             if kind == "numeric" and truth is None:
                 continue
             ans = answer_of.get((a.attempt_id, qid))
@@ -314,7 +316,7 @@ def _independent(store, key, first_only: bool) -> tuple[pd.DataFrame, float]:
 
 @pytest.mark.parametrize("first_only", [True, False])
 def test_the_demo_class_matches_numpy(demo_store, first_only):
-    key = items.key_for(demo_store, DEMO, lambda loaded: SIM_TRUTHS)
+    key = items.key_for(demo_store, DEMO, lambda loaded, graded_seed=0: SIM_TRUTHS)
     table = items.item_stats(demo_store, key, Filters("one_tenant"), first_only, DEMO)
     whole = table[table["variant"] == items.ALL].set_index("question_id")
     expected, alpha = _independent(demo_store, key, first_only)

@@ -250,6 +250,7 @@ def test_a_harvest_of_throwaway_attempts_gives_no_key_a_later_retake_draws(tmp_p
 
 
 def test_the_export_and_the_board_show_each_attempts_drawn_numbers(tmp_path):
+    from drills.reports import aggregates
     from drills.reports.exports import export_answers, export_attempts
     from drills.reports.grading_key import DrillKey
     from drills.reports.source import Filters
@@ -269,7 +270,7 @@ def test_the_export_and_the_board_show_each_attempts_drawn_numbers(tmp_path):
         view = AttemptView.load(store, attempt, loaded)
         assert view.drawn_numbers.startswith(drawn[attempt.id]), view.drawn_numbers
     key = DrillKey.from_loaded(loaded, {q.id: 1.0 for q in loaded.drill.all_questions() if getattr(q, "sim", None)},
-                               [a.variant for a in store.attempts()])
+                               aggregates.variants_drawn(store, "hot_tenant"))
     for frame in (export_answers(store, key, Filters("hot_tenant")), export_attempts(store, key, Filters("hot_tenant"))):
         shown = dict(zip(frame["attempt_id"], frame["numbers"]))
         assert all(shown[a].startswith(text) for a, text in drawn.items()), shown

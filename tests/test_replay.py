@@ -6,27 +6,27 @@ import json
 
 import pytest
 
-from drills.disclosure import SIMULATION_SEED
 from drills.loader import load_catalogue
 from drills.schema import NumericQuestion
 from drills.variants import in_variant
 from sims import presets
-from ui.instructor.replay import replay_query, replay_tab
+from ui.sims.replay import replay_query, replay_tab
 from tests.test_sim_pages import lock_and_play
 from ui.sims.embed import MODEL_PAGES
 
 LOADED = load_catalogue().drills["one_tenant"]
+SEED = 123_456   # a question's graded seed (drills.disclosure.question_seed)
 SIM_QUESTIONS = [q for q in LOADED.drill.all_questions() if isinstance(q, NumericQuestion) and q.sim]
 
 
 def test_every_simulation_question_of_the_drill_has_a_tab_to_replay_on():
     assert len(SIM_QUESTIONS) >= 5
     for q in SIM_QUESTIONS:
-        query = replay_query(q.sim, LOADED.values, 42.0)
+        query = replay_query(q.sim, LOADED.values, 42.0, seed=SEED)
         name, seed_key = replay_tab(q.sim, query)
-        assert query[seed_key] == str(SIMULATION_SEED)
+        assert query[seed_key] == "123456"
         assert query[f"guess_{name}"] == "42" and f"pin_{name}" in query
-        assert query[f"pin_{name}"].endswith("seed=0 guess=42")
+        assert query[f"pin_{name}"].endswith("seed=123456 guess=42")
 
 
 def _drawn(at) -> list[dict]:
@@ -38,13 +38,13 @@ def _drawn(at) -> list[dict]:
 def test_the_replay_link_opens_the_graded_run_with_the_guess_pinned(app_test, question_id):
     q = LOADED.drill.question(question_id)
     variant = in_variant(LOADED, 3)                 # a retake's numbers travel too
-    query = replay_query(q.sim, variant.values, 7.0)
+    query = replay_query(q.sim, variant.values, 7.0, seed=SEED)
     name, seed_key = replay_tab(q.sim, query)
     at = app_test(MODEL_PAGES[presets.PRESETS[q.sim].model][0])
     at.query_params.update(query)
     at.run()
     assert not at.exception, at.exception
-    assert at.number_input(key=seed_key).value == SIMULATION_SEED
+    assert at.number_input(key=seed_key).value == SEED
     assert any("Your locked guess: **7 " in i.value for i in at.info)
     at.button(key=f"play::{name}").click().run()
     assert not at.exception, at.exception
@@ -56,7 +56,7 @@ def test_the_replay_link_opens_the_graded_run_with_the_guess_pinned(app_test, qu
 def test_changing_one_setting_overlays_the_other_choice_on_the_graded_run(app_test):
     q = LOADED.drill.question("f1_sim_hot_4")
     at = app_test("pages/sim_hot_shard.py")
-    at.query_params.update(replay_query(q.sim, LOADED.values, 150.0))
+    at.query_params.update(replay_query(q.sim, LOADED.values, 150.0, seed=SEED))
     at.run()
     at.button(key="play::hot_shard.celebrity").click().run()
     at.slider(key="hs_celeb_shards").set_value(6).run()

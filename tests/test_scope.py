@@ -153,7 +153,8 @@ def test_a_break_drill_starts_from_the_catalogue_and_runs_on_its_own_clock(app_t
     drawn = in_variant(loaded, attempt.variant)   # the attempt's own numbers
     store.lock_answer(attempt.id, "b2_polish_rate", "break2", "numeric", value=drawn.values["b2_polish_rate"])
     key = DrillKey.from_loaded(scoped, {q.id: 1.0 for q in scoped.drill.all_questions()
-                                                 if getattr(q, "sim", None)}, [attempt.variant])
+                                                 if getattr(q, "sim", None)},
+                               aggregates.variants_drawn(store, attempt.drill_id))
     summary = aggregates.attempt_summary(store, key, Filters(attempt.drill_id))
     assert list(summary["attempt_id"]) == [attempt.id] and summary["earned"].iloc[0] == 1
     assert "one_tenant~break2" in aggregates.drills_by_activity(store)

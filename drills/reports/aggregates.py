@@ -42,13 +42,15 @@ _SKILL_ATTEMPT = ("""
 
 # -- cheap things the page needs first -------------------------------------------------------
 def data_version(store: AttemptStore) -> tuple[int, ...]:
-    """Changes whenever anything is written: every write logs an event except note ratings.
+    """Changes whenever anything is written: every write logs an event except note ratings and graded seeds
+    (each written once per attempt, so their count says whether one was added).
 
     Row counts ride along with the highest ids so rows loaded with explicit ids count too.
     """
     row = source.one(store, "SELECT (SELECT COALESCE(MAX(id), 0) FROM attempt_events), "
                             "(SELECT COUNT(*) FROM attempt_events), "
-                            "(SELECT COALESCE(MAX(id), 0) FROM note_ratings), (SELECT COUNT(*) FROM note_ratings)")
+                            "(SELECT COALESCE(MAX(id), 0) FROM note_ratings), (SELECT COUNT(*) FROM note_ratings), "
+                            "(SELECT COUNT(*) FROM graded_seeds)")
     return tuple(int(v) for v in row)
 
 
@@ -58,10 +60,12 @@ def drills_by_activity(store: AttemptStore) -> list[str]:
         store, "SELECT drill_id FROM attempts GROUP BY drill_id ORDER BY MAX(started_at) DESC, drill_id")]
 
 
-def variants_drawn(store: AttemptStore, drill_id: str) -> list[int]:
-    """The variants the drill's attempts drew, under any filters: the grading key needs no others."""
-    return [r[0] for r in source.rows(
-        store, "SELECT DISTINCT variant FROM attempts WHERE drill_id = ? ORDER BY 1", [drill_id])]
+def variants_drawn(store: AttemptStore, drill_id: str) -> list[tuple[int, int]]:
+    """The (variant, graded seed) pairs the drill's attempts drew, under any filters: the grading key needs no
+    others."""
+    return [tuple(r) for r in source.rows(
+        store, f"SELECT DISTINCT a.variant, {source.GRADED_SEED} FROM attempts a {source.GRADED_SEED_JOIN} "
+               "WHERE a.drill_id = ? ORDER BY 1, 2", [drill_id])]
 
 
 def cohorts(store: AttemptStore, drill_id: str) -> list[str]:
@@ -208,7 +212,9 @@ def question_sample(store: AttemptStore, key: DrillKey, filters: Filters, attemp
     """Every numeric guess from a stable pseudo-random pick of `attempts` attempts, to draw as points."""
     head, params = with_ctes(filters.sql(), key_ctes(store, key))
     sql = head + f""",
-        picked AS (SELECT attempt_id, handle, variant FROM att ORDER BY hash(attempt_id), attempt_id LIMIT ?)
+        picked AS (
+            SELECT attempt_id, handle, variant, graded_seed FROM att ORDER BY hash(attempt_id), attempt_id LIMIT ?
+        )
         SELECT an.question_id, p.handle, 100 * an.value / k.truth AS pct,
                CASE WHEN abs(an.value - k.truth) <= k.full_band THEN 1.0
                     WHEN abs(an.value - k.truth) <= k.half_band THEN 0.5 ELSE 0.0 END AS score

@@ -42,22 +42,32 @@ class DrillKey:
     variant_grades: tuple[tuple[int, tuple[tuple[float | None, float | None], ...]], ...] = ()
     # Each graded draw's numbers as the board and the export show them (drills.variants.drawn_numbers).
     numbers: tuple[tuple[int, str], ...] = ()
+    # The (variant, graded seed) pairs attempts drew with a graded seed of their own (drills.disclosure), each
+    # with every question's (truth, band): their simulation questions graded against the runs at that seed.
+    seeded_grades: tuple[tuple[tuple[int, int], tuple[tuple[float | None, float | None], ...]], ...] = ()
 
     @classmethod
     def from_loaded(cls, loaded: LoadedDrill,
-                    sim_truths: Mapping[str, float] | Callable[[LoadedDrill], Mapping[str, float]] | None = None,
-                    variants: Collection[int] | None = None) -> DrillKey:
+                    sim_truths: Mapping[str, float] | Callable[..., Mapping[str, float]] | None = None,
+                    variants: Collection[int | tuple[int, int]] | None = None) -> DrillKey:
         """`sim_truths`: the reference run of each simulation-backed question (left ungraded without it), or a
-        function giving them for a variant of the drill (runs of presets that read the drill's numbers).
+        function giving them for a variant of the drill (runs of presets that read the drill's numbers) and,
+        as its second argument, an attempt's graded seed (drills.disclosure.graded_seed_of; none for seed 0).
 
-        `variants`: the draws to grade besides the written numbers, the ones attempts drew (a function above
-        runs only their simulations); None grades the written numbers only.
+        `variants`: the draws to grade besides the written numbers, the ones attempts drew, each a draw number
+        or a (draw number, graded seed) pair (aggregates.variants_drawn; a function above runs only their
+        simulations); None grades the written numbers only.
         """
-        truths_of = sim_truths if callable(sim_truths) else (lambda _variant: sim_truths)
+        def truths_of(variant: LoadedDrill, seed: int = 0) -> Mapping[str, float] | None:
+            if not callable(sim_truths):
+                return sim_truths
+            return sim_truths(variant, seed) if seed else sim_truths(variant)
+
+        pairs = {(v, 0) if isinstance(v, int) else (int(v[0]), int(v[1])) for v in (variants or ())}
         loaded = in_variant(loaded, WRITTEN)
         drill = loaded.drill
         parts = scoring._part_of(drill)  # noqa: SLF001 - the one place that maps questions to parts
-        qids, pids, kinds, truths, bands, rights, pairs = [], [], [], [], [], [], []
+        qids, pids, kinds, truths, bands, rights, skill_pairs = [], [], [], [], [], [], []
         for q, (truth, band) in zip(drill.all_questions(), _grades(loaded, truths_of(loaded))):
             right = q.answer if isinstance(q, ChoiceQuestion) else None
             qids.append(q.id)
@@ -66,24 +76,27 @@ class DrillKey:
             truths.append(truth)
             bands.append(band)
             rights.append(right)
-            pairs.extend((q.id, s) for s in q.skills)
+            skill_pairs.extend((q.id, s) for s in q.skills)
 
-        def graded(number: int) -> list[tuple[float | None, float | None]]:
+        def graded(number: int, seed: int = 0) -> list[tuple[float | None, float | None]]:
             variant = in_variant(loaded, number)
-            return _grades(variant, truths_of(variant))
+            return _grades(variant, truths_of(variant, seed))
 
-        drawn = sorted(set(variants or ()) - {WRITTEN}) if varies(drill) else []
-        variant_grades = tuple((v, tuple(graded(v))) for v in drawn)
+        if not varies(drill):   # every draw is the written numbers
+            pairs = {(WRITTEN, seed) for _, seed in pairs}
+        drawn = sorted({v for v, _ in pairs} - {WRITTEN})
+        variant_grades = tuple((v, tuple(graded(v))) for v in sorted({v for v, seed in pairs if not seed} - {WRITTEN}))
+        seeded_grades = tuple(((v, seed), tuple(graded(v, seed))) for v, seed in sorted(pairs) if seed)
         numbers = tuple((v, drawn_numbers(in_variant(loaded, v))) for v in [WRITTEN, *drawn])
         return cls(drill.id, tuple(qids), tuple(pids), tuple(kinds), tuple(truths), tuple(bands), tuple(rights),
-                   tuple(pairs), tuple(s.id for s in drill.rubric), tuple(s.name for s in drill.rubric),
-                   tuple((p.id, p.title, p.minutes) for p in drill.parts), variant_grades, numbers)
+                   tuple(skill_pairs), tuple(s.id for s in drill.rubric), tuple(s.name for s in drill.rubric),
+                   tuple((p.id, p.title, p.minutes) for p in drill.parts), variant_grades, numbers, seeded_grades)
 
     @property
     def fingerprint(self) -> str:
         """Names the whole key: the same drill content, reference truths and graded variants give the same id."""
         whole = (self.drill_id, self.question_ids, self.part_ids, self.kinds, self.truths, self.bands,
-                 self.right_choices, self.skill_pairs, self.variant_grades)
+                 self.right_choices, self.skill_pairs, self.variant_grades, self.seeded_grades)
         return hashlib.sha256(repr(whole).encode()).hexdigest()[:24]
 
     @property
@@ -91,12 +104,13 @@ class DrillKey:
         return len(self.question_ids)
 
     def rows(self) -> list[tuple]:
-        """The grading_keys rows: (question, part, kind, truth, band, right choice, position, variant)."""
+        """The grading_keys rows: (question, part, kind, truth, band, right choice, position, variant, graded seed)."""
         out = []
-        for variant, grades in ((WRITTEN, tuple(zip(self.truths, self.bands))), *self.variant_grades):
-            out.extend((qid, pid, kind, truth, band, right, position, variant) for position, (qid, pid, kind, right, (
-                truth, band)) in enumerate(zip(self.question_ids, self.part_ids, self.kinds, self.right_choices,
-                                               grades), start=1))
+        for (variant, seed), grades in (((WRITTEN, 0), tuple(zip(self.truths, self.bands))),
+                                        *(((v, 0), g) for v, g in self.variant_grades), *self.seeded_grades):
+            out.extend((qid, pid, kind, truth, band, right, position, variant, seed)
+                       for position, (qid, pid, kind, right, (truth, band)) in enumerate(
+                           zip(self.question_ids, self.part_ids, self.kinds, self.right_choices, grades), start=1))
         return out
 
 
@@ -126,7 +140,8 @@ def ensure_key(store: AttemptStore, key: DrillKey) -> None:
     if rows:
         writes.append((
             "INSERT INTO grading_keys SELECT ?, * FROM (VALUES "
-            + ", ".join(["(?, ?, ?, ?::DOUBLE, ?::DOUBLE, ?::VARCHAR, ?::BIGINT, ?::INTEGER)"] * len(rows)) + ") AS v"
+            + ", ".join(["(?, ?, ?, ?::DOUBLE, ?::DOUBLE, ?::VARCHAR, ?::BIGINT, ?::INTEGER, ?::BIGINT)"] * len(rows))
+            + ") AS v"
             + absent.format(table="grading_keys"),
             [key.fingerprint, *[x for row in rows for x in row], key.fingerprint]))
     if key.skill_pairs:
@@ -158,6 +173,7 @@ def stored_key_ctes(key: DrillKey) -> tuple[str, list]:
     return (f"""
         qkey AS (
             SELECT question_id, part_id, kind, truth, band, right_choice, position, variant AS key_variant,
+                   graded_seed AS key_seed,
                    kind = 'numeric' AND truth IS NOT NULL AS graded_numeric, kind = 'choice' AS graded_choice,
                    band * (1 + {_EPS}) AS full_band, 2 * band * (1 + {_EPS}) AS half_band
             FROM grading_keys WHERE key_id = ?
@@ -173,8 +189,9 @@ def stored_key_ctes(key: DrillKey) -> tuple[str, list]:
 # between the attempts and the key on the variant alone and made it first, every attempt times its
 # variant's key rows (680k rows on the million-answer board), before meeting the answers; as one
 # value the key can only meet an answer that already carries its attempt's variant (question_errors in
-# half the time). The key's own column is `key_variant`, so the bare `variant` here is the attempt's.
-KEY_JOIN = "JOIN qkey k ON (k.question_id, k.key_variant) = (an.question_id, variant)"
+# half the time). The key's own column is `key_variant`, so the bare `variant` here is the attempt's; likewise
+# `graded_seed` (source.GRADED_SEED), which meets the key's `key_seed`.
+KEY_JOIN = "JOIN qkey k ON (k.question_id, k.key_variant, k.key_seed) = (an.question_id, variant, graded_seed)"
 
 # An answer's grade from the key's precomputed columns: the same tests as scoring.grade_numeric (less
 # the share given up to hints) and grade_choice, with no string comparison left in the per-row work.

@@ -54,7 +54,7 @@ _SELECTION = """
             WHERE drill_id = ? GROUP BY candidate_id
         ),
         sel AS (
-            SELECT att.attempt_id, att.variant,
+            SELECT att.attempt_id, att.variant, att.graded_seed,
                    EXISTS (SELECT 1 FROM attempt_events e WHERE e.attempt_id = att.attempt_id AND e.kind = 'live')
                        AS live
             FROM att
@@ -71,7 +71,7 @@ _MARKS = f"""
                    COALESCE(CASE WHEN k.kind = 'notes' THEN r.note_score ELSE {SCORE} END, 0.0) AS mark,
                    -- a note nobody rated has no mark yet (its 0 above only keeps the attempt's total whole)
                    (k.kind <> 'notes' OR r.note_score IS NOT NULL) AS graded
-            FROM sel s JOIN qkey k ON k.key_variant = s.variant
+            FROM sel s JOIN qkey k ON (k.key_variant, k.key_seed) = (s.variant, s.graded_seed)
             LEFT JOIN answers an ON an.attempt_id = s.attempt_id AND an.question_id = k.question_id
             LEFT JOIN rated r ON r.attempt_id = s.attempt_id AND r.question_id = k.question_id
             WHERE k.graded_numeric OR k.graded_choice OR k.kind = 'notes'

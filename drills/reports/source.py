@@ -11,6 +11,12 @@ import pandas as pd
 from drills.store import AttemptStore
 
 
+# An attempt's graded seed (drills.disclosure.graded_seed_of), 0 where none was drawn: a drill without simulation
+# questions, or an attempt from before graded seeds. Answers meet the key's rows for their (variant, seed).
+GRADED_SEED_JOIN = "LEFT JOIN graded_seeds gs ON gs.attempt_id = a.id"
+GRADED_SEED = "COALESCE(gs.seed, 0)"
+
+
 @dataclass(frozen=True)
 class Filters:
     """What the instructor narrowed the board to; times are UNIX seconds on the attempt's start."""
@@ -29,8 +35,9 @@ class Filters:
                 params.append(value)
         text = f"""
         att AS (
-            SELECT a.id AS attempt_id, a.candidate_id, c.handle, c.cohort, a.time_box_s, a.started_at, a.variant
-            FROM attempts a JOIN candidates c ON c.id = a.candidate_id
+            SELECT a.id AS attempt_id, a.candidate_id, c.handle, c.cohort, a.time_box_s, a.started_at, a.variant,
+                   {GRADED_SEED} AS graded_seed
+            FROM attempts a JOIN candidates c ON c.id = a.candidate_id {GRADED_SEED_JOIN}
             WHERE {' AND '.join(clauses)}
         )"""
         return text, params

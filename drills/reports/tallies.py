@@ -20,10 +20,11 @@ _TABLE_ENDS = """
 def _tally_insert(key: DrillKey, todo: list[int]) -> tuple[str, list]:
     """Tallies for the attempts in `todo` (none of which has a row for this key)."""
     # The id range as constants lets the answers scan skip row groups by their min/max attempt ids.
-    chosen = ("""
+    chosen = (f"""
         att AS (SELECT unnest(?::BIGINT[]) AS attempt_id),
         mine AS (
-            SELECT an.*, a.variant FROM answers an JOIN attempts a ON a.id = an.attempt_id
+            SELECT an.*, a.variant, {source.GRADED_SEED} AS graded_seed
+            FROM answers an JOIN attempts a ON a.id = an.attempt_id {source.GRADED_SEED_JOIN}
             WHERE an.attempt_id BETWEEN ? AND ? AND an.attempt_id IN (SELECT attempt_id FROM att)
         )""", [todo, min(todo), max(todo)])
     head, params = source.with_ctes(chosen, stored_key_ctes(key), source.LEVELS)

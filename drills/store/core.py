@@ -23,6 +23,7 @@ from drills.store.live import LiveStore
 from drills.store.lti import LtiStore
 from drills.records import (ANSWER_COLUMNS, AnswerEntry, Attempt, AttemptFinished, AttemptRecords, Candidate,
                             LockedAnswer, RevealEntry, RubricScore)
+from drills.store.graded_seeds import GradedSeedStore
 from drills.store.reviews import ReviewStore
 from drills.store.throttle import ThrottleStore
 from drills.store.timeline import FINISHED_SQL as _FINISHED_SQL
@@ -77,7 +78,8 @@ def _chunks(items: list, size: int):
         yield items[start:start + size]
 
 
-class StoreCore(AccountsStore, ThrottleStore, LiveStore, ReviewStore, TimelineStore, LtiStore, AttemptViewStore):
+class StoreCore(AccountsStore, ThrottleStore, LiveStore, ReviewStore, TimelineStore, LtiStore, AttemptViewStore,
+                GradedSeedStore):
     """Every public method of the attempt store, written once in DuckDB-flavoured SQL (`?` placeholders).
 
     A backend supplies the plumbing drills.store.contract.StorePart declares (`_transaction`, `_reading`,

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Union
 
 from drills.store.accounts import handle_key
+from drills.store.graded_seeds import GRADED_SEEDS_MIGRATION, GRADING_KEY_SEEDS_MIGRATION
 from drills.store.lti_grades import LTI_GRADES_MIGRATION
 from drills.store.lti_roster import LTI_ROSTER_MIGRATION
 
@@ -351,6 +352,8 @@ MIGRATIONS: tuple[tuple[int, Migration], ...] = (
     # LTI grade passback: grade targets and the outbox (its SQL beside the code that uses it).
     (41, LTI_GRADES_MIGRATION),
     (42, LTI_ROSTER_MIGRATION),   # LTI rosters: each class's NRPS source and members (drills.store.lti_roster)
+    (46, GRADED_SEEDS_MIGRATION),   # each attempt's graded seed, written once (drills.store.graded_seeds)
+    (47, GRADING_KEY_SEEDS_MIGRATION),   # derived: a grading key's rows per (variant, graded seed)
 )
 
 

@@ -42,6 +42,7 @@ RECORD_ORDER = {
     "note_ratings": "id",
     "time_grants": "id",
     "attempt_events": "id",
+    "graded_seeds": "attempt_id",
 }
 
 # The tables that only ever gain rows, and in PostgreSQL the column that names the transaction which added

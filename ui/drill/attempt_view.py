@@ -10,7 +10,7 @@ from typing import Mapping
 import streamlit as st
 
 from drills import scoring
-from drills.disclosure import SIMULATION_SEED, disclosed
+from drills.disclosure import LEGACY_SEED, disclosed, graded_seed_of, question_seed
 from drills.loader import LoadedDrill
 from drills.schema import NumericQuestion
 from drills.store import Attempt, AttemptRecords, AttemptStore, LockedAnswer
@@ -21,7 +21,7 @@ from ui.runtime import seam
 _KEPT = keys.register("view", __name__)("kept")   # (the fragment run, the view a lock-in left for it)
 
 
-@st.cache_data(show_spinner="Running the simulations this drill embeds…")
+@st.cache_data(show_spinner="Running the simulations this drill embeds…", max_entries=20_000)
 def simulation_truths(drill_id: str, seed: int, preset_ids: tuple[tuple[str, str], ...],
                       inputs: tuple[tuple[str, float], ...] = ()) -> dict[str, float]:
     """Truths for simulation-backed questions: each preset run once per (drill, seed, numbers it reads)."""
@@ -31,19 +31,21 @@ def simulation_truths(drill_id: str, seed: int, preset_ids: tuple[tuple[str, str
     return {question_id: presets.evaluate(preset_id, seed, values) for question_id, preset_id in preset_ids}
 
 
-def sim_truths_of(loaded: LoadedDrill) -> dict[str, float]:
-    """The graded run of each simulation question, on the numbers of `loaded`'s variant (seed SIMULATION_SEED)."""
+def sim_truths_of(loaded: LoadedDrill, graded_seed: int = LEGACY_SEED) -> dict[str, float]:
+    """The graded run of each simulation question, on the numbers of `loaded`'s variant, each at its question's
+    seed of the attempt's `graded_seed` (drills.disclosure.question_seed; seed 0 for a legacy attempt)."""
     preset_ids = tuple((q.id, q.sim) for q in loaded.drill.all_questions() if isinstance(q, NumericQuestion) and q.sim)
     if not preset_ids:
         return {}
     from sims import presets
 
-    # Cached per preset on the numbers that preset reads: every attempt draws its own numbers, and two draws
-    # that agree on what one run reads share that run even where they differ elsewhere.
+    # Cached per preset on the numbers that preset reads and its seed: two attempts that agree on both share
+    # the run even where their numbers differ elsewhere.
     truths: dict[str, float] = {}
     for question_id, preset_id in preset_ids:
         inputs = presets.inputs_of([preset_id], loaded.values)
-        truths |= simulation_truths(loaded.drill.id, SIMULATION_SEED, ((question_id, preset_id),), inputs)
+        truths |= simulation_truths(loaded.drill.id, question_seed(graded_seed, question_id),
+                                    ((question_id, preset_id),), inputs)
     return truths
 
 
@@ -55,14 +57,15 @@ class SimTruths(Mapping[str, float]):
     before anyone has locked in a number; the results and the reveals run them when they first need them.
     """
 
-    def __init__(self, loaded: LoadedDrill) -> None:
+    def __init__(self, loaded: LoadedDrill, graded_seed: int = LEGACY_SEED) -> None:
         self._loaded = loaded
+        self.graded_seed = graded_seed
         self._values: dict[str, float] | None = None
         self.ids = frozenset(q.id for q in loaded.drill.all_questions() if isinstance(q, NumericQuestion) and q.sim)
 
     def _run(self) -> dict[str, float]:
         if self._values is None:
-            self._values = sim_truths_of(self._loaded)
+            self._values = sim_truths_of(self._loaded, self.graded_seed)
         return self._values
 
     def __getitem__(self, question_id: str) -> float:
@@ -93,8 +96,8 @@ class AttemptView:
     sim_values: Mapping[str, float]
     disclosed: frozenset[str]           # question ids whose truth this attempt may see now
     hints: Mapping[str, frozenset[int]]  # question id -> indexes of the graded hints opened
-
     last_opened: str | None = None      # the part opened last (where a resumed attempt picks up)
+    graded_seed: int = LEGACY_SEED       # the attempt's graded seed (drills.disclosure.graded_seed_of)
 
     @classmethod
     def load(cls, store: AttemptStore, attempt: Attempt, loaded: LoadedDrill) -> AttemptView:
@@ -103,13 +106,15 @@ class AttemptView:
 
     @classmethod
     def of(cls, store: AttemptStore, attempt: Attempt, loaded: LoadedDrill, records: AttemptRecords) -> AttemptView:
-        """The view `records` describe (a read's, or what a lock-in's own transaction left): no store read."""
+        """The view `records` describe (a read's, or what a lock-in's own transaction left): no store read but
+        the attempt's graded seed, once a process (drills.disclosure.graded_seed_of)."""
         attempt = replace(attempt, finished_at=records.finished_at, extra_s=records.extra_s)
         loaded = in_variant(loaded, attempt.variant)   # the numbers this attempt drew
+        graded_seed = graded_seed_of(store, attempt, loaded.drill)   # read once a process, then kept
         answers, reveals = records.answers, records.reveals
-        return cls(store, attempt, loaded, answers, reveals, records.note_ratings, SimTruths(loaded),
+        return cls(store, attempt, loaded, answers, reveals, records.note_ratings, SimTruths(loaded, graded_seed),
                    disclosed(loaded.drill, answers, reveals, attempt.finished_at is not None), records.hints,
-                   records.last_opened)
+                   records.last_opened, graded_seed)
 
     def kept_for_this_run(self) -> AttemptView:
         """Keep this view for the fragments of this fragment run (a Lock in's callback runs before them), so
@@ -137,6 +142,10 @@ class AttemptView:
     def drawn_numbers(self) -> str:
         """The numbers this attempt drew (`name=value; …`, or "as written"), for the board to show."""
         return drawn_numbers(self.loaded)
+
+    def question_seed(self, question_id: str) -> int:
+        """The seed of the run this attempt grades `question_id` against (for its chart and its replay)."""
+        return question_seed(self.graded_seed, question_id)
 
     def truth(self, question_id: str) -> float:
         return self.loaded.truth(question_id, self.sim_values)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from drills import answers as checks
-from drills.disclosure import SIMULATION_SEED, option_order
+from drills.disclosure import option_order
 from drills.formulas import format_quantity
 from drills.schema import ChoiceQuestion, NotesQuestion, NumericQuestion
 from drills.scoring import NOTE_SCORES, AnswerGrade, grade_answer
@@ -19,6 +19,7 @@ from ui.faults import is_store_fault
 from ui.runtime import seam
 from ui.safe import escape_markdown
 from ui.sims.embed import render_sim_embed
+from ui.sims.replay import replay_query, replay_tab
 
 NOTE_LABELS = {"full": "Covered it", "partial": "Partly", "missed": "Missed it"}
 # Material icons and coloured badges, not emoji: a browser without an emoji font draws those as empty boxes.
@@ -77,8 +78,10 @@ def render_question(view: AttemptView, question, part_id: str, rerun: tuple[str,
         answer = view.answers.get(question.id)
         show_truth = question.id in view.disclosed
         if isinstance(question, NumericQuestion) and question.sim:
-            render_sim_embed(question.sim, SIMULATION_SEED, revealed=show_truth, locked=answer is not None,
-                             values=view.loaded.values)
+            seed = view.question_seed(question.id)   # named, and linked, only once the question is locked
+            render_sim_embed(question.sim, seed, revealed=show_truth, locked=answer is not None,
+                             values=view.loaded.values,
+                             replay=_replay(view, question, answer) if answer is not None or show_truth else None)
         outcome = st.session_state.pop(keys.lock_outcome(question.id), None)   # from this tab's Lock in press
         if answer is None and view.finished:
             if outcome is not None:   # a stale tab pressed Lock in after the finish
@@ -103,6 +106,14 @@ def render_question(view: AttemptView, question, part_id: str, rerun: tuple[str,
             _locked(view, question, answer, show_truth=show_truth)
             if outcome is not None and outcome[0] == STORED:
                 st.success("Locked in.", icon=":material/lock:")   # here, not a toast: a toast covers other controls
+
+
+def _replay(view: AttemptView, question: NumericQuestion, answer: LockedAnswer | None) -> dict[str, str] | None:
+    """The query that replays the question's graded run, seed and guess on its page; None where the page keeps
+    its seed to itself (its link then opens the run's settings)."""
+    guess = None if answer is None or answer.skipped else answer.value
+    query = replay_query(question.sim, view.loaded.values, guess, seed=view.question_seed(question.id))
+    return query if replay_tab(question.sim, query) is not None else None
 
 
 def answer_summary(question, answer: LockedAnswer, text=str, *, compact: bool = False) -> str:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from drills import answers as checks
+from drills.disclosure import graded_seed_of
 from drills.store.accounts import Account, AccessRefused, ClassInfo, Learner, account_learner, handle_named
 from drills.store.throttle import Throttled
 from drills.records import Candidate
@@ -251,8 +252,10 @@ def _begin(store, visitor: Visitor, drill_id: str, time_box_min: float) -> str:
     except (checks.InputError, AccessRefused, Throttled) as problem:
         return str(problem)
     seed = secrets.randbelow(2**31)   # orders the options, and picks a variant the candidate has not had
-    variant = variant_for(store, get_catalogue().drills[drill_id].drill, candidate.handle, seed)
+    drill = get_catalogue().drills[drill_id].drill
+    variant = variant_for(store, drill, candidate.handle, seed)
     attempt = store.start_attempt_for(candidate, drill_id, time_box_min * 60, seed=seed, variant=variant)
+    graded_seed_of(store, attempt, drill)   # its simulation questions' graded seed, drawn and stored now
     if code:
         st.session_state[keys.NEW_RESUME_CODE] = (attempt.token, code)
     remember_attempt(attempt.token)

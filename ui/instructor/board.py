@@ -305,8 +305,9 @@ def render_questions(board: Board) -> None:
                     width="stretch", key=QUESTIONS_CHART)
     st.caption("Boxes span the middle half of the cohort's guesses, whiskers 5% to 95%; dots are a sample of "
                "guesses (green within tolerance). Questions are ranked by the median miss, worst first. "
-               "Simulation-graded questions are compared with one reference run of the simulation. Each guess is "
-               "measured against its own attempt's numbers; the Truth column shows the numbers as written.")
+               "Each guess is measured against its own attempt's numbers and, for a simulation-graded question, "
+               "the run at its attempt's own graded seed; the Truth column shows the numbers as written (a "
+               "simulation's at seed 0, a reference run no new attempt is graded against).")
     st.dataframe(board.figure("question_table", lambda: pd.DataFrame({
         "Question": [shorts[q] for q in errors["question_id"]],
         "Truth": [_rounded(t, getattr(questions[q], "decimals", 2))

@@ -39,7 +39,7 @@ class BoardReads:
     def date_bounds(self, drill_id: str) -> tuple[float, float] | None:
         return self._at_version("date_bounds", drill_id)
 
-    def variants_drawn(self, drill_id: str) -> list[int]:
+    def variants_drawn(self, drill_id: str) -> list[tuple[int, int]]:   # (variant, graded seed) pairs
         return self._at_version("variants_drawn", drill_id)
 
 

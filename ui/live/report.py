@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from drills import live
+from drills.disclosure import LEGACY_SEED, graded_seed_of
 from drills.store.live import OPEN, LiveSession
 from drills.schema import ChoiceQuestion, NumericQuestion
 from drills.variants import in_variant
@@ -25,14 +26,17 @@ def _chart_key(question_id: str) -> str:
 
 
 def seat_graders(store, session: LiveSession, seats, loaded) -> dict[int, live.Grader]:
-    """Each seat graded in its own attempt's variant; the class's attempts read in one query, a grader per variant.
-    A variant's simulations run only if a question graded needs one (SimTruths), once per process (cached)."""
-    variants = {a.id: a.variant for a in store.attempts(cohort=session.cohort, drill_id=session.drill_id)}
-    by_variant: dict[int, live.Grader] = {}
-    for variant in {variants.get(s.attempt_id, session.variant) for s in seats}:
+    """Each seat graded in its own attempt's variant and graded seed (drills.disclosure.graded_seed_of); the
+    class's attempts read in one query, a grader per (variant, seed). Its simulations run only if a question
+    graded needs one (SimTruths), once per process (cached)."""
+    attempts = {a.id: a for a in store.attempts(cohort=session.cohort, drill_id=session.drill_id)}
+    drawn = {s.attempt_id: (attempts[s.attempt_id].variant, graded_seed_of(store, attempts[s.attempt_id], loaded.drill))
+             if s.attempt_id in attempts else (session.variant, LEGACY_SEED) for s in seats}
+    graders: dict[tuple[int, int], live.Grader] = {}
+    for variant, seed in set(drawn.values()):
         mine = in_variant(loaded, variant)
-        by_variant[variant] = live.Grader(mine, SimTruths(mine))
-    return {s.attempt_id: by_variant[variants.get(s.attempt_id, session.variant)] for s in seats}
+        graders[variant, seed] = live.Grader(mine, SimTruths(mine, seed))
+    return {attempt_id: graders[pair] for attempt_id, pair in drawn.items()}
 
 
 def _read_room(store, session: LiveSession, loaded) -> tuple:

@@ -146,8 +146,8 @@ def explore_query(preset_id: str, values: Mapping[str, float] | None = None) -> 
     """The query that opens the preset's page with the preset's own settings (the attempt's numbers when
     the run is built from them), on the tab and, on the pool page, the lane the question asks about.
 
-    Only what the page has a control for travels; the page's seed stays its own (the drill grades with
-    seed 0; an instructor's replay, ui.instructor.replay, adds that seed, the guess and a pin).
+    Only what the page has a control for travels; the page's seed stays its own (the question's graded seed
+    is the attempt's secret until it is locked in; ui.sims.replay then adds that seed, the guess and a pin).
     """
     preset = presets.PRESETS[preset_id]
     p = preset.params_for(values)
@@ -198,22 +198,35 @@ def _stampede_query(p) -> dict[str, str]:
                                                     query=p.recompute_s, slots=p.db_slots, policy=policy)}
 
 
+GRADED_RUN_OPEN = ("Graded against a run of the **{name}** simulation ({label}) of its own: its seed shows once "
+                   "you lock in, and no sim page runs that seed for you while this question is open. Lock in your "
+                   "own estimate first: opening the simulation while this question is open is recorded on your "
+                   "attempt's timeline, and your instructor sees it.")
+GRADED_RUN_LOCKED = "Graded against the **{name}** simulation ({label}), seed **{seed}**."
+
+
 def render_sim_embed(preset_id: str, seed: int, *, revealed: bool, locked: bool,
-                     values: Mapping[str, float] | None = None) -> None:
-    """`values`: the attempt's drill numbers, for a preset whose run is built from them."""
+                     values: Mapping[str, float] | None = None, replay: Mapping[str, str] | None = None) -> None:
+    """`seed`: the question's graded seed, named only once the question is locked (or its truth is out);
+    `values`: the attempt's drill numbers, for a preset whose run is built from them; `replay`: the query that
+    opens that run on its page (ui.sims.replay), None for a page with no seed in its URL."""
     preset = presets.PRESETS[preset_id]
     page, name, _ = MODEL_PAGES[preset.model]
-    if not revealed:
-        if locked:
-            st.caption(f":material/casino: Graded against the **{name}** simulation ({preset.label.lower()}); its run opens "
-                       "here with the worked answer.")
-        else:
-            st.caption(f":material/casino: Graded against the **{name}** simulation ({preset.label.lower()}). Lock in your own "
-                       "estimate first: opening the simulation while this question is open is recorded on "
-                       "your attempt's timeline, and your instructor sees it.")
+    label = preset.label.lower()
+    if not (locked or revealed):   # open: the seed stays the attempt's secret
+        st.caption(":material/casino: " + GRADED_RUN_OPEN.format(name=name, label=label))
         st.page_link(page, label=f"Explore the {name} simulation", icon=":material/casino:",
                      query_params=explore_query(preset_id, values))
         return
-    with st.expander(f"The {name} run this answer was graded against", icon=":material/casino:"):
-        inputs = presets.inputs_of([preset_id], values) if values is not None else ()
-        st.plotly_chart(_figure(preset_id, seed, inputs), width="stretch", key=embed_chart(preset_id))
+    st.caption(":material/casino: " + GRADED_RUN_LOCKED.format(name=name, label=label, seed=seed)
+               + ("" if revealed else " Its run opens here with the worked answer."))
+    if replay is not None:
+        st.page_link(page, label=f"Replay seed {seed} on the {name} page", icon=":material/replay:",
+                     query_params=dict(replay))
+    else:   # a page that keeps its seed to itself: the run's settings travel
+        st.page_link(page, label=f"Explore the {name} simulation", icon=":material/casino:",
+                     query_params=explore_query(preset_id, values))
+    if revealed:
+        with st.expander(f"The {name} run this answer was graded against", icon=":material/casino:"):
+            inputs = presets.inputs_of([preset_id], values) if values is not None else ()
+            st.plotly_chart(_figure(preset_id, seed, inputs), width="stretch", key=embed_chart(preset_id))

@@ -12,7 +12,7 @@ from drills.disclosure import seed_may_run
 from sims.__main__ import parse_params, to_args
 from ui import keys
 from ui.sims.tab import SEED_MAX, SimTab
-from ui.sims.visits import graded_questions_open
+from ui.sims.visits import closed_seeds
 
 K = keys.register("sim_pins", __name__)   # this module's keys (ui.keys holds only shared ones)
 PARAM_PREFIX = K.kept("pin_")            # ?pin_<tab>= the run pinned as A: its settings, seed and guess
@@ -57,8 +57,8 @@ def pin_from_text(tab: SimTab, text: str) -> Pin | None:
         params, seed = parse_params(importlib.import_module(f"sims.{tab.model}").Params, words)
     except (ValueError, TypeError):
         return None
-    if not (0 <= seed <= SEED_MAX and seed_may_run(seed, graded_questions_open())):
-        return None                 # the graded seed stays closed while its questions are open
+    if not (0 <= seed <= SEED_MAX and seed_may_run(seed, closed_seeds())):
+        return None                 # a graded run's seed stays closed while its question is open
     return Pin(params, seed, guess)
 
 
@@ -67,7 +67,7 @@ def pinned(tab: SimTab) -> Pin | None:
     key = keys.SIM_PIN_PREFIX + tab.name
     pin = st.session_state.get(key)
     if isinstance(pin, Pin):    # pinned before a question about it opened: back once the question is locked
-        return pin if seed_may_run(pin.seed, graded_questions_open()) else None
+        return pin if seed_may_run(pin.seed, closed_seeds()) else None
     text = st.query_params.get(pin_param(tab.name))
     pin = None if text is None else pin_from_text(tab, text)
     if pin is None:

@@ -8,16 +8,18 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 import streamlit as st
 
-from drills.disclosure import SIMULATION_SEED, seed_may_run
+from drills.disclosure import seed_may_run
 from ui import keys
 from ui.sims.charts import Series
 from ui.sims.embed import url_text
-from ui.sims.visits import graded_questions_open
+from ui.sims.visits import closed_seeds, graded_questions_open
 
 SEED_MAX = 1_000_000
-GRADED_SEED_CLOSED = ("Seed {seed} is closed here for now: {n} of your open drill questions are graded against "
-                      "that run of this model, so it opens once you have locked them in (or finished the attempt). "
-                      "Every other seed is yours to explore.")
+GRADED_SEED_CLOSED = ("Seed {seed} is closed here for now: one of your open drill questions is graded against that "
+                      "run, so it opens once you have locked it in (or finished the attempt). Showing seed {shown}; "
+                      "every other seed is yours to explore.")
+GRADED_SEEDS_NOTE = ("{n} of your open drill questions {are} graded against this model, each on a run of its own "
+                     "whose seed shows once you lock it in; this page will not run those seeds for you until then.")
 
 
 @dataclass(frozen=True)
@@ -65,14 +67,17 @@ def settings(tab: SimTab, intro: str, *sliders: dict, page_tab: tuple[str, str] 
     columns = st.columns([3] * len(sliders) + [2])
     values = tuple(column.slider(**spec, bind="query-params") for column, spec in zip(columns, sliders))
     seed_key = keys.sim_setting(tab.prefix, "seed")
-    graded_open = graded_questions_open()
-    lowest = 0 if seed_may_run(SIMULATION_SEED, graded_open) else SIMULATION_SEED + 1
-    seed = int(columns[-1].number_input("Seed", lowest, SEED_MAX, 1, 1, key=seed_key, bind="query-params",
-                                        help="Runs with the same settings and seed are identical. Seed "
-                                             f"{SIMULATION_SEED} is the run drills grade against: it stays closed "
-                                             "while one of your questions about this model is open."))
-    if lowest > SIMULATION_SEED:
-        st.caption(GRADED_SEED_CLOSED.format(seed=SIMULATION_SEED, n=len(graded_open)))
+    graded_open, closed = graded_questions_open(), closed_seeds()
+    seed = int(columns[-1].number_input("Seed", 0, SEED_MAX, 1, 1, key=seed_key, bind="query-params",
+                                        help="Runs with the same settings and seed are identical. A drill question "
+                                             "is graded against a run of its own, whose seed shows once you lock "
+                                             "it in: until then this page will not run it for you."))
+    if graded_open:
+        st.caption(GRADED_SEEDS_NOTE.format(n=len(graded_open), are="is" if len(graded_open) == 1 else "are"))
+    if not seed_may_run(seed, closed):
+        shown = next(s for s in range(seed + 1, seed + len(closed) + 2) if seed_may_run(s, closed))
+        st.warning(GRADED_SEED_CLOSED.format(seed=seed, shown=shown), icon=":material/lock:")
+        seed = shown
     query = dict([page_tab]) if page_tab else {}
     query.update({spec["key"]: url_text(value) for spec, value in zip(sliders, values)})
     query[seed_key] = str(seed)
