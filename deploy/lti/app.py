@@ -88,6 +88,13 @@ class Connectors:
             self._made[(issuer, client_id)] = ServiceConnector(registration, requests_session=BoundedSession())
         return self._made[(issuer, client_id)]
 
+    def require(self, issuer: str, client_id: str) -> ServiceConnector:
+        """The connector, or LtiException naming the registration the settings lack."""
+        connector = self.get(issuer, client_id)
+        if connector is None:
+            raise LtiException(f"no registration for {issuer} client {client_id} in the settings")
+        return connector
+
     def forget(self, issuer: str, client_id: str) -> None:
         """Drop a connector after a failure, so its token is asked for afresh next time."""
         self._made.pop((issuer, client_id), None)

@@ -49,9 +49,7 @@ def send_due(store, settings: LtiSettings, limit: int = 50, connectors: Connecto
         if (row.issuer, row.client_id) in failing:
             continue
         try:
-            connector = connectors.get(row.issuer, row.client_id)
-            if connector is None:
-                raise LtiException(f"no registration for {row.issuer} client {row.client_id} in the settings")
+            connector = connectors.require(row.issuer, row.client_id)
             service = AssignmentsGradesService(connector, {"scope": list(row.scopes), "lineitem": row.lineitem})
             service.put_grade(score_message(row))
         except (LtiException, LtiServiceException, requests.RequestException, ValueError) as error:

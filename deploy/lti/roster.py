@@ -41,9 +41,7 @@ def sync_rosters(store, settings: LtiSettings, connectors: Connectors | None = N
         if (source.issuer, source.client_id) in failing:
             continue
         try:
-            connector = connectors.get(source.issuer, source.client_id)
-            if connector is None:
-                raise LtiException(f"no registration for {source.issuer} client {source.client_id} in the settings")
+            connector = connectors.require(source.issuer, source.client_id)
             kept = store.replace_lti_roster(source.cohort, read_members(connector, source.memberships_url))
         except (LtiException, LtiServiceException, requests.RequestException, ValueError) as error:
             store.lti_roster_failed(source.cohort, why(error))
