@@ -13,11 +13,10 @@ from __future__ import annotations
 import json
 import os
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 SETTINGS_ENV = "FAULTLINES_LTI_SETTINGS"
-PLATFORM_FIELDS = ("issuer", "client_id", "deployment_ids", "key_set_url", "auth_login_url", "auth_token_url")
 
 
 @dataclass(frozen=True)
@@ -28,6 +27,9 @@ class Platform:
     key_set_url: str
     auth_login_url: str
     auth_token_url: str
+
+
+PLATFORM_FIELDS = tuple(f.name for f in fields(Platform))   # each registration must give every one
 
 
 @dataclass(frozen=True)
