@@ -15,6 +15,7 @@ from ui.context import (
     store_guard,
     store_opens,
     store_outage,
+    watch_until_back,
 )
 from ui.faults import show_store_fault, show_store_outage
 from ui.frame import declared_pages, run_in_frame
@@ -88,7 +89,7 @@ with store_guard():
     if fault is not None and needs_store:
         show_store_fault(fault, store_back=store_opens)
     elif outage is not None and needs_store:
-        show_store_outage(*outage, store_back=store_answers)
+        show_store_outage(*outage, store_back=store_answers, on_check=watch_until_back)
     else:
         if outage is None and fault is None:
             account_row(get_store())   # Sign out in the page too: a phone starts with the sidebar collapsed

@@ -15,8 +15,11 @@ import secrets
 import tempfile
 import time
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from websockets.exceptions import ConnectionClosed
 
 from bench.load_ws import (CONFIRMATION, GUESS, ProtocolError, StreamlitSession, click, run_blocking, start_attempt,
                            submit_form)
@@ -126,8 +129,26 @@ async def _reconnect(session: StreamlitSession, cookie: str, deadline: float) ->
         return fresh
 
 
+async def _draw_pushed(session: StreamlitSession, seconds: float, until: Callable[[], bool]) -> float | None:
+    """Draw what the server sends unasked for `seconds`, as a browser does between the candidate's presses (the
+    store watch's pushes); returns when a run ends with `until()` true (its time), else None."""
+    due = time.monotonic() + seconds
+    while (left := due - time.monotonic()) > 0:
+        try:
+            raw = await asyncio.wait_for(session.websocket.recv(), left)
+        except TimeoutError:
+            return None
+        except ConnectionClosed:   # the process went away: the candidate's next press finds it, and reconnects
+            await asyncio.sleep(max(0.0, due - time.monotonic()))
+            return None
+        if session.apply_pushed(raw)[2] and until():
+            return time.monotonic()
+    return None
+
+
 async def _wait_out(session: StreamlitSession, seen: FaultSession, timeout: float) -> None:
-    """Stay on the outage page as a browser does: send its fragment's timed reruns until the drill is back."""
+    """Stay on the outage page as a browser does: draw what the server pushes, and send its fragment's timed reruns,
+    until the drill is back."""
     seen.outage_pages += 1
     deadline = time.monotonic() + timeout
     while _on_outage_page(session):
@@ -136,7 +157,8 @@ async def _wait_out(session: StreamlitSession, seen: FaultSession, timeout: floa
         if not session.auto_reruns:
             raise ProtocolError("the outage page asked for no timed rerun: it would never come back on its own")
         fragment_id, every = next(iter(session.auto_reruns.items()))
-        await asyncio.sleep(every)
+        if await _draw_pushed(session, every, lambda: not _on_outage_page(session)) is not None:
+            break
         await session.rerun_fragment(fragment_id, timeout=max(1.0, deadline - time.monotonic()))
         _note_exceptions(session, seen)
     seen.back_at.append(time.monotonic())
@@ -159,6 +181,18 @@ async def _press(session: StreamlitSession, value: str, seen: FaultSession, time
     return NOTHING, question_id
 
 
+def _said(problem: BaseException) -> str:
+    return f"{type(problem).__name__}: {(str(problem).splitlines() or [''])[0][:200]}"
+
+
+async def _close(session: StreamlitSession | None) -> None:
+    if session is not None:
+        try:
+            await session.close()
+        except Exception:   # noqa: BLE001 (a websocket already gone)
+            pass
+
+
 async def patient_session(url: str, n: int, deadline: float, *, cookie: str | None = None, lockins: int = 5,
                           think_s: float = 0.0, on_board: asyncio.Event | None = None,
                           go: asyncio.Event | None = None) -> FaultSession:
@@ -179,7 +213,8 @@ async def patient_session(url: str, n: int, deadline: float, *, cookie: str | No
         if go is not None:
             await go.wait()
         for i in range(lockins):
-            await asyncio.sleep(think_s)
+            if await _draw_pushed(session, think_s, lambda: _on_outage_page(session)) is not None:
+                seen.told_at.append(time.monotonic())   # told unasked, while reading the question
             pressed = time.monotonic()
             while True:
                 drawn = session.page   # a run cut short leaves the browser showing the last whole page
@@ -212,13 +247,36 @@ async def patient_session(url: str, n: int, deadline: float, *, cookie: str | No
                 seen.told_at.append(time.monotonic())
                 seen.refusal_waits_s.append(time.monotonic() - one_press)
     except Exception as problem:   # reported, not raised: the fault's summary counts it
-        seen.error = f"{type(problem).__name__}: {(str(problem).splitlines() or [''])[0][:200]}"
+        seen.error = _said(problem)
     finally:
-        if session is not None:
-            try:
-                await session.close()
-            except Exception:   # noqa: BLE001 (a websocket already gone)
-                pass
+        await _close(session)
+    return seen
+
+
+async def idle_session(url: str, n: int, deadline: float, *, cookie: str, on_board: asyncio.Event,
+                       go: asyncio.Event) -> FaultSession:
+    """A candidate reading a question through the fault, pressing nothing: told only if the server tells the page
+    by itself (ui/store_watch.py pushes the page's clock fragment). Once told, the page waits out the outage as a
+    browser does, and the session ends when the drill is back."""
+    seen = FaultSession(n, cookie)
+    session = None
+    try:
+        session = await StreamlitSession.open(url, cookie=cookie, open_timeout=max(1.0, deadline - time.monotonic()))
+        seen.token = await start_attempt(session, f"idle-{n}", timeout=max(1.0, deadline - time.monotonic()))
+        await session.rerun([click(session.page.widget("button", "Next →"))],
+                            timeout=max(1.0, deadline - time.monotonic()))
+        on_board.set()
+        await go.wait()
+        told = await _draw_pushed(session, deadline - time.monotonic(), lambda: _on_outage_page(session))
+        if told is None:
+            raise TimeoutError("the page was never told of the outage")
+        seen.told_at.append(told)
+        seen.outage_seen_at.append(told)
+        await _wait_out(session, seen, max(1.0, deadline - time.monotonic()))
+    except Exception as problem:   # reported, not raised: the fault's summary counts it
+        seen.error = _said(problem)
+    finally:
+        await _close(session)
     return seen
 
 
@@ -270,14 +328,18 @@ class FaultReport:
                 + (f"; {self.note}" if self.note else ""))
 
 
-async def _drive(url: str, cookies: list[str], budget_s: float, lockins: int, think_s: float, fault) -> list:
-    """Sessions on the board first, then the lock-ins and `fault(started)` (a blocking call, in a thread) together."""
+async def _drive(url: str, cookies: list[str], budget_s: float, lockins: int, think_s: float, fault,
+                 idle: list[str] = ()) -> tuple:
+    """Sessions on the board first, then the lock-ins and `fault(started)` (a blocking call, in a thread) together.
+    `idle`: cookies of candidates who press nothing through the fault (their sessions come after the others)."""
     deadline = time.monotonic() + budget_s
-    boards = [asyncio.Event() for _ in cookies]
+    boards = [asyncio.Event() for _ in [*cookies, *idle]]
     go = asyncio.Event()
     tasks = [asyncio.create_task(patient_session(url, n, deadline, cookie=cookie, lockins=lockins, think_s=think_s,
                                                  on_board=boards[n], go=go))
              for n, cookie in enumerate(cookies)]
+    tasks += [asyncio.create_task(idle_session(url, n, deadline, cookie=cookie, on_board=boards[n], go=go))
+              for n, cookie in enumerate(idle, start=len(cookies))]
     await asyncio.wait_for(asyncio.gather(*(b.wait() for b in boards)), budget_s)
     go.set()
     fault_result = await asyncio.to_thread(fault)
@@ -386,12 +448,13 @@ def _answered_the_watchdog(stack: Stack, name: str, ticks: int = 2) -> None:
 
 
 def hang_postgres(stack: Stack, outage_s: float = 30, sessions: int = 4, lockins: int = 6, think_s: float = 3.0,
-                  budget_s: float = 300) -> tuple[FaultReport, dict]:
+                  budget_s: float = 300, idle: int = 2) -> tuple[FaultReport, dict]:
     """SIGSTOP every PostgreSQL process for `outage_s` while candidates lock in, then SIGCONT.
 
     The server's own limits cannot fire; the store's client-side deadline must make each press the outage
-    page. Told: the freeze -> the first press answered "not stored"; recovered: SIGCONT -> the last outage
-    page gone with the drill back.
+    page, and the process's watch of the store must tell the `idle` candidates' pages, who press nothing. Told:
+    the freeze -> the first candidate shown the outage (a press answered "not stored", or a page told unasked);
+    recovered: SIGCONT -> the last outage page gone with the drill back.
     """
     facts: dict = {}
 
@@ -406,9 +469,17 @@ def hang_postgres(stack: Stack, outage_s: float = 30, sessions: int = 4, lockins
             thaw(frozen)
 
     cookies = [f"fl_backend=pghang-{n}-{secrets.token_hex(4)}" for n in range(sessions)]
-    found, _ = run_blocking(_drive(stack.url, cookies, budget_s, lockins, think_s, fault))
-    report = FaultReport(f"PostgreSQL SIGSTOP {outage_s:.0f} s", found, stored_of(stack.database, found),
-                         _recovery(found, facts), told_s=_first_told(found, facts.get("stopped_at")))
+    idle_cookies = [f"fl_backend=pgidle-{n}-{secrets.token_hex(4)}" for n in range(idle)]
+    found, _ = run_blocking(_drive(stack.url, cookies, budget_s, lockins, think_s, fault, idle_cookies))
+    pressing, readers = found[:sessions], found[sessions:]
+    stopped_at = facts.get("stopped_at", float("inf"))
+    unasked = [min(s.told_at) - stopped_at for s in readers if s.told_at]
+    facts.update(idle_sessions=readers, idle_told_s=unasked)
+    note = (f"{len(unasked)} of {len(readers)} pages nobody pressed on told "
+            + (f"{min(unasked):.1f}-{max(unasked):.1f} s after the freeze" if unasked else "never")
+            + "".join(f"; idle {s.n}: {s.error}" for s in readers if s.error)) if readers else ""
+    report = FaultReport(f"PostgreSQL SIGSTOP {outage_s:.0f} s", pressing, stored_of(stack.database, pressing),
+                         _recovery(found, facts), note, told_s=_first_told(found, facts.get("stopped_at")))
     return report, facts
 
 
@@ -475,7 +546,8 @@ FAULTS = {
     "pg-stop": lambda args: _on_stack(2, lambda stack: stop_postgres(stack, args.outage,
                                                                      sessions=2 * args.sessions_per_app)),
     "pg-hang": lambda args: _on_stack(2, lambda stack: hang_postgres(stack, args.outage,
-                                                                     sessions=2 * args.sessions_per_app)),
+                                                                     sessions=2 * args.sessions_per_app,
+                                                                     idle=2 * args.sessions_per_app)),
     "duckdb": lambda args: restart_duckdb_app()[0],
 }
 

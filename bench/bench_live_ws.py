@@ -29,11 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
 from bench.load_ws import (
-    EARLY_FOR_RERUN,
-    Page,
     ProtocolError,
     StreamlitSession,
     submit_form,
@@ -202,24 +198,15 @@ class Seat:
 
     def _read(self, raw: bytes) -> bool:
         """One message of a run the server sends, asked for or not (a pushed fragment run): True at its end."""
-        forward = ForwardMsg()
-        forward.ParseFromString(raw)
-        kind = forward.WhichOneof("type")
-        if kind == "delta":
-            self.session.page.apply(forward)
-        elif kind == "new_session":
+        kind, forward, finished = self.session.apply_pushed(raw)
+        if kind == "new_session":
             self.session_id = forward.new_session.initialize.session_id or self.session_id
             self.run_fragments = tuple(forward.metadata.run.fragment_ids)
             self.runs = [*self.runs[-40:], (time.monotonic(), self.run_fragments, False)]
-            if not self.run_fragments:   # a whole-app run draws the page afresh
-                self.session.page = Page()
-                self.session.auto_reruns, self.due = {}, {}
+            if not self.run_fragments:   # a whole-app run: the frontend's timers start afresh
+                self.due = {}
         elif kind == "auto_rerun":
-            self.session.auto_reruns[forward.auto_rerun.fragment_id] = forward.auto_rerun.interval
             self._time_fragments()
-        elif kind == "page_info_changed":
-            self.session.query_string = forward.page_info_changed.query_string
-        finished = kind == "script_finished" and forward.script_finished != EARLY_FOR_RERUN
         if finished and self.runs:
             self.runs[-1] = (*self.runs[-1][:2], True)
         return finished

@@ -266,10 +266,8 @@ def text(text_input, value: str) -> WidgetState:
 
 
 def submit_form(page: Page, form_id: str, values: dict[str, str]) -> list[WidgetState]:
-    """A form submitted as the frontend does it: every text input of the form (typed or empty) and the submit trigger.
-
-    `values` maps a text input's id to what was typed into it.
-    """
+    """A form submitted as the frontend does it: every text input of the form (typed or empty, `values` maps a text
+    input's id to what was typed into it) and the submit trigger."""
     inputs = [w for w in page.of_kind("text_input") if w.form_id == form_id]
     submitters = [b for b in page.of_kind("button") if b.form_id == form_id and b.is_form_submitter]
     if not submitters:
@@ -285,9 +283,8 @@ class StreamlitSession:
     4). The value is the one the frontend holds: what this session last sent, else what the server last set,
     else the widget's default when it first appeared. Other kinds are sent only when the candidate touches them;
     for those the server keeps the values of the previous run, as it does when a frontend reports them
-    unchanged. Cached-message hashes are never
-    offered, so every element arrives in full. The sidebar clock asks for an auto-rerun after the time box's
-    remaining minutes; sessions here end long before, so those reruns are not sent.
+    unchanged. Cached-message hashes are never offered, so every element arrives in full. The sidebar clock asks
+    for an auto-rerun after the time box's remaining minutes; sessions here end long before, so none are sent.
     """
 
     def __init__(self, websocket, url: str) -> None:
@@ -369,32 +366,36 @@ class StreamlitSession:
                 return seen_at
 
     async def rerun_fragment(self, fragment_id: str, *, timeout: float = 60) -> bool:
-        """The rerun a `run_every` fragment asks for, as the frontend sends it when the interval passes.
-
-        Reads until the fragment's run finishes (True) or a whole-app run it started does (False, the page
-        drawn afresh: a fragment that calls st.rerun(scope="app")).
-        """
+        """The rerun a `run_every` fragment asks for, as the frontend sends it when the interval passes. Reads until
+        the fragment's run finishes (True) or a whole-app run it started does (False: st.rerun(scope="app"))."""
         await self.ask_fragment_rerun(fragment_id)
         deadline = time.monotonic() + timeout
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise TimeoutError(f"the fragment run did not finish in {timeout:.0f} s")
-            forward = ForwardMsg()
-            forward.ParseFromString(await asyncio.wait_for(self.websocket.recv(), remaining))
-            kind = forward.WhichOneof("type")
-            if kind == "delta":
-                self._hold(self.page.apply(forward))
-            elif kind == "new_session" and not forward.metadata.run.fragment_ids:   # a whole-app run
-                self.page = Page()
-                self.auto_reruns = {}
+            kind, forward, finished = self.apply_pushed(await asyncio.wait_for(self.websocket.recv(), remaining))
+            if kind == "new_session" and not forward.metadata.run.fragment_ids:   # a whole-app run
                 self.runs += 1
-            elif kind == "page_info_changed":
-                self.query_string = forward.page_info_changed.query_string
-            elif kind == "auto_rerun":
-                self.auto_reruns[forward.auto_rerun.fragment_id] = forward.auto_rerun.interval
-            elif kind == "script_finished" and forward.script_finished != EARLY_FOR_RERUN:
+            elif finished:
                 return forward.script_finished == FRAGMENT_RUN
+
+    def apply_pushed(self, raw: bytes) -> tuple[str, ForwardMsg, bool]:
+        """Draw one message of a run the server sent, asked for or not (a fragment run it pushed, or the whole-app
+        run that one asked for), as the frontend draws it: (its kind, the message, whether a run ended with it)."""
+        forward = ForwardMsg()
+        forward.ParseFromString(raw)
+        kind = forward.WhichOneof("type")
+        if kind == "delta":
+            self._hold(self.page.apply(forward))
+        elif kind == "new_session" and not forward.metadata.run.fragment_ids:   # a whole-app run draws afresh
+            self.page = Page()
+            self.auto_reruns = {}
+        elif kind == "auto_rerun":
+            self.auto_reruns[forward.auto_rerun.fragment_id] = forward.auto_rerun.interval
+        elif kind == "page_info_changed":
+            self.query_string = forward.page_info_changed.query_string
+        return kind, forward, kind == "script_finished" and forward.script_finished != EARLY_FOR_RERUN
 
     async def ask_fragment_rerun(self, fragment_id: str) -> None:
         """Send the rerun a `run_every` fragment asks for, without reading its run (the caller reads)."""

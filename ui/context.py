@@ -23,10 +23,10 @@ from drills.store import (
     is_postgres_target,
 )
 from drills.variants import in_variant
-from ui import keys
-from ui.faults import OUTAGE, StoreFault, diagnose, is_store_fault, outage_fault
+from ui import keys, store_watch
+from ui.faults import StoreFault, diagnose, is_store_fault, outage_fault, outage_span
 from ui.identity import signed_in_account
-from ui.runtime import seam
+from ui.runtime import fragment_push, seam
 
 K = keys.register("context", __name__)   # this module's keys (ui.keys holds only shared ones)
 ATTEMPT_READS = K.kept("attempt_reads")          # this run's reads of attempts by token (attempt_this_run)
@@ -35,7 +35,10 @@ STORE_OUTAGE_FRESH = K.kept("store_outage_fresh")  # the store failed in this ve
 
 @st.cache_resource(show_spinner=False)
 def _store_for(target: str, schema_version: int) -> StoreCore:
-    return open_store(target)
+    store = open_store(target)
+    if is_postgres_target(target):
+        store_watch.start(store)   # a server that stops answering is told to every open page (ui.store_watch)
+    return store
 
 
 # The stores opened so far, by the same key: a page run asks for the store a dozen times or more, and a dict
@@ -64,6 +67,44 @@ def _forget_stores() -> None:
     """Drop the open stores: the next get_store() opens afresh."""
     _OPENED.clear()
     _store_for.clear()
+    store_watch.stop_all()
+
+
+def _store_watch() -> store_watch.StoreWatch | None:
+    """The watch on this process's open store (None before it opened, and on DuckDB)."""
+    store = _OPENED.get(_store_key())
+    return None if store is None else store_watch.watching(store)
+
+
+def known_down() -> BaseException | None:
+    """Why the process's watch last failed to reach the store, while it still does not answer (else None)."""
+    watch = _store_watch()
+    return None if watch is None else watch.down
+
+
+def fail_fast_when_down() -> None:
+    """Raise a store fault at once while the watch knows the store is not answering: a press made then comes
+    back "not locked in" straight away rather than after its call's whole deadline."""
+    down = known_down()
+    if down is not None:
+        error = type(down)(str(down))   # a fresh one: the watch's is shared by every session's thread
+        error.call_began = getattr(down, "call_began", None)
+        raise error
+
+
+def watch_this_page() -> None:
+    """Have the server rerun the fragment running now when the store stops answering (ui.store_watch): its
+    run then finds the store known down and draws the outage page, though nobody pressed anything."""
+    watch = _store_watch()
+    if watch is not None:
+        watch.watch(fragment_push.this_fragment())
+
+
+def watch_until_back() -> None:
+    """Have the server rerun the outage page's check running now as soon as the store answers again."""
+    watch = _store_watch()
+    if watch is not None:
+        watch.watch(fragment_push.this_fragment(), until_back=True)
 
 
 # A failure is not cached by _store_for, so every call would try to open the store again; this
@@ -102,6 +143,8 @@ def store_answers() -> bool:
         store = get_store()
     except Exception:   # noqa: BLE001 (it cannot even open now, a file damaged since: not back yet)
         return False
+    if known_down() is not None:
+        return False   # the watch's last probe went unanswered: asking again would only wait out a deadline
     try:
         store.check_writes()
     except Exception as error:
@@ -114,7 +157,7 @@ def store_answers() -> bool:
             except Exception:   # noqa: BLE001 (a broken connection may refuse to close; it is dropped anyway)
                 pass
         return False
-    OUTAGE.over(store, now())   # the attempts that ran through the outage get its time back, once
+    outage_span(store.path).over(store, now())   # the attempts that ran through the outage get its time back, once
     return True
 
 
@@ -123,7 +166,8 @@ def note_store_outage(error: BaseException, refused: str | None = None) -> None:
 
     `refused` says what the failed call did not store (a Lock in), for that page to say so.
     """
-    OUTAGE.began(getattr(error, "call_began", None) or now())   # from the call it held up (PostgreSQL's say when)
+    # From the call it held up (PostgreSQL's say when), or the last probe the store answered (ui.store_watch).
+    outage_span(database_path()).began(getattr(error, "call_began", None) or now())
     st.session_state[keys.STORE_OUTAGE] = (outage_fault(database_path(), error), refused)
     st.session_state[STORE_OUTAGE_FRESH] = True   # the page drawn next need not ask again at once
 
@@ -132,7 +176,11 @@ def store_outage() -> tuple[StoreFault, str | None] | None:
     """The outage this session met and what it refused, if the store still does not answer (cleared once it does)."""
     outage = st.session_state.get(keys.STORE_OUTAGE)
     if outage is None:
-        return None
+        down = known_down()   # unasked, the watch found the store not answering: this run is the outage page
+        if down is None:
+            return None
+        note_store_outage(down)
+        return st.session_state[keys.STORE_OUTAGE]
     if not st.session_state.pop(STORE_OUTAGE_FRESH, False) and store_answers():
         del st.session_state[keys.STORE_OUTAGE]
         return None
@@ -141,7 +189,12 @@ def store_outage() -> tuple[StoreFault, str | None] | None:
 
 @contextmanager
 def store_guard():
-    """Page code that meets a store fault reruns as the outage page (never a traceback)."""
+    """Page code that meets a store fault reruns as the outage page (never a traceback), as does page code
+    that starts while the process's watch knows the store is not answering (it would only wait out a deadline)."""
+    down = None if keys.STORE_OUTAGE in st.session_state else known_down()
+    if down is not None:
+        note_store_outage(down)
+        st.rerun()
     try:
         yield
     except Exception as error:

@@ -4,7 +4,7 @@ diagnose() turns the exception into words (which file or server, what went wrong
 that need the store show that page, and the simulations and labs carry on without it. A store that fails
 after start-up (is_store_fault) gives the outage page instead: answers locked before are safe, and the
 page checks again by itself until the store answers. The process remembers when it first met the outage,
-and once the store answers again gives the attempts that ran through it their time back (OUTAGE.over).
+and once the store answers again gives the attempts that ran through it their time back (outage_span(...).over).
 """
 from __future__ import annotations
 
@@ -184,7 +184,15 @@ class OutageSpan:
             return granted
 
 
-OUTAGE = OutageSpan()
+_SPANS: dict[str, OutageSpan] = {}
+_SPANS_LOCK = threading.Lock()
+
+
+def outage_span(target: str) -> OutageSpan:
+    """The outage span of the store at `target` in this process: one per store, since a process that switches
+    stores (the tests do) must not give one store's outage back to another's attempts."""
+    with _SPANS_LOCK:
+        return _SPANS.setdefault(target, OutageSpan())
 
 OUTAGE_TITLE = "Saving is paused: the attempt store is unreachable"
 OUTAGE_TEXT = ("Every answer you locked in before is safe. Nothing new can be saved until the store answers again; "
@@ -192,21 +200,24 @@ OUTAGE_TEXT = ("Every answer you locked in before is safe. Nothing new can be sa
                "to reload. The time this costs you is given back to your time box once the store answers.")
 
 
-def show_store_outage(fault: StoreFault, refused: str | None, *, store_back: Callable[[], bool]) -> None:
+def show_store_outage(fault: StoreFault, refused: str | None, *, store_back: Callable[[], bool],
+                      on_check: Callable[[], None] = lambda: None) -> None:
     """The page while the store is down: one plain message, and a check every RETRY_EVERY_S that reruns the
-    app once `store_back()` is true. `refused` names a Lock in this press did not store (our words only)."""
+    app once `store_back()` is true. `refused` names a Lock in this press did not store (our words only).
+    `on_check()` is called in each run of the check (the store watch puts it on its list of pages to tell)."""
     st.title(OUTAGE_TITLE)
     st.warning(OUTAGE_TEXT, icon=":material/hourglass_top:")
     if refused:
         st.error(refused, icon=":material/lock:")
     st.caption(f"For whoever looks after the server: {fault.headline} Store: {fault.where}. Error: {fault.detail}")
     st.session_state[ASKED_THIS_RUN] = True   # the frame's store_outage() asked, or the fault was met, this run
-    _check_again(store_back)
+    _check_again(store_back, on_check)
 
 
 @st.fragment(run_every=RETRY_EVERY_S)
-def _check_again(store_back: Callable[[], bool]) -> None:
+def _check_again(store_back: Callable[[], bool], on_check: Callable[[], None] = lambda: None) -> None:
     """Ask `store_back()` every RETRY_EVERY_S; once it is true, the whole app runs again (the page comes back)."""
+    on_check()
     if not st.session_state.pop(ASKED_THIS_RUN, False) and store_back():
         st.rerun(scope="app")
     st.caption(f"Checked again at {time.strftime('%H:%M:%S', time.gmtime())} UTC: still unavailable. "

@@ -115,6 +115,10 @@ class StoreCore(AccountsStore, ThrottleStore, LiveStore, ReviewStore, TimelineSt
     def schema_version(self) -> int:
         return self._one("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")[0]
 
+    def probe(self) -> None:
+        """Return when the store answers now; raise a store fault when it does not (ui.store_watch asks every
+        second). A DuckDB file lives in this process and has no server that could hang: nothing to ask."""
+
     def check_writes(self) -> None:
         """Commit one throwaway write, as a lock-in would: raises when the store cannot take one now."""
         with self._transaction() as cur:

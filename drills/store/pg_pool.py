@@ -203,3 +203,55 @@ class StorePool(ConnectionPool):
                 # than one per getconn with the pool's back-off (1 s, 2 s, ...) between them.
                 self.check()
                 raise
+
+
+# The process's watch on the server (ui.store_watch) asks it one trivial question this often, and counts it
+# unanswered after PROBE_DEADLINE_S: with the wait for the next probe, a hung server is known within 3.5 s.
+# A SELECT 1 on a connection of its own answers in milliseconds even on a machine at load 10.
+PROBE_DEADLINE_S = 2.5
+
+
+class StoreProbe:
+    """One connection of its own, outside the pool, on which the process asks the server whether it answers.
+
+    Outside the pool so that a probe never queues behind busy store calls (a store slow under load is not a
+    hung one), and under a deadline of its own, cut by CallDeadlines like any store call. A probe that fails
+    drops its connection; the next one connects afresh, under the same deadline.
+    """
+
+    def __init__(self, conninfo: str, within_s: float = PROBE_DEADLINE_S):
+        self._conninfo, self.within_s = conninfo, within_s
+        self._conn: psycopg.Connection | None = None
+        self._lock = threading.Lock()
+        self.closed = False   # the store closed it: a probe then raises RuntimeError, and its watch ends
+
+    def __call__(self) -> None:
+        """Return once the server answered; raise psycopg.OperationalError when it did not within `within_s`."""
+        with self._lock:
+            if self.closed:
+                raise RuntimeError("the store was closed: nothing to probe")
+            deadline = time.monotonic() + self.within_s
+            try:
+                if self._conn is None or self._conn.closed:
+                    self._conn = psycopg.connect(self._conninfo, autocommit=True,
+                                                 connect_timeout=max(2, int(self.within_s)))
+                with DEADLINES.armed(self._conn, deadline):
+                    self._conn.execute("SELECT 1")
+            except psycopg.Error as error:
+                self._drop()
+                if isinstance(error, psycopg.OperationalError):
+                    raise
+                raise psycopg.OperationalError(str(error)) from error
+
+    def close(self) -> None:
+        with self._lock:   # after a probe under way (at most its deadline): its connection is not closed under it
+            self.closed = True
+            self._drop()
+
+    def _drop(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except psycopg.Error:
+                pass

@@ -24,7 +24,7 @@ from drills.store.core import StoreCore
 from drills.store.duckdb import ThreadCursors, duckdb_transaction
 from drills.store.migrations import PG_MIGRATIONS, apply_migrations, postgres_dialect
 from drills.store.pg_pool import (POOL_MAX, POOL_MIN, POOL_TIMEOUT_S, PULL_DEADLINE_S, RECONNECT_GIVE_UP_S,
-                                  StorePool, bounded_conninfo)
+                                  StoreProbe, StorePool, bounded_conninfo)
 
 # pg_advisory_lock's two-key form: a space of its own, apart from the one-key locks held per attempt.
 _MIGRATION_LOCK = (0x464C, 1)
@@ -224,6 +224,7 @@ class PostgresAttemptStore(StoreCore):
                                timeout=POOL_TIMEOUT_S, reconnect_timeout=RECONNECT_GIVE_UP_S, open=True,
                                name="faultlines-store")
         self._reports = ReportCopy(self._pool)
+        self._probe = StoreProbe(conninfo)   # its own connection: never queued behind busy store calls
 
     def _migrate(self, conninfo: str) -> None:
         # A plain connection first: an unreachable server fails here at once, not after a pool timeout.
@@ -275,6 +276,10 @@ class PostgresAttemptStore(StoreCore):
         with self._reports.derived() as cur:
             write(cur)
 
+    def probe(self) -> None:
+        self._probe()
+
     def close(self) -> None:
+        self._probe.close()
         self._pool.close()
         self._reports.close()

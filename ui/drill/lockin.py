@@ -14,7 +14,7 @@ from drills.scoring import NOTE_SCORES, AnswerGrade, grade_answer
 from drills.store import AttemptFinished, LockedAnswer, LockRefused
 from ui import keys
 from ui.drill.attempt_view import AttemptView
-from ui.context import fragment_run, get_catalogue, note_store_outage
+from ui.context import fail_fast_when_down, fragment_run, get_catalogue, note_store_outage
 from ui.faults import is_store_fault
 from ui.runtime import seam
 from ui.safe import escape_markdown
@@ -194,6 +194,7 @@ def _on_lock(view: AttemptView, question, part_id: str, rerun: tuple[str, ...] =
     outcome = keys.lock_outcome(question.id)
     try:
         fields = _entry_fields(question)
+        fail_fast_when_down()
         stored, created, records = view.store.lock_in(view.attempt.id, question.id, part_id, question.kind, **fields)
     except checks.InputError as problem:
         st.session_state[outcome] = (PROBLEM, str(problem))

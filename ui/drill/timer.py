@@ -12,7 +12,7 @@ from drills.timebox import clock_for, format_duration, pacing, planned_part
 from ui import keys
 from ui.drill.browser_clock import ClockView, clock_markup, next_server_run_s
 from ui.runtime.clean_html import CleanHtml
-from ui.context import attempt_this_run, get_catalogue, get_store, now, store_guard, viewer
+from ui.context import attempt_this_run, get_catalogue, get_store, now, store_guard, viewer, watch_this_page
 from ui.safe import escape_markdown
 
 
@@ -43,7 +43,8 @@ def _sidebar_fragment(attempt, token: str) -> None:
 
 
 def _guarded_clock(token: str) -> None:
-    with store_guard():   # a tick during a store outage reruns the app as the outage page
+    watch_this_page()   # the server reruns this fragment when the store stops answering (ui.store_watch)
+    with store_guard():   # a tick during a store outage, or that push, reruns the app as the outage page
         _draw_clock(token)
 
 
