@@ -105,6 +105,32 @@ def test_a_push_not_drawn_within_a_second_is_pushed_each_second_and_then_left_to
     assert not pages.lost("s1"), "a slow run is not a failed push"
 
 
+def test_a_room_is_settled_once_every_page_pushed_its_move_drew_it_or_was_given_up_on():
+    """The seat's tick draws a move once more only once the room is settled here: a second draw while pages of
+    the room are still drawing the move competes with theirs."""
+    from tests.clock import FakeClock
+    from ui.runtime.fragment_push import FragmentPage
+    from ui.live.push import RoomPages
+
+    clock = FakeClock(0.0)
+    pages = RoomPages(rerun=lambda page: True, clock=clock)
+    for session_id in ("s1", "s2"):
+        pages.drew(7, FragmentPage(session_id, f"fragment-{session_id}", "hash", ""), 5)
+    pages.drew(8, FragmentPage("s9", "fragment-s9", "hash", ""), 1)
+    assert pages.settled(7) and pages.settled(8), "nothing pushed yet"
+    pages.moved(7, (6, 2, 0))
+    assert not pages.settled(7) and pages.settled(8), "room 7's pages are drawing the move; room 8 has none"
+    pages.drew(7, FragmentPage("s1", "fragment-s1", "hash", ""), 6)
+    assert not pages.settled(7), "s2 has yet to draw it"
+    pages.drew(7, FragmentPage("s2", "fragment-s2", "hash", ""), 6)
+    assert pages.settled(7)
+    pages.moved(7, (7, 2, 0))
+    for second in range(1, 6):   # s1 and s2 never draw step 7: five pushes each, then left to their ticks
+        clock.t = float(second)
+        pages.retry()
+    assert pages.settled(7), "pages given up on no longer hold the room unsettled"
+
+
 def test_a_push_that_fails_outright_marks_its_page_lost_and_the_others_are_still_pushed():
     from ui.runtime.fragment_push import FragmentPage
     from ui.live.push import RoomPages

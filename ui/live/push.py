@@ -113,6 +113,11 @@ class RoomPages:
         with self._lock:
             return (room, session_id) in self._asked
 
+    def settled(self, room: int) -> bool:
+        """Whether every page of `room` in this process has drawn what it was pushed (or was given up on)."""
+        with self._lock:
+            return not any(asked_room == room for asked_room, _ in self._asked)
+
     def drawn_for(self, room: int, session_id: str) -> float:
         """Seconds since that page's room part last drew (infinite when it never did here)."""
         with self._lock:

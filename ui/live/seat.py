@@ -267,8 +267,10 @@ def _seat_tick(session_id: int, seat) -> None:
                 # by the listener, or asked for by a tick). A run the server finished can still fail to reach the
                 # browser (the bench's 200-seat room lost 2 of 200 so, with nothing left to notice it): the part
                 # is drawn once more, so a lost draw costs the seat a tick or two, never the move. Not while the
-                # move is fresh: the room's pages are still drawing it then, and a second draw would slow theirs.
-                if registry.pages(store.path).drawn_for(session_id, page.session_id) < REDRAW_AFTER_S:
+                # move is fresh, nor while this process still has pages of the room to draw it on: a second draw
+                # then would slow theirs (at 500 seats it doubled the time to the last page).
+                pages = registry.pages(store.path)
+                if pages.drawn_for(session_id, page.session_id) < REDRAW_AFTER_S or not pages.settled(session_id):
                     return   # looked at again on the next tick
                 fragment_push.rerun(page)
             st.session_state[LIVE_TICK_SAW] = (session_id, step)
