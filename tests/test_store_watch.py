@@ -116,6 +116,23 @@ def test_the_store_answering_again_gives_the_outage_back_once_and_the_next_outag
     assert sorted(pushed) == ["session-0", "session-1", "session-2"], "a new outage is told again"
 
 
+def test_outage_pages_waiting_are_pushed_once_when_the_store_answers_again(watched):
+    watch, store, clock, pushed, _ = watched
+    store.answering = False
+    watch.check()
+    waiting = FragmentPage("session-0", "outage-check-0", "drill-hash", "attempt=t")
+    watch.watch(waiting, until_back=True)
+    seen = []
+    watch._push = lambda page: seen.append(page) or True
+    watch.check()
+    assert waiting not in seen, "not while the store is still down"
+    store.answering = True
+    watch.check()
+    assert seen.count(waiting) == 1, "its check runs at once when the store answers"
+    watch.check()
+    assert seen.count(waiting) == 1, "and only once"
+
+
 def test_a_page_that_registers_again_is_pushed_its_newest_fragment(watched):
     watch, store, clock, pushed, _ = watched
     newer = FragmentPage("session-0", "clock-0-redrawn", "drill-hash", "attempt=t")
@@ -148,6 +165,7 @@ def test_the_probe_of_a_hung_postgresql_fails_on_its_own_deadline_and_answers_ag
         with ThreadPoolExecutor(1) as pool:   # the bound only keeps a broken build from hanging the suite
             failed = pool.submit(probe).exception(timeout=120)
         assert isinstance(failed, psycopg.OperationalError), failed
+        assert "did not answer within 2.5 s" in str(failed), "the page's detail says what happened"
         assert DEADLINES.cuts > cuts, "the probe's connection was cut by the client: the server never answered"
         with ThreadPoolExecutor(1) as pool:
             again = pool.submit(probe).exception(timeout=120)

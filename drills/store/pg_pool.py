@@ -239,6 +239,9 @@ class StoreProbe:
                     self._conn.execute("SELECT 1")
             except psycopg.Error as error:
                 self._drop()
+                if time.monotonic() >= deadline:   # cut by CallDeadlines: say so, not "server closed the connection"
+                    raise psycopg.OperationalError(
+                        f"the server did not answer within {self.within_s:g} s (a probe, SELECT 1)") from error
                 if isinstance(error, psycopg.OperationalError):
                     raise
                 raise psycopg.OperationalError(str(error)) from error
