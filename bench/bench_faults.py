@@ -98,7 +98,11 @@ def cookies_per_backend(url: str, per_backend: int, backends: int) -> dict[str, 
 
 
 def _on_outage_page(session: StreamlitSession) -> bool:
-    return any(h.body == OUTAGE_TITLE for h in session.page.of_kind("heading"))
+    return _outage_drawn(session.page)
+
+
+def _outage_drawn(page) -> bool:
+    return any(h.body == OUTAGE_TITLE for h in page.of_kind("heading"))
 
 
 def _note_exceptions(session: StreamlitSession, seen: FaultSession) -> None:
@@ -164,21 +168,32 @@ async def _wait_out(session: StreamlitSession, seen: FaultSession, timeout: floa
     seen.back_at.append(time.monotonic())
 
 
-async def _press(session: StreamlitSession, value: str, seen: FaultSession, timeout: float) -> tuple[str, str]:
-    """Type `value` into the first open Best guess and press Lock in; returns (outcome, question id)."""
+async def _press(session: StreamlitSession, value: str, seen: FaultSession,
+                 timeout: float) -> tuple[str, str, float]:
+    """Type `value` into the first open Best guess and press Lock in; returns (outcome, question id, when the page
+    first showed it). A browser shows the outcome as its elements arrive: a run that ends early for a pushed run
+    queued behind it (the store watch's) can be read as over only later, once a run after it ends."""
     before = session.page.count_markdown(CONFIRMATION)
     box = session.page.widget("text_input", GUESS)
     question_id = box.form_id.removeprefix("lock::")
     session.auto_reruns = {}
-    await session.rerun(submit_form(session.page, box.form_id, {box.id: value}), timeout=timeout)
+
+    def shown(page) -> bool:
+        alerts = [a.body for a in page.of_kind("alert")]
+        return (page.count_markdown(CONFIRMATION) > before or _outage_drawn(page)
+                or any(NOT_LOCKED in a for a in alerts))
+
+    shown_at = await session.rerun(submit_form(session.page, box.form_id, {box.id: value}), timeout=timeout,
+                                   until=shown)
+    shown_at = shown_at or time.monotonic()
     _note_exceptions(session, seen)
     if session.page.count_markdown(CONFIRMATION) > before:
-        return (LOST if any(LOST_RACE in a for a in _alerts(session)) else STORED), question_id
+        return (LOST if any(LOST_RACE in a for a in _alerts(session)) else STORED), question_id, shown_at
     if _on_outage_page(session):
-        return OUTAGE, question_id
+        return OUTAGE, question_id, shown_at
     if any(NOT_LOCKED in a for a in _alerts(session)):
-        return REFUSED, question_id
-    return NOTHING, question_id
+        return REFUSED, question_id, shown_at
+    return NOTHING, question_id, shown_at
 
 
 def _said(problem: BaseException) -> str:
@@ -224,7 +239,7 @@ async def patient_session(url: str, n: int, deadline: float, *, cookie: str | No
                         await _wait_out(session, seen, left())
                         continue
                     one_press = time.monotonic()
-                    outcome, _question = await _press(session, f"{10 + i}", seen, timeout=left())
+                    outcome, _question, shown_at = await _press(session, f"{10 + i}", seen, timeout=left())
                 except Exception as problem:   # the app process died under this websocket: reconnect
                     gone = isinstance(problem, (OSError, EOFError)) or "ConnectionClosed" in type(problem).__name__
                     if not gone or time.monotonic() >= deadline:
@@ -244,8 +259,8 @@ async def patient_session(url: str, n: int, deadline: float, *, cookie: str | No
                     seen.silent += 1
                     raise ProtocolError(f"Lock in of {_question} showed no outcome{session.page.problems()}")
                 seen.refused += 1   # OUTAGE or REFUSED: said plainly; the candidate presses again
-                seen.told_at.append(time.monotonic())
-                seen.refusal_waits_s.append(time.monotonic() - one_press)
+                seen.told_at.append(shown_at)
+                seen.refusal_waits_s.append(shown_at - one_press)
     except Exception as problem:   # reported, not raised: the fault's summary counts it
         seen.error = _said(problem)
     finally:
