@@ -21,6 +21,17 @@ def pytest_configure(config):
         os.environ["FAULTLINES_DB"] = str(scratch / "default.duckdb")
 
 
+def pytest_collection_modifyitems(config, items):
+    """The heavy files (marked browser: real servers, browsers, stacks) first, each file's tests kept in order.
+
+    `python -m tests` hands files to its two workers in this order (tests/__main__.py turns off pytest-xdist's own
+    most-tests-first order, which left the few-test but minutes-long walks for last, one worker alone on them): the
+    many short files after them even out the two workers' ends.
+    """
+    heavy = {item.path for item in items if item.get_closest_marker("browser")}
+    items.sort(key=lambda item: item.path not in heavy)   # stable: a file stays whole and in its own order
+
+
 @pytest.fixture
 def db_path(tmp_path, monkeypatch) -> Path:
     path = tmp_path / "faultlines.duckdb"
@@ -57,6 +68,16 @@ def app_test(db_path, monkeypatch):
 @pytest.fixture
 def app_server(tmp_path):
     server = AppServer(tmp_path / "browser.duckdb")
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def module_app_server(tmp_path_factory):
+    """One app server for every test of a module whose tests each walk as their own handle and never stop the
+    server: a start and a cold first page cost seconds on two busy cores, paid once per module instead of per test."""
+    server = AppServer(tmp_path_factory.mktemp("module-app") / "browser.duckdb")
     server.start()
     yield server
     server.stop()
