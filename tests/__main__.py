@@ -48,10 +48,12 @@ DEBIAN_COMMANDS = {"node": "nodejs", "npm": "npm"}
 def parallel(argv: list[str]) -> list[str]:
     """Two pytest-xdist workers, each taking whole files (a file's module fixtures, such as one app server
     for every page, stay in one worker): much of the suite waits on servers and browsers, so two workers
-    keep both cores busy. `-n 0` (or any -n given) overrides it; one core runs serially."""
+    keep both cores busy. Files go out in the collection's order, the heavy ones first (tests/conftest.py), rather
+    than pytest-xdist's most-tests-first, which leaves a one-test walk of minutes for last on one worker while the
+    other idles. `-n 0` (or any -n given) overrides it; one core runs serially."""
     if any(a == "-n" or a.startswith(("-n", "--numprocesses")) for a in argv) or (os.cpu_count() or 1) < 2:
         return []
-    return ["-n", "2", "--dist", "loadfile"]
+    return ["-n", "2", "--dist", "loadfile", "--no-loadscope-reorder"]
 
 
 def main(argv: list[str]) -> int:
