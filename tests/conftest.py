@@ -4,6 +4,7 @@ Browser tests need Debian's /usr/bin/chromium (installed by .ci/run); they fail 
 """
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 from pathlib import Path
@@ -11,6 +12,35 @@ from pathlib import Path
 import pytest
 
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, AppServer
+
+
+def _check_each_content_file_once() -> None:
+    """Keep, for this test process, what drills.loader.check_file found in each file of drills/content, by the file's
+    name and bytes: 31 test modules load the catalogue at import, and every load parsed and linted all five drills
+    again (over a second each time), on each pytest-xdist worker. A file is read on every call, so an edited file is
+    checked afresh; files anywhere else (tests' own drafts and copies) always are. The result is frozen (frozen
+    pydantic models, read-only mappings), so sharing it between tests lets none of them change another's."""
+    from drills import loader
+
+    real, content, kept = loader.check_file, loader.CONTENT_DIR.resolve(), {}
+
+    @functools.wraps(real)
+    def check_file(path, draws=loader.LOAD_DRAWS):
+        path = Path(path)
+        try:
+            key = (path.name, path.read_bytes(), draws) if path.resolve().parent == content else None
+        except OSError:
+            key = None
+        if key is None:
+            return real(path, draws)
+        if key not in kept:
+            kept[key] = real(path, draws)
+        return kept[key]
+
+    loader.check_file = check_file
+
+
+_check_each_content_file_once()
 
 
 def pytest_configure(config):
