@@ -7,6 +7,7 @@ second pass (a quick local run); CI never passes it.
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -27,17 +28,28 @@ DEBIAN_PACKAGES = {CHROMIUM: "chromium", Path("/usr/sbin/nginx"): "nginx"}
 def install_node_tools() -> None:
     """npm ci the pinned Node tools the tests drive (package.json): oidc-provider and axe-core.
 
-    Skipped when node_modules already matches the lock file, so a second run costs nothing.
+    Skipped when node_modules already holds what the lock file pins (npm's own record of it, node_modules/
+    .package-lock.json, lists the same packages), so a second run costs nothing. By content, not by age: a git
+    worktree whose node_modules links to another checkout's has a younger lock file, and `npm ci` there would
+    empty the other checkout's node_modules.
     """
     lock, installed = ROOT / "package-lock.json", ROOT / "node_modules" / ".package-lock.json"
-    if installed.exists() and installed.stat().st_mtime >= lock.stat().st_mtime:
-        return
+    try:
+        if installed.exists() and _pinned(installed) == _pinned(lock):
+            return
+    except ValueError:   # a record npm left half-written: install again
+        pass
     npm = shutil.which("npm")
     if npm is None:
         print("warning: npm is missing; the sign-in and accessibility tests will fail", file=sys.stderr)
         return
     print("Installing the tests' Node tools (npm ci)…", flush=True)
     subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=ROOT, check=True)
+
+
+def _pinned(lock_file: Path) -> dict:
+    """The packages a lock file pins, by path (the root project's own entry left out: npm's record has none)."""
+    return {path: entry for path, entry in json.loads(lock_file.read_text()).get("packages", {}).items() if path}
 
 
 # Commands some tests run, by the Debian package that brings them when they are not on PATH at all
@@ -48,10 +60,12 @@ DEBIAN_COMMANDS = {"node": "nodejs", "npm": "npm"}
 def parallel(argv: list[str]) -> list[str]:
     """Two pytest-xdist workers, each taking whole files (a file's module fixtures, such as one app server
     for every page, stay in one worker): much of the suite waits on servers and browsers, so two workers
-    keep both cores busy. `-n 0` (or any -n given) overrides it; one core runs serially."""
+    keep both cores busy. Files go out in the collection's order, the heavy ones first (tests/conftest.py), rather
+    than pytest-xdist's most-tests-first, which leaves a one-test walk of minutes for last on one worker while the
+    other idles. `-n 0` (or any -n given) overrides it; one core runs serially."""
     if any(a == "-n" or a.startswith(("-n", "--numprocesses")) for a in argv) or (os.cpu_count() or 1) < 2:
         return []
-    return ["-n", "2", "--dist", "loadfile"]
+    return ["-n", "2", "--dist", "loadfile", "--no-loadscope-reorder"]
 
 
 def main(argv: list[str]) -> int:

@@ -119,17 +119,18 @@ def open_lock_ins(page) -> int:
     return page.get_by_role("button", name=LOCK_IN, exact=True).count()
 
 
-def _drawn_lock_ins(page, settle_ms: int = 400, reads: int = 50) -> int:
-    """The open Lock in forms once the part has finished drawing them: a page still drawing its questions (a busy
-    server draws a part's forms over several frames) is counted again until two reads `settle_ms` apart agree."""
-    count = open_lock_ins(page)
-    for _ in range(reads):
-        page.wait_for_timeout(settle_ms)
-        again = open_lock_ins(page)
-        if again == count:
-            return count
-        count = again
-    return count
+def wait_for_run_done(page, timeout_ms: int = 30000) -> None:
+    """Once the page shows something the run answering a press drew: wait until that run has finished (Streamlit's
+    own run state on stApp, which a run sets before its first element reaches the page) and no widget is still
+    loading its code. Only after such an outcome: just after a press its run may not have begun, and the state
+    still says the last run finished (wait_for_app is for that case)."""
+    page.wait_for_function(
+        "() => { const app = document.querySelector('[data-testid=stApp]');"
+        " return !!app && app.dataset.testScriptState === 'notRunning'"
+        " && app.dataset.testConnectionState === 'CONNECTED'"
+        " && !document.querySelector('[data-testid=stMain] [data-testid=stSkeleton]'); }",
+        timeout=timeout_ms,
+    )
 
 
 def lock_in(page, loaded, question) -> None:
@@ -138,7 +139,8 @@ def lock_in(page, loaded, question) -> None:
     from drills.schema import ChoiceQuestion, NumericQuestion
 
     page.get_by_role("button", name=LOCK_IN, exact=True).first.wait_for()
-    before = _drawn_lock_ins(page)
+    wait_for_run_done(page)   # the run drawing the part's forms has drawn them all
+    before = open_lock_ins(page)
     form = page.get_by_test_id("stForm").filter(has=page.get_by_role("button", name=LOCK_IN, exact=True)).first
     if isinstance(question, NumericQuestion):
         guess = loaded.values.get(question.id, 100.0)  # simulation truths vary by seed; any guess will do
@@ -160,7 +162,7 @@ def lock_in(page, loaded, question) -> None:
         alerts = page.get_by_test_id("stAlert").all_inner_texts()
         raise AssertionError(f"{question.id}: one Lock in press was not answered ({open_lock_ins(page)} of "
                              f"{before} forms still open; the page said {alerts})") from None
-    wait_for_app(page)
+    wait_for_run_done(page)   # the form went in the run answering the press: wait for that run's end
 
 
 def finish_attempt(page) -> None:

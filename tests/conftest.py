@@ -4,6 +4,7 @@ Browser tests need Debian's /usr/bin/chromium (installed by .ci/run); they fail 
 """
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 from pathlib import Path
@@ -13,12 +14,52 @@ import pytest
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, AppServer
 
 
+def _check_each_content_file_once() -> None:
+    """Keep, for this test process, what drills.loader.check_file found in each file of drills/content, by the file's
+    name and bytes: 31 test modules load the catalogue at import, and every load parsed and linted all five drills
+    again (over a second each time), on each pytest-xdist worker. A file is read on every call, so an edited file is
+    checked afresh; files anywhere else (tests' own drafts and copies) always are. The result is frozen (frozen
+    pydantic models, read-only mappings), so sharing it between tests lets none of them change another's."""
+    from drills import loader
+
+    real, content, kept = loader.check_file, loader.CONTENT_DIR.resolve(), {}
+
+    @functools.wraps(real)
+    def check_file(path, draws=loader.LOAD_DRAWS):
+        path = Path(path)
+        try:
+            key = (path.name, path.read_bytes(), draws) if path.resolve().parent == content else None
+        except OSError:
+            key = None
+        if key is None:
+            return real(path, draws)
+        if key not in kept:
+            kept[key] = real(path, draws)
+        return kept[key]
+
+    loader.check_file = check_file
+
+
+_check_each_content_file_once()
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "browser: drives the real app in Debian's Chromium")
     # Any test that forgets the db_path fixture still never touches the developer's data/ file.
     if "FAULTLINES_DB" not in os.environ:
         scratch = Path(tempfile.mkdtemp(prefix="faultlines-tests-"))
         os.environ["FAULTLINES_DB"] = str(scratch / "default.duckdb")
+
+
+def pytest_collection_modifyitems(config, items):
+    """The heavy files (marked browser: real servers, browsers, stacks) first, each file's tests kept in order.
+
+    `python -m tests` hands files to its two workers in this order (tests/__main__.py turns off pytest-xdist's own
+    most-tests-first order, which left the few-test but minutes-long walks for last, one worker alone on them): the
+    many short files after them even out the two workers' ends.
+    """
+    heavy = {item.path for item in items if item.get_closest_marker("browser")}
+    items.sort(key=lambda item: item.path not in heavy)   # stable: a file stays whole and in its own order
 
 
 @pytest.fixture
@@ -57,6 +98,16 @@ def app_test(db_path, monkeypatch):
 @pytest.fixture
 def app_server(tmp_path):
     server = AppServer(tmp_path / "browser.duckdb")
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def module_app_server(tmp_path_factory):
+    """One app server for every test of a module whose tests each walk as their own handle and never stop the
+    server: a start and a cold first page cost seconds on two busy cores, paid once per module instead of per test."""
+    server = AppServer(tmp_path_factory.mktemp("module-app") / "browser.duckdb")
     server.start()
     yield server
     server.stop()

@@ -12,7 +12,7 @@ import pytest
 
 PLAIN_ENV = "FAULTLINES_PLAIN_STREAMLIT"
 # Fixtures that start a real server or a browser: a test asking for one is a walk, not an AppTest run.
-SERVER_FIXTURES = {"page", "chromium", "app_server", "oidc_provider"}
+SERVER_FIXTURES = {"page", "chromium", "app_server", "module_app_server", "oidc_provider"}
 
 
 def drives_apptest(item: pytest.Item) -> bool:

@@ -12,7 +12,8 @@ import pytest
 
 from drills.loader import load_catalogue
 from drills.schema import section_title
-from tests.browser import finish_attempt, lock_in, open_lock_ins, start_drill, wait_for_app, without_numbers
+from tests.browser import (finish_attempt, lock_in, open_lock_ins, start_drill, wait_for_app, wait_for_run_done,
+                           without_numbers)
 
 pytestmark = pytest.mark.browser
 
@@ -24,7 +25,7 @@ def _reveal(page, label: str) -> None:
     assert button.is_enabled(), f"{label} is still disabled after every lock-in"
     button.click()
     button.wait_for(state="detached")
-    wait_for_app(page)
+    wait_for_run_done(page)
 
 
 def _walk_part(page, loaded, part) -> None:
@@ -45,7 +46,7 @@ def _walk_part(page, loaded, part) -> None:
 def _next(page, title: str) -> None:
     page.get_by_role("button", name="Next →").click()
     page.get_by_role("heading", name=title, exact=True).wait_for()
-    wait_for_app(page)
+    wait_for_run_done(page)
 
 
 def _results_csv(page) -> list[dict[str, str]]:
@@ -74,13 +75,13 @@ def test_the_catalogue_offers_every_drill_walked_here():
 
 
 @pytest.mark.parametrize("drill_id", DRILLS)
-def test_a_candidate_walks_the_whole_drill(app_server, page, drill_id):
+def test_a_candidate_walks_the_whole_drill(module_app_server, page, drill_id):
     # Without the File System Access API Streamlit falls back to a plain download Playwright can catch.
     page.add_init_script("delete window.showSaveFilePicker;")
     page.set_default_timeout(60_000)
     loaded = load_catalogue().drills[drill_id]
     drill = loaded.drill
-    start_drill(page, app_server.url, drill.title, handle=f"walker-{drill_id}")
+    start_drill(page, module_app_server.url, drill.title, handle=f"walker-{drill_id}")
 
     walk_every_part(page, loaded)
     for skill in drill.rubric:

@@ -35,12 +35,12 @@ def _start_scope(page, url: str, scope: str, handle: str) -> None:
 
 
 @pytest.mark.parametrize("scope", ["break4", "essentials"])
-def test_a_shorter_practice_runs_end_to_end_inside_its_clock(app_server, page, scope):
+def test_a_shorter_practice_runs_end_to_end_inside_its_clock(module_app_server, page, scope):
     page.add_init_script("delete window.showSaveFilePicker;")
     page.set_default_timeout(60_000)
     loaded = scope_drill(WHOLE, scope)
     drill = loaded.drill
-    _start_scope(page, app_server.url, scope, handle=f"short-{scope}")
+    _start_scope(page, module_app_server.url, scope, handle=f"short-{scope}")
     walk_every_part(page, loaded)
     finish_attempt(page)
     page.wait_for_url(re.compile(r".*/results\?.*attempt=.*"))
