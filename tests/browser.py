@@ -85,11 +85,17 @@ class AppServer:
 
 
 def wait_for_app(page, timeout_ms: int = 30000) -> None:
-    """Wait until Streamlit has finished a script run (no 'running' indicator) after any action."""
+    """Wait until Streamlit has finished a script run (no 'running' indicator) after any action. After a goto or a
+    reload that is the page's first run: stApp's run state says 'initial' until it begins, and the status widget
+    shows 'Running' only a moment into a run, so on a busy machine the widget alone let a test read a page whose
+    first run was still drawing (and then redrew what the test had read)."""
     page.wait_for_selector("[data-testid=stApp]", timeout=timeout_ms)
     page.wait_for_function(
-        "() => !document.querySelector('[data-testid=stStatusWidget]')"
-        " || !document.querySelector('[data-testid=stStatusWidget]').innerText.includes('Running')",
+        "() => { const app = document.querySelector('[data-testid=stApp]');"
+        " const status = document.querySelector('[data-testid=stStatusWidget]');"
+        " return !!app && app.dataset.testScriptState !== 'initial'"
+        " && app.dataset.testScriptState !== 'running'"
+        " && !(status && status.innerText.includes('Running')); }",
         timeout=timeout_ms,
     )
     page.wait_for_timeout(300)

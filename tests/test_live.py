@@ -193,6 +193,24 @@ def test_the_instructor_paces_the_room_and_a_stale_press_is_refused(opened, load
     assert [s.id for s in store.live_sessions("c1")] == [session.id]
 
 
+def test_a_press_drawn_before_a_move_on_the_same_question_is_taken_and_one_drawn_before_the_next_is_not(
+        opened, loaded):
+    store = opened()
+    questions = live.questions_in_order(loaded)
+    session, _ = _room(store, loaded)
+    opened_q = store.live_move(session.id, NEXT, seen_version=session.version, questions=questions, actor="prof")
+    closed = store.live_move(session.id, CLOSE, seen_version=opened_q.version, questions=questions, actor="prof")
+    # Reveal, then Next pressed at once on the console as it was drawn when the question closed.
+    store.live_move(session.id, REVEAL, seen_version=closed.version, questions=questions, actor="prof")
+    nxt = store.live_move(session.id, NEXT, seen_version=closed.version, questions=questions, actor="prof")
+    assert (nxt.state, nxt.step_no) == ("open", 1)
+    with pytest.raises(LiveRefused, match="moved on"):   # the same stale draw's Next again: a double click
+        store.live_move(session.id, NEXT, seen_version=closed.version, questions=questions, actor="prof")
+    with pytest.raises(LiveRefused, match="Close the question"):   # legal on its question no more
+        store.live_move(session.id, REVEAL, seen_version=nxt.version, questions=questions, actor="prof")
+    assert [s.state for s in store.live_steps(session.id)] == ["waiting", "open", "closed", "revealed", "open"]
+
+
 def test_the_question_closes_itself_once_every_seat_has_locked_in(opened, loaded):
     store = opened()
     questions = live.questions_in_order(loaded)

@@ -151,8 +151,11 @@ class LiveStore(StorePart):
                   actor: str, scenario: str | None = None) -> LiveSession:
         """Take the instructor's `action`; `questions` are the drill's (question id, part id) in order.
 
-        Refused (LiveRefused) unless the room is still at `seen_version`, so a double click or a second
-        instructor tab cannot move it twice. Ending the session finishes every seat's attempt.
+        Refused (LiveRefused) unless the room is still on the question it was on at `seen_version`, so a double
+        click or a second instructor tab cannot move it on twice; a move that is no longer legal where the room
+        stands is refused by plan_move. A press drawn before a move on the same question (Reveal, then Next at once,
+        before the console drew the reveal) is taken: what it asks for is still what the room can do. Ending the
+        session finishes every seat's attempt.
         """
         with self._transaction() as cur:
             self._hold_attempt(cur, session_id)   # ids share one sequence, so no attempt shares this lock key
@@ -160,7 +163,9 @@ class LiveStore(StorePart):
             if row is None:
                 raise LiveRefused("No such live session.")
             session = LiveSession(*row)
-            if session.version != seen_version:
+            seen = cur.execute("SELECT step_no FROM live_steps WHERE id = ? AND session_id = ?",
+                               [seen_version, session_id]).fetchone()
+            if session.version != seen_version and (seen is None or seen[0] != session.step_no):
                 raise LiveRefused("The room moved on meanwhile (another tab?): look again and press once more.")
             move = plan_move(session, action, len(questions), scenario)
             qid, pid = questions[move.step_no] if 0 <= move.step_no < len(questions) else (None, None)
