@@ -58,11 +58,30 @@ def _page(chromium, url: str):
     return context, page
 
 
+@pytest.fixture
+def evidence(tmp_path):
+    """Pages to photograph if the test fails: a failed wait then shows what every page held, not only its own."""
+    class Pages(list):
+        failed = True
+
+    pages = Pages()
+    yield pages
+    if pages.failed:
+        for n, page in enumerate(pages):
+            try:
+                page.screenshot(path=str(tmp_path / f"failed-page-{n}.png"), full_page=True, timeout=10_000)
+                print(f"--- page {n} ---\n{page.get_by_test_id('stApp').inner_text(timeout=10_000)}")
+            except Exception as error:   # a page that cannot be photographed: say so, keep the others
+                print(f"--- page {n}: no picture ({error})")
+        print("pictures in", tmp_path)
+
+
 @pytest.mark.timeout(400)
-def test_an_instructor_runs_a_whole_break_for_five_candidates_on_three_processes(room, chromium, tmp_path):
+def test_an_instructor_runs_a_whole_break_for_five_candidates_on_three_processes(room, chromium, tmp_path, evidence):
     stack, store, cohort = room
     phases = [("stack up", time.monotonic())]   # printed for whoever trims this test; never asserted
     prof, console = _page(chromium, stack.url)
+    evidence.append(console)
     console.get_by_text("Run the room (instructors)").click()
     console.get_by_label("Your name").fill("Prof Ada")
     console.get_by_label("Instructor passphrase").fill(PASSPHRASE)
@@ -80,6 +99,7 @@ def test_an_instructor_runs_a_whole_break_for_five_candidates_on_three_processes
         page.get_by_role("textbox", name="Cohort code").fill(cohort)
         page.get_by_role("button", name="Join the room").click()
         pages.append((context, page))
+        evidence.append(page)
     for _, page in pages:
         _seen(page, "You are in the waiting room")
     _seen(console, f"Who is here ({len(HANDLES)})")
@@ -138,4 +158,5 @@ def test_an_instructor_runs_a_whole_break_for_five_candidates_on_three_processes
         attempt = store.attempt_by_id(seat.attempt_id)
         assert attempt.finished_at is not None and len(store.answers(attempt.id)) == 2
     print("screenshots in", tmp_path)
+    evidence.failed = False
     print(" · ".join(f"{name} +{at - phases[i][1]:.1f} s" for i, (name, at) in enumerate(phases[1:])))
