@@ -186,16 +186,16 @@ def anonymous_candidate(store, visitor: Visitor) -> tuple[Candidate, str | None]
     def named() -> str:   # handles compare as people read them; read only for a refusal's message
         return handle_named(handle, store.stored_handle(handle, cohort))
 
-    code = None
     if status == "account":
         raise AccessRefused(f"{named()} is a signed-in member's name in this cohort: pick another handle.")
     if status == "closed":
         raise AccessRefused(f"The handle {named()} was used before resume codes existed, so nobody can prove it is "
                             "theirs: pick another handle.")
     if status == "free":
-        code = store.claim_handle(handle, cohort)
-        if code is None:
+        claimed = store.claim_candidate(handle, cohort)   # the row it took up, from the claim's own transaction
+        if claimed is None:
             raise AccessRefused(f"Someone has just taken the handle {named()}: pick another.")
+        return claimed[0], claimed[1]
     elif not visitor.code.strip():
         raise AccessRefused(f"The handle {named()} is in use. If it is yours, type its resume code beside it; "
                             "otherwise pick another handle.")
@@ -204,7 +204,7 @@ def anonymous_candidate(store, visitor: Visitor) -> tuple[Candidate, str | None]
                             + (f" in the cohort {cohort}" if cohort else "") + ".")
     else:
         st.session_state[keys.HISTORY_HANDLE] = store.learner(handle, cohort)   # proven: history opens too
-    return store.ensure_candidate(handle, cohort), code
+    return store.ensure_candidate(handle, cohort), None
 
 
 def pressed_start(catalogue) -> tuple[str, float] | None:
