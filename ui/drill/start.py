@@ -16,7 +16,7 @@ from drills.store.accounts import Account, AccessRefused, ClassInfo, Learner, ac
 from drills.store.throttle import Throttled
 from drills.records import Candidate
 from drills.scope import scoped_id
-from drills.variants import pick_variant, variant_for
+from drills.variants import variant_for
 from ui import keys
 from ui.context import field_in_url, get_catalogue, remember_attempt
 from ui.clients import current_client
@@ -256,8 +256,9 @@ def _begin(store, visitor: Visitor, drill_id: str, time_box_min: float) -> str:
         return str(problem)
     seed = secrets.randbelow(2**31)   # orders the options, and picks a variant the candidate has not had
     drill = get_catalogue().drills[drill_id].drill
-    # A handle claimed just now has had no attempt (claim_handle checked, in its transaction): nothing to read.
-    variant = pick_variant(drill, seed) if code else variant_for(store, drill, candidate.handle, seed)
+    # Read even for a handle claimed just now: the claim saw no attempt in this cohort, but the draws a handle
+    # has had count in every cohort.
+    variant = variant_for(store, drill, candidate.handle, seed)
     # Its simulation questions' graded seed, drawn and stored in the start's own transaction.
     attempt = start_graded(store, candidate, drill, time_box_min * 60, seed=seed, variant=variant)
     if code:
