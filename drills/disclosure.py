@@ -80,6 +80,16 @@ def disclosed(drill: Drill, answers: Mapping[str, LockedAnswer], reveals: Collec
 _KNOWN_SEEDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # store -> {attempt id: graded seed}
 
 
+def start_graded(store, candidate, drill: Drill, time_box_s: float, *, seed: int, variant: int):
+    """Start an attempt of `drill` with its graded seed (drawn here when it has simulation questions) in the
+    start's own transaction, and know the seed from then on: graded_seed_of reads nothing for it."""
+    graded = draw_graded_seed() if sim_question_ids(drill) else None
+    attempt = store.start_attempt_for(candidate, drill.id, time_box_s, seed=seed, variant=variant,
+                                      graded_seed=graded)
+    _KNOWN_SEEDS.setdefault(store, {})[attempt.id] = LEGACY_SEED if graded is None else graded
+    return attempt
+
+
 def graded_seed_of(store, attempt, drill: Drill) -> int:
     """The attempt's graded seed: LEGACY_SEED for a drill without simulation questions, else the stored one.
 
@@ -95,7 +105,7 @@ def graded_seed_of(store, attempt, drill: Drill) -> int:
     if attempt.id not in known:
         seed = store.graded_seed(attempt.id)
         if seed is None:
-            graded_before = attempt.finished_at is not None or any(q in store.answers(attempt.id) for q in sims)
+            graded_before = attempt.finished_at is not None or not store.answers(attempt.id).keys().isdisjoint(sims)
             seed = store.keep_graded_seed(attempt.id, LEGACY_SEED if graded_before else draw_graded_seed())
         known[attempt.id] = seed
     return known[attempt.id]

@@ -12,6 +12,8 @@ variant whose drawn numbers the run would not use (`drills.lint.rule_simulations
 """
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Collection, Mapping
@@ -26,6 +28,29 @@ from drills.schema import Drill
 _CACHED_DRAWS = 512
 _RETAKE_CANDIDATES = 8   # fresh draws a retake weighs against the truths already seen
 _COMPARED_RETAKES = 12   # earlier draws it compares with (the most recent ones)
+_RECENT_DRAWS = 64       # draws whose numbers are kept: a start computes its draw's, its first page wants them again
+
+# The numbers of recent draws, by (drill object, draw): a new attempt's draw is computed when it is picked
+# (usable_numbers) and again when its first page puts the drill in that variant (in_variant), ~2 ms each.
+_RECENT: OrderedDict[tuple[int, int], tuple[Drill, dict[str, float], list]] = OrderedDict()
+_RECENT_LOCK = threading.Lock()   # script threads of many sessions pick and open draws at once
+
+
+def _draw_values(drill: Drill, draw: int) -> tuple[dict[str, float], list]:
+    """variant_values(drill, draw), kept for the last few draws asked (copies: callers may keep or change them).
+    A draw that cannot be computed raises, as variant_values does, and is not kept."""
+    key = (id(drill), draw)
+    with _RECENT_LOCK:
+        kept = _RECENT.get(key)
+    if kept is None or kept[0] is not drill:   # the drill object itself is kept, so its id is not reused meanwhile
+        values, findings = variant_values(drill, draw)
+        kept = (drill, values, findings)
+        with _RECENT_LOCK:
+            _RECENT[key] = kept
+            _RECENT.move_to_end(key)
+            while len(_RECENT) > _RECENT_DRAWS:
+                _RECENT.popitem(last=False)
+    return dict(kept[1]), list(kept[2])
 
 __all__ = ["drawn_numbers", "WRITTEN", "base_id", "changed_givens", "drawn_givens", "in_variant", "label", "pick_variant",
            "variant_for", "variant_values", "varies"]
@@ -47,7 +72,7 @@ def in_variant(loaded: LoadedDrill, variant: int) -> LoadedDrill:
         if written is not None:
             cache[WRITTEN] = written
     if variant not in cache:
-        values, findings = variant_values(loaded.whole or loaded.drill, variant)   # a cut quotes the whole's numbers
+        values, findings = _draw_values(loaded.whole or loaded.drill, variant)   # a cut quotes the whole's numbers
         if findings:   # the content tests draw every variant, so this means a drill was edited carelessly
             raise ValueError(f"{loaded.drill.id} variant {variant}: {findings[0].message}")
         if loaded.variant == WRITTEN:
@@ -60,7 +85,7 @@ def usable_numbers(drill: Drill, draw: int) -> dict[str, float] | None:
     """The draw's numbers, or None for a draw nobody may be asked in: one the loader would refuse (a formula
     fails, a joint condition breaks) or whose numbers break a `holds:` condition of the text."""
     try:
-        values, findings = variant_values(drill, draw)
+        values, findings = _draw_values(drill, draw)
     except Exception:   # a draw the loader would refuse anyway
         return None
     return None if findings or broken_holds(drill, values) is not None else values

@@ -73,3 +73,26 @@ def test_an_unchanged_board_asks_the_store_only_its_data_version_and_a_write_sho
     store.start_attempt("one_tenant", "bea", "south", 600, seed=2)
     assert filters_read()[1] == ["north", "south"]
     store.close()
+
+
+def test_a_start_stores_the_attempt_with_its_graded_seed_in_one_transaction_and_reads_neither_back(
+        app_test, db_path, monkeypatch):
+    from drills.disclosure import GRADED_SEEDS
+
+    at = app_test("app.py").run()
+    at.text_input(key="candidate_handle").input("ada")
+    seen = counting(monkeypatch, AttemptStore)
+    at.button(key="start_button::one_tenant").click().run()
+    assert not at.exception, at.exception
+    transactions, round_trips = seen.transactions, seen.round_trips
+    attempt = AttemptStore(db_path).attempts(handle="ada")[0]
+    # The attempt, its 'started' event and its graded seed in one transaction, read back inside it; then the drill
+    # page's run. Before, the start read the attempt back, the seed, the answers once per simulation question, and
+    # wrote the seed in a second transaction, and the claimed handle's row was read again in a transaction of its
+    # own: 38 round trips on PostgreSQL where these take 20.
+    graded = [sql for _, sql in seen.sql if "graded_seeds" in sql]
+    assert graded == ["INSERT INTO graded_seeds (attempt_id, seed) VALUES (?, ?)"], seen.sql
+    assert AttemptStore(db_path).graded_seed(attempt.id) in GRADED_SEEDS
+    assert not any(sql.startswith(("SELECT attempt_id, question_id", "SELECT part_id FROM attempt_events"))
+                   for sql in seen.reads), seen.reads   # no answers nor part opened last of a new attempt
+    assert transactions == 3 and round_trips <= 20 + ATTEMPT_READS - 1, seen.sql

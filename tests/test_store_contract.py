@@ -678,3 +678,13 @@ def test_a_review_appends_a_row_and_a_stale_one_stores_nothing(opened):
     assert store.review_items("ada") == [after]
     assert store.record_review("ada", "one_tenant", "no_such_question", based_on=after.id, variant=0, guess=1.0,
                                rating=1, advance=next_card) is None
+
+
+def test_claiming_a_candidate_gives_the_row_ensure_candidate_reads_and_a_code_that_opens_it(opened):
+    store = opened()
+    candidate, code = store.claim_candidate("Ada", "north")
+    assert candidate == store.ensure_candidate("Ada", "north") and (candidate.handle, candidate.cohort) == ("Ada", "north")
+    assert store.check_resume_code("Ada", code, "north", client=ME)
+    assert store.claim_candidate("ada", "north") is None, "a look-alike of a claimed handle is not claimed again"
+    store.start_attempt_for(store.ensure_candidate("bea", "north"), "one_tenant", 2700)
+    assert store.claim_candidate("bea", "north") is None, "nor a handle that has attempts"

@@ -84,3 +84,22 @@ def test_a_parse_that_meets_the_threads_recursion_depth_race_is_tried_again(monk
     finally:
         formulas._parsed.cache_clear()
     assert calls == ["15 * 60 + outage_minutes"] * 2
+
+
+def test_a_new_attempts_draw_is_worked_out_once_for_its_pick_and_its_first_page(monkeypatch):
+    from drills import variants
+
+    loaded = load_catalogue().drills["one_tenant"]
+    worked = []
+    monkeypatch.setattr(variants, "variant_values",
+                        lambda drill, draw: worked.append(draw) or variant_values(drill, draw))
+    draw = variants.pick_variant(loaded.drill, seed=424_242)
+    picked = len(worked)
+    assert picked >= 1 and worked[-1] == draw
+    seen = variants.in_variant(loaded, draw)
+    assert len(worked) == picked   # the page's variant reuses the numbers its pick worked out
+    assert dict(seen.values) == variant_values(loaded.drill, draw)[0]   # and they are that draw's numbers
+    numbers = variants.usable_numbers(loaded.drill, draw)
+    numbers["rps"] = -1.0   # a caller changing its copy changes nobody else's
+    assert variants.usable_numbers(loaded.drill, draw) == variant_values(loaded.drill, draw)[0]
+    assert len(worked) == picked

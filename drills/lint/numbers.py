@@ -18,7 +18,7 @@ def compute_values(drill: Drill) -> tuple[dict[str, float], list[Finding]]:
     failed: set[str] = set()
 
     def attempt(name: str, expr: str, loc: Loc) -> None:
-        if failed & set(re.findall(r"[A-Za-z_]\w*", expr)):
+        if failed and failed & set(re.findall(r"[A-Za-z_]\w*", expr)):   # no scan while nothing failed
             failed.add(name)
             return
         try:

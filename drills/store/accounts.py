@@ -255,11 +255,16 @@ class AccountsStore(StorePart):
         """Take up a handle that nobody has used: its new resume code (returned this once), or None when the
         handle, or one it reads the same as, is already in use (then only its code, through check_resume_code,
         lets anyone back in)."""
+        claimed = self.claim_candidate(handle, cohort)
+        return None if claimed is None else claimed[1]
+
+    def claim_candidate(self, handle: str, cohort: str) -> tuple[Candidate, str] | None:
+        """claim_handle with the candidate row it took up (as ensure_candidate reads it), from the same transaction."""
         code = new_resume_code()
         with self._transaction() as cur:
             cur.execute("INSERT INTO candidates (handle, cohort, created_at, handle_key) VALUES (?, ?, ?, ?) "
                         "ON CONFLICT DO NOTHING", [handle, cohort, self.clock(), handle_key(handle)])
-            candidate_id, _, _, account_id = cur.execute(_BY_HANDLE, _by_handle(handle, cohort)).fetchone()
+            candidate_id, stored, stored_cohort, account_id = cur.execute(_BY_HANDLE, _by_handle(handle, cohort)).fetchone()
             if account_id is not None:
                 return None
             if cur.execute("SELECT 1 FROM attempts WHERE candidate_id = ? LIMIT 1", [candidate_id]).fetchone():
@@ -267,7 +272,7 @@ class AccountsStore(StorePart):
             created = self._insert_new(cur, "candidate_codes", "candidate_id, code_hash, created_at",
                                        [candidate_id, resume_code_hash(code), self.clock()],
                                        {"candidate_id": candidate_id})
-        return code if created else None
+        return (Candidate(candidate_id, stored, stored_cohort), code) if created else None
 
     def check_resume_code(self, handle: str, code: str, cohort: str = "", *, client: Client) -> bool:
         """Whether `code` opens (handle, cohort); `client`'s tries are throttled (Throttled, see drills.store.throttle)."""

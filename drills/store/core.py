@@ -132,11 +132,14 @@ class StoreCore(AccountsStore, ThrottleStore, LiveStore, ReviewStore, TimelineSt
                                       seed=seed, variant=variant)
 
     def start_attempt_for(self, candidate: Candidate, drill_id: str, time_box_s: float,
-                          *, seed: int | None = None, variant: int = 0) -> Attempt:
-        """A new attempt of a candidate row already chosen (an account's in its class, or a claimed handle)."""
+                          *, seed: int | None = None, variant: int = 0, graded_seed: int | None = None) -> Attempt:
+        """A new attempt of a candidate row already chosen (an account's in its class, or a claimed handle), with
+        its graded seed when it has one (drills.disclosure draws it): one transaction, the attempt read inside it."""
         with self._transaction() as cur:
-            token = self._insert_attempt(cur, candidate.id, drill_id, time_box_s, seed=seed, variant=variant)[1]
-        return self.attempt_by_token(token)
+            attempt_id = self._insert_attempt(cur, candidate.id, drill_id, time_box_s, seed=seed, variant=variant)[0]
+            if graded_seed is not None:   # a new attempt has none yet: stored with it, never a second transaction
+                cur.execute("INSERT INTO graded_seeds (attempt_id, seed) VALUES (?, ?)", [attempt_id, graded_seed])
+            return Attempt(*cur.execute(_ATTEMPT_SELECT + " WHERE a.id = ?", [attempt_id]).fetchone())
 
     def _insert_attempt(self, cur, candidate_id: int, drill_id: str, time_box_s: float, *, seed: int | None,
                         variant: int) -> tuple[int, str]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from drills import answers as checks
-from drills.disclosure import graded_seed_of
+from drills.disclosure import start_graded
 from drills.store.accounts import Account, AccessRefused, ClassInfo, Learner, account_learner, handle_named
 from drills.store.throttle import Throttled
 from drills.records import Candidate
@@ -182,26 +182,29 @@ def anonymous_candidate(store, visitor: Visitor) -> tuple[Candidate, str | None]
     if found is not None and found.requires_sign_in and sign_in_configured():
         raise AccessRefused(f"The class “{found.title}” asks everyone to sign in: press Sign in above.")
     status = store.handle_status(handle, cohort)
-    named = handle_named(handle, store.stored_handle(handle, cohort))   # handles compare as people read them
-    code = None
+
+    def named() -> str:   # handles compare as people read them; read only for a refusal's message
+        return handle_named(handle, store.stored_handle(handle, cohort))
+
     if status == "account":
-        raise AccessRefused(f"{named} is a signed-in member's name in this cohort: pick another handle.")
+        raise AccessRefused(f"{named()} is a signed-in member's name in this cohort: pick another handle.")
     if status == "closed":
-        raise AccessRefused(f"The handle {named} was used before resume codes existed, so nobody can prove it is "
+        raise AccessRefused(f"The handle {named()} was used before resume codes existed, so nobody can prove it is "
                             "theirs: pick another handle.")
     if status == "free":
-        code = store.claim_handle(handle, cohort)
-        if code is None:
-            raise AccessRefused(f"Someone has just taken the handle {named}: pick another.")
+        claimed = store.claim_candidate(handle, cohort)   # the row it took up, from the claim's own transaction
+        if claimed is None:
+            raise AccessRefused(f"Someone has just taken the handle {named()}: pick another.")
+        return claimed[0], claimed[1]
     elif not visitor.code.strip():
-        raise AccessRefused(f"The handle {named} is in use. If it is yours, type its resume code beside it; "
+        raise AccessRefused(f"The handle {named()} is in use. If it is yours, type its resume code beside it; "
                             "otherwise pick another handle.")
     elif not store.check_resume_code(handle, visitor.code, cohort, client=current_client(store)):
-        raise AccessRefused(f"That resume code is not the one of {named}"
+        raise AccessRefused(f"That resume code is not the one of {named()}"
                             + (f" in the cohort {cohort}" if cohort else "") + ".")
     else:
         st.session_state[keys.HISTORY_HANDLE] = store.learner(handle, cohort)   # proven: history opens too
-    return store.ensure_candidate(handle, cohort), code
+    return store.ensure_candidate(handle, cohort), None
 
 
 def pressed_start(catalogue) -> tuple[str, float] | None:
@@ -253,10 +256,14 @@ def _begin(store, visitor: Visitor, drill_id: str, time_box_min: float) -> str:
         return str(problem)
     seed = secrets.randbelow(2**31)   # orders the options, and picks a variant the candidate has not had
     drill = get_catalogue().drills[drill_id].drill
+    # Read even for a handle claimed just now: the claim saw no attempt in this cohort, but the draws a handle
+    # has had count in every cohort.
     variant = variant_for(store, drill, candidate.handle, seed)
-    attempt = store.start_attempt_for(candidate, drill_id, time_box_min * 60, seed=seed, variant=variant)
-    graded_seed_of(store, attempt, drill)   # its simulation questions' graded seed, drawn and stored now
+    # Its simulation questions' graded seed, drawn and stored in the start's own transaction.
+    attempt = start_graded(store, candidate, drill, time_box_min * 60, seed=seed, variant=variant)
     if code:
         st.session_state[keys.NEW_RESUME_CODE] = (attempt.token, code)
     remember_attempt(attempt.token)
-    st.switch_page("pages/drill.py", query_params={keys.ATTEMPT_TOKEN: attempt.token})
+    # Opened at its first part, as the drill page would open it: its clock then needs no read of the part
+    # opened last (a new attempt has none).
+    st.switch_page("pages/drill.py", query_params={keys.ATTEMPT_TOKEN: attempt.token, keys.PART: drill.parts[0].id})
