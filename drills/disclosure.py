@@ -111,6 +111,18 @@ def graded_seed_of(store, attempt, drill: Drill) -> int:
     return known[attempt.id]
 
 
+def graded_seeds_of(store, attempts, drill: Drill) -> dict[int, int]:
+    """graded_seed_of for many attempts at once (attempt id -> seed): the stored seeds this process does not know
+    yet are read in one query (a live room's Close grades every seat at once, while the room's pages wait), the
+    rest drawn by graded_seed_of's rule."""
+    if sim_question_ids(drill):
+        known = _KNOWN_SEEDS.setdefault(store, {})
+        unknown = [a.id for a in attempts if a.id not in known]
+        if unknown:
+            known.update(store.graded_seeds(unknown))   # a stored seed never changes
+    return {a.id: graded_seed_of(store, a, drill) for a in attempts}
+
+
 def option_order(question: ChoiceQuestion, seed: int) -> list[Option]:
     """The question's options shuffled for one attempt: stable across reloads, different between attempts.
 

@@ -80,6 +80,31 @@ def test_two_attempts_draw_their_own_seeds_and_a_restarted_store_keeps_them(tmp_
         again.close()
 
 
+def test_a_room_s_seeds_are_read_in_one_query_as_each_would_be_read_alone(tmp_path):
+    """A live room's Close grades every seat at once in each process (ui.live.report.seat_graders): the seeds that
+    process does not know yet are one query, not one per seat, and are the seeds graded_seed_of gives."""
+    from drills.disclosure import graded_seeds_of
+
+    path = tmp_path / "s.duckdb"
+    store = AttemptStore(path)
+    drill = ONE_TENANT.drill
+    attempts = [store.start_attempt("one_tenant", handle, "", 2700) for handle in ("ada", "bo", "cy")]
+    seeds = [graded_seed_of(store, a, drill) for a in attempts]
+    store.close()
+    again = AttemptStore(path)   # another process: nothing known yet
+    asked = []
+    one_by_one = again.graded_seed
+    again.graded_seed = lambda attempt_id: asked.append(attempt_id) or one_by_one(attempt_id)
+    try:
+        fresh = again.start_attempt("one_tenant", "di", "", 2700)   # no seed stored yet: drawn by the rule
+        found = graded_seeds_of(again, [again.attempt_by_id(a.id) for a in attempts] + [fresh], drill)
+        assert [found[a.id] for a in attempts] == seeds
+        assert asked == [fresh.id], "the three stored seeds in one query; only the new attempt's read alone"
+        assert found[fresh.id] == again.graded_seed(fresh.id) and 100_000 <= found[fresh.id] <= 999_999
+    finally:
+        again.close()
+
+
 def test_both_stores_keep_the_first_seed_and_reports_read_it(target, opened):
     store = opened()
     attempt = store.start_attempt("one_tenant", "ada", "c1", 2700)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from drills import live
-from drills.disclosure import LEGACY_SEED, graded_seed_of
+from drills.disclosure import LEGACY_SEED, graded_seeds_of
 from drills.store.live import OPEN, LiveSession
 from drills.schema import ChoiceQuestion, NumericQuestion
 from drills.variants import in_variant
@@ -27,10 +27,11 @@ def _chart_key(question_id: str) -> str:
 
 def seat_graders(store, session: LiveSession, seats, loaded) -> dict[int, live.Grader]:
     """Each seat graded in its own attempt's variant and graded seed (drills.disclosure.graded_seed_of); the
-    class's attempts read in one query, a grader per (variant, seed). Its simulations run only if a question
-    graded needs one (SimTruths), once per process (cached)."""
+    class's attempts read in one query and the seeds not known here in another, a grader per (variant, seed).
+    Its simulations run only if a question graded needs one (SimTruths), once per process (cached)."""
     attempts = {a.id: a for a in store.attempts(cohort=session.cohort, drill_id=session.drill_id)}
-    drawn = {s.attempt_id: (attempts[s.attempt_id].variant, graded_seed_of(store, attempts[s.attempt_id], loaded.drill))
+    seeds = graded_seeds_of(store, [attempts[s.attempt_id] for s in seats if s.attempt_id in attempts], loaded.drill)
+    drawn = {s.attempt_id: (attempts[s.attempt_id].variant, seeds[s.attempt_id])
              if s.attempt_id in attempts else (session.variant, LEGACY_SEED) for s in seats}
     graders: dict[tuple[int, int], live.Grader] = {}
     for variant, seed in set(drawn.values()):
