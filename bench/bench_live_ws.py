@@ -47,6 +47,7 @@ DRILL = "one_tenant~break2"
 QUESTION = "jobs_in_flight"
 PHASE_S = 120.0   # a page that has not shown a move by then is reported as never showing it
 MAX_TIMER_S = 60.0   # a run_every longer than this (the sidebar clock's) never comes due in a bench
+CLOSE_S = 5.0   # a seat's websocket close given this long after the figures, then dropped
 
 
 def _cpu_s(pids: list[int]) -> float:
@@ -149,6 +150,15 @@ def _missing(room: list, seen: list) -> str:
     shown += [f"{x.type}: {x.message[:100]}" for x in page.of_kind("exception")]
     return (f"; {len(stuck)} pages never did, the first (seat {stuck[0].n}) ends: " + " | ".join(shown)
             + "".join(f"\n    {s.describe()}" for s in stuck[:5]))
+
+
+async def _leave(seat: "Seat") -> None:
+    """Close a seat's websocket, or drop it after CLOSE_S: a seat no longer read has the server's pushes and ticks
+    filling its socket, and a close that waits on them held a 500-seat run after its figures, one seat at a time."""
+    try:
+        await asyncio.wait_for(seat.session.close(), CLOSE_S)
+    except (TimeoutError, OSError):
+        seat.session.websocket.transport.abort()
 
 
 def _shows(session: StreamlitSession, prefix: str) -> bool:
@@ -321,8 +331,7 @@ async def _bench(url: str, database: str, seats: int, app_pids: list[int], db_pi
         print(f"  server CPU over those {window:.1f} s: {cpu:.1f} s across {len(app_pids)} app processes "
               f"({100 * cpu / window:.0f}% of one core); PostgreSQL's: {db:.1f} s; the bench's own CPU: {own:.1f} s")
         stop.set()
-        for s in room:
-            await s.session.close()
+        await asyncio.gather(*(_leave(s) for s in room))
         return {"p50": statistics.median(delays), "p95": q[18], "max": delays[-1], "cpu": cpu,
                 "missing": sum(x is None for x in shown) + len(failed), "seated": seats,
                 "pages": sum(x is not None for x in shown)}
