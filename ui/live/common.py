@@ -15,6 +15,7 @@ from ui.sims.embed import platform_query
 
 POLL_S = 0.5            # how often a page looks for a move: well inside the 1 s a closed question must take
 PUSHED_POLL_S = HEARTBEAT_S   # ...where the process's listener reruns the room's pages itself: beats, and a fallback
+REDRAW_AFTER_S = 2.0   # a move's draw this old is drawn once more by a page's tick (a lost draw's safety net)
 WAITING_POLL_S = 2.0    # a candidate waiting for a session to start
 ROOM_PARAM = "live"     # the room's link to its sim run carries the session, so a new tab follows the room too
 

@@ -29,7 +29,7 @@ from ui.context import get_catalogue, get_store
 from ui.instructor.access import sign_in
 from ui.live import registry
 from ui.live.clock import room_clock
-from ui.live.common import POLL_S, K, drill_of, question_of, scenario_link
+from ui.live.common import POLL_S, REDRAW_AFTER_S, K, drill_of, question_of, scenario_link
 from ui.live.report import render_scoreboard, room_distribution
 from ui.safe import escape_markdown
 
@@ -49,10 +49,15 @@ def _follow(session_id: int, drawn: tuple, heard: tuple) -> None:
     """The console: rerun the page when the room moves past what this run drew, counts and presence too.
 
     It also looks at presence every HEARTBEAT_S even when nothing was notified, since beats (and seats going
-    quiet) are not notified."""
+    quiet) are not notified. And it draws each new state of the room once more REDRAW_AFTER_S after its first draw:
+    a draw the server finished but the browser never received (the seats' safety net, ui.live.seat) left the
+    console on the question before its own press, every button but the one just pressed greyed out, for good."""
     store = get_store()
     watch = registry.watch(store.path)
-    st.session_state[LIVE_SEEN] = (session_id, drawn, heard, store.clock())
+    before = st.session_state.get(LIVE_SEEN)
+    again = before[5] if before is not None and before[0] == session_id else None   # the state drawn twice already
+    now_s = store.clock()
+    st.session_state[LIVE_SEEN] = (session_id, drawn, heard, now_s, now_s, again)
 
     @st.fragment(run_every=POLL_S)
     def tick() -> None:
@@ -60,12 +65,15 @@ def _follow(session_id: int, drawn: tuple, heard: tuple) -> None:
         if seen is None or seen[0] != session_id:
             return
         now_s = store.clock()
+        if seen[5] != seen[1] and now_s - seen[4] >= REDRAW_AFTER_S:
+            st.session_state[LIVE_SEEN] = (*seen[:5], seen[1])   # this state is drawn a second time now, once
+            st.rerun(scope="app")
         heard = watch.version(session_id)
         due = now_s - seen[3] >= HEARTBEAT_S
         if heard == seen[2] and not due:
             return   # PostgreSQL: nothing was notified, so no query at all
         now = store.live_version(session_id)
-        st.session_state[LIVE_SEEN] = (session_id, seen[1], heard, now_s if due else seen[3])
+        st.session_state[LIVE_SEEN] = (session_id, seen[1], heard, now_s if due else seen[3], seen[4], seen[5])
         if now != seen[1]:
             st.rerun(scope="app")
 

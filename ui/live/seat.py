@@ -22,8 +22,8 @@ from ui.drill.lockin import FINISHED, REFUSED, locked_line, render_question
 from ui.drill.reveal import render_reveals
 from ui.faults import is_store_fault
 from ui.live import registry
-from ui.live.common import (LIVE_ROOM, POLL_S, PUSHED_POLL_S, WAITING_POLL_S, K, drill_of, question_of,
-                            scenario_link)
+from ui.live.common import (LIVE_ROOM, POLL_S, PUSHED_POLL_S, REDRAW_AFTER_S, WAITING_POLL_S, K, drill_of,
+                            question_of, scenario_link)
 from ui.live.join import seat_candidate
 from ui.live.report import closed_report, room_distribution, session_at
 from ui.runtime import fragment_push
@@ -34,7 +34,6 @@ LIVE_ASKED = K("asked")   # (session, step) this page's tick last asked its room
 LIVE_DREW = K("drew")   # (session, step) a candidate's room part last drew, and its fragment (ui.runtime.fragment_push)
 LIVE_REPORTED = K("reported")   # (session, question) lock-ins this session has told the room of
 LIVE_BEAT = K("beat")   # when this page last told the store its seat is still here (store clock)
-REDRAW_AFTER_S = 2.0   # a move's draw this old is drawn once more by the seat's tick (a lost draw's safety net)
 LIVE_TICK_SAW = K("tick_saw")   # (session, step) the room was at when this page's tick last looked
 
 CLOSED_UNANSWERED = "This question closed before you locked in."   # a seat with no answer counted by the close
