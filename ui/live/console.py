@@ -5,6 +5,8 @@ store's version on DuckDB), counts and presence included; the room's answers and
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import streamlit as st
 
 from drills import live
@@ -33,7 +35,7 @@ from ui.live.common import POLL_S, REDRAW_AFTER_S, K, drill_of, question_of, sce
 from ui.live.report import render_scoreboard, room_distribution
 from ui.safe import escape_markdown
 
-LIVE_SEEN = K("seen")   # the room's version the console's last full run drew: a change reruns the page
+LIVE_SEEN = K("seen")   # a _Seen: the room's version the console's last full run drew; a change reruns the page
 LIVE_CONSOLE_CLASS = K("console_class")   # the instructor's class picker
 LIVE_DRILL = K("drill")   # the drill or single break a new live session runs
 LIVE_SCENARIO = K("scenario")   # the platform-sim break the instructor may inject
@@ -43,6 +45,16 @@ LIVE_NOTE = K("note")   # why the instructor's last press was refused (shown onc
 def _move_key(action: str) -> str:
     """The instructor console's button for one move of the room (next, close, reveal, end, inject)."""
     return K.item("move", action)
+
+
+class _Seen(NamedTuple):
+    """What the console's last full run drew, and what its tick has looked at since (store clock for times)."""
+    session_id: int
+    drawn: tuple   # the room's version the run drew
+    heard: tuple   # the listener's count for the room when last looked
+    beat_at: float   # when presence was last looked at
+    drawn_at: float   # when the run drew
+    redrawn: tuple | None   # the version last drawn a second time (the lost-draw safety net)
 
 
 def _follow(session_id: int, drawn: tuple, heard: tuple) -> None:
@@ -55,26 +67,26 @@ def _follow(session_id: int, drawn: tuple, heard: tuple) -> None:
     store = get_store()
     watch = registry.watch(store.path)
     before = st.session_state.get(LIVE_SEEN)
-    again = before[5] if before is not None and before[0] == session_id else None   # the state drawn twice already
+    redrawn = before.redrawn if before is not None and before.session_id == session_id else None
     now_s = store.clock()
-    st.session_state[LIVE_SEEN] = (session_id, drawn, heard, now_s, now_s, again)
+    st.session_state[LIVE_SEEN] = _Seen(session_id, drawn, heard, now_s, now_s, redrawn)
 
     @st.fragment(run_every=POLL_S)
     def tick() -> None:
         seen = st.session_state.get(LIVE_SEEN)
-        if seen is None or seen[0] != session_id:
+        if seen is None or seen.session_id != session_id:
             return
         now_s = store.clock()
-        if seen[5] != seen[1] and now_s - seen[4] >= REDRAW_AFTER_S:
-            st.session_state[LIVE_SEEN] = (*seen[:5], seen[1])   # this state is drawn a second time now, once
+        if seen.redrawn != seen.drawn and now_s - seen.drawn_at >= REDRAW_AFTER_S:
+            st.session_state[LIVE_SEEN] = seen._replace(redrawn=seen.drawn)   # drawn a second time now, once
             st.rerun(scope="app")
         heard = watch.version(session_id)
-        due = now_s - seen[3] >= HEARTBEAT_S
-        if heard == seen[2] and not due:
+        due = now_s - seen.beat_at >= HEARTBEAT_S
+        if heard == seen.heard and not due:
             return   # PostgreSQL: nothing was notified, so no query at all
         now = store.live_version(session_id)
-        st.session_state[LIVE_SEEN] = (session_id, seen[1], heard, now_s if due else seen[3], seen[4], seen[5])
-        if now != seen[1]:
+        st.session_state[LIVE_SEEN] = seen._replace(heard=heard, beat_at=now_s if due else seen.beat_at)
+        if now != seen.drawn:
             st.rerun(scope="app")
 
     tick()
