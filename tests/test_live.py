@@ -310,6 +310,18 @@ def test_a_seat_stays_present_for_15_seconds_after_its_last_beat_and_no_longer(o
     assert [s.present(clock()) for s in store.live_seats(session.id)] == [False, True], "a beat brings it back"
 
 
+def test_one_statement_beats_the_seats_a_process_serves_and_no_other(opened, loaded):
+    """What a process beats for its pages (live_heartbeats): the seats named are seen now, the rest are not."""
+    clock = FakeClock()
+    store = opened(clock)
+    session, seats = _room(store, loaded, n=3)
+    clock.t += 15.5   # everyone's join is now past the window
+    store.live_heartbeats(session.id, [seats[0].candidate_id, seats[2].candidate_id, seats[0].candidate_id])
+    assert [s.present(clock()) for s in store.live_seats(session.id)] == [True, False, True]
+    store.live_heartbeats(session.id, [])   # nobody to beat: nothing written
+    assert [s.present(clock()) for s in store.live_seats(session.id)] == [True, False, True]
+
+
 def test_a_seat_that_beats_keeps_the_question_open_until_it_locks_in(opened, loaded):
     from drills.store.live import HEARTBEAT_S
 

@@ -43,10 +43,53 @@ def test_a_move_reruns_each_page_still_drawing_an_older_step_once_and_forgets_a_
     pages.moved(8, (6, 3, 0))   # another room
     assert asked == []
     pages.moved(7, (6, 3, 0))
-    assert sorted(asked) == ["s1", "s2", "s3"], "s4 drew step 6 already"
+    assert asked == ["s1", "s2"], "two at a time"
+    for session_id in ("s1", "s2"):   # each pushed run draws the move, and the next page is pushed
+        _ran(pages, 7, session_id, 6)
+    assert asked == ["s1", "s2", "s3"], "s4 drew step 6 already"
     assert pages.pages(7) == {"s1": 6, "s2": 6, "s4": 6}, "s3's browser left: forgotten"
     pages.moved(7, (6, 4, 1))   # a lock-in's notification at the same step asks nobody again
-    assert sorted(asked) == ["s1", "s2", "s3"]
+    assert asked == ["s1", "s2", "s3"]
+
+
+def _ran(pages, room: int, session_id: str, step: int) -> None:
+    """What a run of a page's room part tells RoomPages: it drew `step` (at its start), then it ended."""
+    from ui.runtime.fragment_push import FragmentPage
+
+    page = FragmentPage(session_id, f"fragment-{session_id}", "hash", "")
+    pages.drew(room, page, step)
+    pages.finished(room, page)
+
+
+def test_a_move_is_pushed_to_two_pages_at_a_time_each_next_one_as_a_pushed_run_ends():
+    """A few hundred pages pushed at once draw together and each shows the move only when nearly all have: the
+    process pushes two, and the next as each pushed run ends. A page waiting for its turn counts as on its way
+    (its tick leaves it alone), one that draws the move by itself meanwhile is not pushed, and a pushed run
+    that never ends holds its turn for a second at most."""
+    from tests.clock import FakeClock
+    from ui.runtime.fragment_push import FragmentPage
+    from ui.live.push import RoomPages
+
+    clock, asked = FakeClock(0.0), []
+    pages = RoomPages(rerun=lambda page: asked.append(page.session_id) or True, clock=clock)
+    for n in range(1, 7):
+        pages.drew(7, FragmentPage(f"s{n}", f"fragment-s{n}", "hash", ""), 5)
+    pages.moved(7, (6, 6, 0))
+    assert asked == ["s1", "s2"]
+    assert all(pages.in_flight(7, f"s{n}") for n in range(1, 7)) and not pages.settled(7)
+    _ran(pages, 7, "s1", 6)
+    assert asked == ["s1", "s2", "s3"]
+    _ran(pages, 7, "s4", 6)   # s4's own tick drew the move before its turn: never pushed
+    assert not pages.in_flight(7, "s4")
+    clock.t = 0.5
+    _ran(pages, 7, "s3", 6)
+    assert asked == ["s1", "s2", "s3", "s5"]
+    clock.t = 1.0   # s2's run never came: its turn is free after a second, and s2 itself is pushed again
+    pages.retry()
+    assert asked == ["s1", "s2", "s3", "s5", "s2", "s6"]
+    for session_id in ("s2", "s5", "s6"):
+        _ran(pages, 7, session_id, 6)
+    assert pages.settled(7) and pages.pages(7) == {f"s{n}": 6 for n in range(1, 7)}
 
 
 def test_a_move_heard_while_a_page_registers_is_drawn_or_pushed_never_lost():
@@ -120,15 +163,51 @@ def test_a_room_is_settled_once_every_page_pushed_its_move_drew_it_or_was_given_
     assert pages.settled(7) and pages.settled(8), "nothing pushed yet"
     pages.moved(7, (6, 2, 0))
     assert not pages.settled(7) and pages.settled(8), "room 7's pages are drawing the move; room 8 has none"
-    pages.drew(7, FragmentPage("s1", "fragment-s1", "hash", ""), 6)
+    _ran(pages, 7, "s1", 6)
     assert not pages.settled(7), "s2 has yet to draw it"
-    pages.drew(7, FragmentPage("s2", "fragment-s2", "hash", ""), 6)
+    _ran(pages, 7, "s2", 6)
     assert pages.settled(7)
     pages.moved(7, (7, 2, 0))
     for second in range(1, 6):   # s1 and s2 never draw step 7: five pushes each, then left to their ticks
         clock.t = float(second)
         pages.retry()
     assert pages.settled(7), "pages given up on no longer hold the room unsettled"
+
+
+def test_the_process_beats_each_room_once_every_5_s_for_the_seats_whose_browsers_are_on_its_page():
+    """The process keeps its seats present (the store's heartbeat, one statement a room) while their browsers are
+    connected and on the room's page, so the pages need not tick to be present; a page gone or moved elsewhere is
+    forgotten, and one nobody can tell about (no server) is left to beat for itself."""
+    from tests.clock import FakeClock
+    from ui.runtime.fragment_push import FragmentPage
+    from ui.live.push import RoomPages
+
+    clock, beats = FakeClock(100.0), []
+    where = {"s1": True, "s2": True, "s3": False, "s4": None}   # s3 left the page, s4 without a server
+    pages = RoomPages(rerun=lambda page: True, clock=clock, on_page=lambda page: where[page.session_id])
+    for n, (room, session_id) in enumerate([(7, "s1"), (7, "s2"), (7, "s3"), (8, "s4")], 1):
+        pages.seated(room, FragmentPage(session_id, f"fragment-{session_id}", "hash", ""), 100 + n)
+    pages.beat(lambda room, candidates: beats.append((room, sorted(candidates))))
+    assert beats == [(7, [101, 102])], "one beat for room 7's two seats on its page; none for s3 or s4"
+    assert pages.beating(7, "s1") and not pages.beating(7, "s3") and not pages.beating(8, "s4")
+    clock.t = 104.9
+    pages.beat(lambda room, candidates: beats.append((room, sorted(candidates))))
+    assert len(beats) == 1, "the next beat is 5 s after the last"
+    where["s2"] = False   # its browser closed
+    clock.t = 105.0
+    pages.beat(lambda room, candidates: beats.append((room, sorted(candidates))))
+    assert beats[-1] == (7, [101]) and not pages.beating(7, "s2")
+    clock.t = 111.6   # no beat since 105 (the listener stalled): s1's own tick beats from now on
+    assert not pages.beating(7, "s1")
+
+
+def test_a_page_whose_process_stops_beating_for_it_beats_itself_inside_the_15_s_it_counts_as_present():
+    """The 15 s window the console promises: the process's beats are late after BEATS_LATE_S, and the page's
+    own tick, at its pushed interval, then beats itself, so the worst gap between two beats stays inside it."""
+    from ui.live.common import PUSHED_POLL_S
+    from ui.live.push import BEATS_LATE_S
+
+    assert BEATS_LATE_S + PUSHED_POLL_S < 15.0
 
 
 def test_a_push_that_fails_outright_marks_its_page_lost_and_the_others_are_still_pushed():
@@ -315,6 +394,41 @@ def test_on_postgresql_the_server_redraws_the_room_part_by_itself_after_a_close(
         server.stop()
     assert len(fragments) == 1, f"one fragment's run, not the page's: {fragments} ({shown})"
     assert asked == 0, "the seat never polled: the process's listener reran its room part"
+
+
+async def _beaten_without_a_tick(url: str, database: str) -> tuple[bool, int]:
+    """A seat that never asks for a tick run joins and locks in: (whether its seat was seen again after that,
+    which only the process's own beat can do, and how many tick runs it asked for)."""
+    from bench.bench_live_ws import Seat
+    from drills.backends import open_store
+
+    store = open_store(database)
+    questions = live.questions_in_order(ScopedDrills(load_catalogue().drills)[DRILL])
+    seat = Seat(url, 1, timers=False)
+    try:
+        opened = await _locked_in_an_open_question(store, seat, questions)
+        mine = lambda: next(s for s in store.live_seats(opened.id) if s.handle == "seat-1").seen_at  # noqa: E731
+        first, seen = mine(), False
+        for _ in range(int(BUDGET_S / 0.5)):   # a bound on the wait, not a figure: beats come every 5 s
+            await asyncio.sleep(0.5)
+            if mine() > first:
+                seen = True
+                break
+        return seen, seat.asked
+    finally:
+        if seat.session is not None:
+            await seat.session.close()
+        store.close()
+
+
+def test_on_postgresql_the_process_keeps_a_seat_present_though_its_page_never_ticks(tmp_path, pg_url):
+    server = _serve(tmp_path, pg_url)
+    try:
+        seen, asked = run_blocking(_beaten_without_a_tick(server.url, pg_url))
+    finally:
+        server.stop()
+    assert asked == 0, "the seat asked for no tick run"
+    assert seen, "nobody beat for the seat: it would count as away 15 s after it joined"
 
 
 async def _close_polled(url: str, database: str) -> tuple[float, int, bool]:

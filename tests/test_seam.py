@@ -60,6 +60,7 @@ def test_every_seam_takes_its_documented_fallback_in_plain_mode(plain, monkeypat
     assert not seam.replace_theme_builder(lambda built: built, lambda: None)
     assert not seam.replace_loop_wakeups(lambda s, c: None, lambda r: None)
     assert seam.running_fragment() is None and not seam.on_session_loop("any", lambda session: None)
+    assert seam.session_on_page("any", "hash") is None, "in plain mode nobody can tell: pages beat for themselves"
     assert not fragment_push.pushes_work()
 
 

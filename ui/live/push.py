@@ -11,25 +11,36 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 
+from drills.store.live import HEARTBEAT_S
 from ui.runtime import fragment_push
 from ui.runtime.fragment_push import FragmentPage
 
 _LOG = logging.getLogger(__name__)
 PUSH_RETRY_S = 1.0   # a pushed page that has not drawn the move by then is pushed again: the room promises 1 s
-PUSHES = 5           # pushes of one move to a page (one a second) before its own 5 s tick is left to find it
+PUSHES = 5           # pushes of one move to a page (one a second) before its own tick is left to find it
+PUSH_AT_ONCE = 2     # pushed runs a process has drawing at a time; the rest of the room waits its turn (moved)
+BEATS_LATE_S = HEARTBEAT_S + 1.5   # beat() runs on the listener's second: this late, its pages beat for themselves
 
 
 class RoomPages:
     """One per process: room (live session id) -> browser session -> (its room fragment, the step it drew)."""
 
     def __init__(self, rerun: Callable[[FragmentPage], bool] = fragment_push.rerun,
-                 clock: Callable[[], float] = time.monotonic):
-        self._rerun, self._clock = rerun, clock
+                 clock: Callable[[], float] = time.monotonic,
+                 on_page: Callable[[FragmentPage], bool | None] = fragment_push.on_page):
+        self._rerun, self._clock, self._on_page = rerun, clock, on_page
+        self._seats: dict[tuple[int, str], tuple[FragmentPage, int]] = {}   # (room, browser session) -> (page, candidate)
+        self._beat_at: float | None = None   # when beat() last told the store of the seats here
+        self._beaten: set[tuple[int, str]] = set()   # the pages that beat was for
         self._lock = threading.Lock()
         self._rooms: dict[int, dict[str, tuple[FragmentPage, int]]] = {}
-        self._asked: dict[tuple[int, str], tuple[int, float, int]] = {}   # pushed, not drawn: (step, when, tries)
+        # pushed (or queued to be), not drawn: (step, when pushed (None while queued), tries)
+        self._asked: dict[tuple[int, str], tuple[int, float | None, int]] = {}
+        self._queue: deque[tuple[int, str]] = deque()   # pages of a move waiting for their push (PUSH_AT_ONCE)
+        self._flying: dict[tuple[int, str], float] = {}   # pushed and not yet finished drawing: when pushed
         self._lost: set[str] = set()   # browser sessions a push could not reach: their pages poll
         self._drawn_at: dict[tuple[int, str], float] = {}   # (room, browser session) -> when its part last drew
 
@@ -59,22 +70,61 @@ class RoomPages:
         return latest
 
     def moved(self, room: int, version: tuple) -> None:
-        """The watcher read `room` at `version` (step id first): rerun each page that drew another step."""
-        step, now = version[0], self._clock()
+        """The watcher read `room` at `version` (step id first): rerun each page that drew another step.
+
+        PUSH_AT_ONCE at a time, the next as one finishes drawing (finished): a few hundred pages pushed at once
+        draw together, sharing the process's GIL with each other and with the event loop that sends their
+        draws, so every page waited for nearly the last (500 seats on 3 processes: the first page showed the
+        Close 1.2 s after it, though its draw had ended 0.13 s after it)."""
+        step = version[0]
         with self._lock:
             behind = [(s, p) for s, (p, drawn) in self._rooms.get(room, {}).items() if drawn != step]
             for session_id, page in behind:   # asked once: a second notification of this step asks no more
                 self._rooms[room][session_id] = (page, step)
-                self._asked[(room, session_id)] = (step, now, 1)
-        self._push(room, behind)
+                if (room, session_id) not in self._asked:
+                    self._queue.append((room, session_id))
+                self._asked[(room, session_id)] = (step, None, 1)
+        self._pump()
+
+    def finished(self, room: int, page: FragmentPage | None) -> None:
+        """`page`'s run of `room` ended (drawn or not): the next page waiting for its push is pushed."""
+        if page is not None:
+            with self._lock:
+                self._flying.pop((room, page.session_id), None)
+            self._pump()
+
+    def _pump(self) -> None:
+        """Push queued pages while fewer than PUSH_AT_ONCE pushed runs are drawing."""
+        while self._pump_some():
+            pass   # a push that found its page gone (or failed) freed its turn at once
+
+    def _pump_some(self) -> bool:
+        """One round of _pump; whether a push of it freed its turn already."""
+        now, due = self._clock(), {}
+        with self._lock:
+            while self._queue and len(self._flying) < PUSH_AT_ONCE:
+                room, session_id = self._queue.popleft()
+                asked, found = self._asked.get((room, session_id)), self._rooms.get(room, {}).get(session_id)
+                if asked is None or asked[1] is not None or found is None:
+                    continue   # drawn meanwhile (its own tick), pushed already, or gone
+                self._asked[(room, session_id)] = (asked[0], now, 1)
+                self._flying[(room, session_id)] = now
+                due.setdefault(room, []).append((session_id, found[0]))
+        for room, pages in due.items():
+            self._push(room, pages)
+        with self._lock:
+            return any((room, session_id) not in self._flying for room, pages in due.items() for session_id, _ in pages)
 
     def retry(self) -> int:
         """Push once more every page that has not drawn its move PUSH_RETRY_S after it was pushed (a run the
         server dropped, or one that drew an older row); the listener calls this every second. How many."""
         now = self._clock()
         with self._lock:
+            for key, at in list(self._flying.items()):   # a run that never came or never ended holds no turn
+                if now - at >= PUSH_RETRY_S:
+                    del self._flying[key]
             due = [(room, session_id, step, tries) for (room, session_id), (step, at, tries) in self._asked.items()
-                   if now - at >= PUSH_RETRY_S * tries]
+                   if at is not None and now - at >= PUSH_RETRY_S * tries]
             again: dict[int, list] = {}
             for room, session_id, step, tries in due:
                 if tries >= PUSHES:   # pushed every second up to its own tick: the tick finds it, polls from then on
@@ -88,6 +138,7 @@ class RoomPages:
             _LOG.warning("live room %s: %d pages had not drawn the move %.1f s after it was pushed: pushed again",
                       room, len(pages), PUSH_RETRY_S)
             self._push(room, pages)
+        self._pump()
         return sum(len(p) for p in again.values())
 
     def _push(self, room: int, pages: list[tuple[str, FragmentPage]]) -> None:
@@ -106,6 +157,8 @@ class RoomPages:
                     self._rooms.get(room, {}).pop(session_id, None)
                     self._asked.pop((room, session_id), None)
                     self._lost.discard(session_id)
+                for session_id in gone + failed:
+                    self._flying.pop((room, session_id), None)
                 self._lost.update(failed)
 
     def in_flight(self, room: int, session_id: str) -> bool:
@@ -137,3 +190,41 @@ class RoomPages:
         """Browser session -> the step its page drew (for tests and the console's own checks)."""
         with self._lock:
             return {s: step for s, (_, step) in self._rooms.get(room, {}).items()}
+
+    def seated(self, room: int, page: FragmentPage | None, candidate_id: int) -> None:
+        """`page` is candidate `candidate_id`'s seat in `room`: beat() keeps it present while its browser is
+        connected and on that page."""
+        if page is not None:
+            with self._lock:
+                self._seats[(room, page.session_id)] = (page, candidate_id)
+
+    def beat(self, heartbeats: Callable[[int, list[int]], None]) -> None:
+        """Every HEARTBEAT_S (the listener calls this each second): `heartbeats(room, candidates)` once per room
+        for the seats whose browsers are connected and still on the room's page. A page gone or elsewhere is
+        forgotten here, and beats for itself if it comes back (ui.live.seat). The pages need not run a tick of
+        their own to be present, which at 500 seats was a third of a core."""
+        now = self._clock()
+        if self._beat_at is not None and now - self._beat_at < HEARTBEAT_S:
+            return
+        with self._lock:
+            seats = list(self._seats.items())
+        here: dict[int, list[int]] = {}
+        beaten = set()
+        for (room, session_id), (page, candidate_id) in seats:
+            known = self._on_page(page)
+            if known:
+                here.setdefault(room, []).append(candidate_id)
+                beaten.add((room, session_id))
+            elif known is not None:
+                with self._lock:
+                    self._seats.pop((room, session_id), None)
+        for room, candidates in here.items():
+            heartbeats(room, candidates)
+        with self._lock:
+            self._beat_at, self._beaten = now, beaten
+
+    def beating(self, room: int, session_id: str) -> bool:
+        """Whether beat() keeps that page's seat present: its last beat was for the page, and it is on time."""
+        with self._lock:
+            return ((room, session_id) in self._beaten and self._beat_at is not None
+                    and self._clock() - self._beat_at < BEATS_LATE_S)

@@ -26,10 +26,12 @@ def _process_watch(target: str) -> tuple:
             found = _WATCHES.get(target)
             if found is None:
                 pages = RoomPages()
-                watch = watch_for(get_store())
+                store = get_store()
+                watch = watch_for(store)
                 if not plain_streamlit():   # a server-side rerun is below Streamlit's documented API
                     watch.on_move(pages.moved)
                     watch.every_second(pages.retry)
+                    watch.every_second(lambda: pages.beat(store.live_heartbeats))
                 found = _WATCHES[target] = (watch, pages)
     return found
 

@@ -81,6 +81,14 @@ def _seat_part(session_id: int, seat) -> None:
     store = get_store()
     page = fragment_push.this_fragment()
     pages = registry.pages(store.path)
+    pages.seated(session_id, page, seat.candidate_id)
+    try:
+        _draw_room_part(store, pages, page, session_id, seat)
+    finally:
+        pages.finished(session_id, page)   # the next page of the room waiting for its push is pushed
+
+
+def _draw_room_part(store, pages, page, session_id: int, seat) -> None:
     drawn = pages.drawing(session_id, page, lambda: registry.room_version(store, session_id))
     last = st.session_state.get(LIVE_DREW)
     if last is None or last[0] != session_id:
@@ -250,9 +258,12 @@ def _seat_tick(session_id: int, seat) -> None:
         if drew is None or drew[0] != session_id:
             return
         now_s = store.clock()
-        if now_s - st.session_state.get(LIVE_BEAT, float("-inf")) >= HEARTBEAT_S - every / 2:
+        beaten = pushed and registry.pages(store.path).beating(session_id, page.session_id)
+        if not beaten and now_s - st.session_state.get(LIVE_BEAT, float("-inf")) >= HEARTBEAT_S - every / 2:
             st.session_state[LIVE_BEAT] = now_s   # the tick nearest HEARTBEAT_S after the last beat
-            store.live_heartbeat(session_id, seat.candidate_id)
+            store.live_heartbeat(session_id, seat.candidate_id)   # not beaten by the process (ui.live.push)
+        if pushed:
+            registry.pages(store.path).seated(session_id, page, seat.candidate_id)   # back after a reconnect
         if not fragment_run():
             st.session_state[LIVE_TICK_SAW] = (session_id, drew[1])   # the page's own run drew the part with it
             return   # drawn inline in the page's own run, just after the part: nothing can be missed yet

@@ -79,6 +79,16 @@ def rerun(page: FragmentPage, on_failure: Callable[[FragmentPage, BaseException]
         return False
 
 
+def on_page(page: FragmentPage) -> bool | None:
+    """Whether `page`'s browser is connected and still on its page (the one its fragment ran on); None when
+    nobody can tell (no server, plain mode). Callable from any thread."""
+    try:
+        return seam.session_on_page(page.session_id, page.page_script_hash)
+    except Exception:   # noqa: BLE001 (Streamlit changed under it: unknown, as without a server)
+        _LOGGER.warning("could not tell whether a browser session is on its page", exc_info=True)
+        return None
+
+
 def _request(session, state, page: FragmentPage, on_failure) -> None:
     try:
         request_if_still_on_page(session, state)

@@ -322,3 +322,17 @@ def session_page(session, default: str) -> str:
     """The page the session's latest run started on (AppSession.page_script_hash), or `default` where Streamlit
     does not record it."""
     return getattr(session, "page_script_hash", default)
+
+
+def session_on_page(session_id: str, page_script_hash: str) -> bool | None:
+    """Whether the browser session `session_id` is connected now (Runtime.is_active_session) and its latest run
+    was on the page `page_script_hash`; None without a server or in plain mode, where nobody can tell."""
+    if plain():
+        return None
+    from streamlit.runtime import Runtime
+
+    if not Runtime.exists():
+        return None
+    runtime = Runtime.instance()
+    session = runtime.get_app_session(session_id) if runtime.is_active_session(session_id) else None
+    return session is not None and session_page(session, page_script_hash) == page_script_hash
