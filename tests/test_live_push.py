@@ -119,6 +119,28 @@ def test_a_move_heard_while_a_page_registers_is_drawn_or_pushed_never_lost():
     assert pages.drawing(7, page, lambda: (8, 2, 1)) == (8, 2, 1) and pages.pages(7) == {"s1": 8}
 
 
+def test_a_page_pushed_for_one_move_that_hears_the_next_before_drawing_is_pushed_for_that_one_too():
+    """A second move lands while a page's push for the first is on its way: the page is pushed again for the
+    second (never left asked for with no push coming, which its tick would wait on for good)."""
+    from tests.clock import FakeClock
+    from ui.runtime.fragment_push import FragmentPage
+    from ui.live.push import RoomPages
+
+    clock, asked = FakeClock(0.0), []
+    pages = RoomPages(rerun=lambda page: asked.append(page.session_id) or True, clock=clock)
+    pages.drew(7, FragmentPage("s1", "fragment-s1", "hash", ""), 5)
+    pages.moved(7, (6, 1, 0))
+    assert asked == ["s1"]
+    pages.moved(7, (7, 1, 0))   # its run for step 6 has not started
+    assert asked == ["s1", "s1"], "pushed for step 7 as well"
+    _ran(pages, 7, "s1", 6)   # the run drew step 6 only
+    assert pages.in_flight(7, "s1")
+    clock.t = 1.0
+    assert pages.retry() == 1 and asked == ["s1", "s1", "s1"], "and pushed again a second later"
+    _ran(pages, 7, "s1", 7)
+    assert pages.settled(7)
+
+
 def test_a_push_not_drawn_within_a_second_is_pushed_each_second_and_then_left_to_the_pages_tick():
     """A pushed run the server drops (or one that drew a row older than the move) leaves a page on the old step:
     the listener's once-a-second check pushes it again each second, five pushes in all, then leaves it to the

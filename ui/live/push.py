@@ -81,8 +81,9 @@ class RoomPages:
             behind = [(s, p) for s, (p, drawn) in self._rooms.get(room, {}).items() if drawn != step]
             for session_id, page in behind:   # asked once: a second notification of this step asks no more
                 self._rooms[room][session_id] = (page, step)
-                if (room, session_id) not in self._asked:
-                    self._queue.append((room, session_id))
+                asked = self._asked.get((room, session_id))
+                if asked is None or asked[1] is not None:   # not waiting in the queue already: it joins it
+                    self._queue.append((room, session_id))   # (pushed for an older move: pushed for this one too)
                 self._asked[(room, session_id)] = (step, None, 1)
         self._pump()
 
