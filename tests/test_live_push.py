@@ -300,6 +300,31 @@ def test_after_a_close_two_seats_share_one_report_and_strip_and_each_sees_its_ow
     assert all(sorted(x for t in f["data"] for x in t["x"]) == [150, 150, 200] for f in figures.values())
 
 
+def test_the_strip_splits_the_rooms_rows_into_the_viewers_own_and_the_rest_keeping_their_order():
+    """numeric_figure picks each page's own rows out of the shared strip in slices: checked against a plain
+    row-by-row split over rooms of every shape, none, one or several own rows, at the ends too."""
+    import random
+    from types import SimpleNamespace
+
+    from ui.live.figures import Strip, numeric_figure
+
+    rng = random.Random(38)
+    for n in [1, 2, 3, *(rng.randint(1, 60) for _ in range(200))]:
+        own = [rng.random() < 0.15 for _ in range(n)]
+        strip = Strip(x=tuple(rng.random() for _ in range(n)), y=tuple(range(1, n + 1)),
+                      plus=tuple(rng.random() for _ in range(n)), minus=tuple(rng.random() for _ in range(n)),
+                      hover=tuple(f"row {i}" for i in range(n)), layout={"height": 220})
+        room = SimpleNamespace(guesses=[SimpleNamespace(own=o) for o in own])
+        data = numeric_figure(room, show_truth=True, strip=strip).to_dict()["data"]
+        expected = [[[column[i] for i in range(n) if own[i] == mine] for column in
+                     (strip.x, strip.y, strip.plus, strip.minus, strip.hover)]
+                    for mine in (False, True) if any(o == mine for o in own)]
+        assert [[t["x"], t["y"], t["error_x"]["array"], t["error_x"]["arrayminus"], t["hovertext"]]
+                for t in data] == expected, own
+        assert [t["name"] for t in data] == [name for mine, name in ((False, "the room's guesses"),
+                                                                     (True, "your guess")) if mine in own]
+
+
 # -- a real server: the room's part redraws alone -----------------------------------------------------------------
 async def _locked_in_an_open_question(store, seat, questions):
     """A session in class night with `seat` joined, its first question open and locked in by the seat, and a

@@ -82,21 +82,36 @@ def numeric_figure(room: NumericRoom, *, show_truth: bool, strip: Strip | None =
     are). Built as one plain spec without Plotly's per-property validation: after a Close every page in the
     room draws this strip at once, and validating a few hundred points made it most of a page's run."""
     strip = strip or numeric_strip(room, show_truth=show_truth)
+    mine = [i for i, g in enumerate(room.guesses) if g.own]
     traces = []
-    for own in (False, True):
-        rows = [i for i, g in enumerate(room.guesses) if g.own == own]
-        if not rows:
-            continue
-        traces.append({
-            "type": "scatter", "x": [strip.x[i] for i in rows], "y": [strip.y[i] for i in rows], "mode": "markers",
+    if len(mine) < len(room.guesses):
+        traces.append(_strip_trace(strip, lambda column: _without(column, mine), own=False))
+    if mine:
+        traces.append(_strip_trace(strip, lambda column: [column[i] for i in mine], own=True))
+    return SpecFigure({"data": traces, "layout": strip.layout})
+
+
+def _strip_trace(strip: Strip, pick, *, own: bool) -> dict:
+    """The strip's rows `pick` takes from each column, as the viewer's own guess or the room's."""
+    return {"type": "scatter", "x": pick(strip.x), "y": pick(strip.y), "mode": "markers",
             "name": "your guess" if own else "the room's guesses",
             "marker": {"size": 13 if own else 9, "color": OWN if own else OTHERS,
                        "symbol": "diamond" if own else "circle"},
             "error_x": {"type": "data", "symmetric": False, "color": OWN if own else OTHERS, "thickness": 2,
-                        "width": 0, "array": [strip.plus[i] for i in rows],
-                        "arrayminus": [strip.minus[i] for i in rows]},
-            "hovertext": [strip.hover[i] for i in rows], "hoverinfo": "text"})
-    return SpecFigure({"data": traces, "layout": strip.layout})
+                        "width": 0, "array": pick(strip.plus), "arrayminus": pick(strip.minus)},
+            "hovertext": pick(strip.hover), "hoverinfo": "text"}
+
+
+def _without(column: tuple, rows: list[int]) -> list:
+    """`column` with the rows `rows` (ascending, usually the viewer's one guess) left out, in slices: after a Close
+    every page of the room builds its strip this way, and a loop over a few hundred rows per column was most of
+    the figure's cost."""
+    kept, start = [], 0
+    for row in rows:
+        kept.extend(column[start:row])
+        start = row + 1
+    kept.extend(column[start:])
+    return kept
 
 
 def choice_figure(room: ChoiceRoom, *, show_right: bool) -> go.Figure:
