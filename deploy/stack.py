@@ -7,6 +7,7 @@ supervisord restarts any service that dies; Stack.stop() (or SIGTERM to supervis
 from __future__ import annotations
 
 import os
+import random
 import secrets
 import shlex
 import shutil
@@ -40,10 +41,49 @@ _PRIORITY = {POSTGRES: 100, "app": 200, NGINX_SERVICE: 300, WATCHDOG: 400}
 WEBSOCKET_PING_S = 20
 
 
-def free_port() -> int:
+# Ports handed out are below the kernel's ephemeral range, so no outgoing connection on the machine (a browser's,
+# a database client's) can take one between free_port() and the server's bind: with three test workers that
+# race once cost a CI run "Port N is not available". Each pytest-xdist worker draws from a slice of its own.
+_PORT_FLOOR, _PORT_SLICES = 10_000, 8
+_handed_out: set[int] = set()
+_draw = random.SystemRandom()
+
+
+def _ephemeral_floor() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def _port_slice() -> range:
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "").removeprefix("gw")
+    slot = int(worker) if worker.isdigit() else os.getpid()
+    width = (max(_ephemeral_floor(), _PORT_FLOOR + _PORT_SLICES * 64) - _PORT_FLOOR) // _PORT_SLICES
+    start = _PORT_FLOOR + (slot % _PORT_SLICES) * width
+    return range(start, start + width)
+
+
+def _bindable(port: int) -> bool:
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port() -> int:
+    """A port nothing listens on, not handed out before by this process, and outside the ephemeral range."""
+    ports = _port_slice()
+    for _ in range(2):
+        start = _draw.randrange(len(ports))
+        for port in (*ports[start:], *ports[:start]):
+            if port not in _handed_out and _bindable(port):
+                _handed_out.add(port)
+                return port
+        _handed_out.difference_update(ports)   # a long run went round its slice: the first are long since closed
+    raise RuntimeError(f"no free port in {ports.start}-{ports.stop - 1}")
 
 
 def app_name(n: int) -> str:
