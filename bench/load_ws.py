@@ -323,9 +323,8 @@ class StreamlitSession:
         never did); self.page is then what the final run drew. `page_name` is a URL path (e.g. "drill") for a
         session's first run, as a browser opening that address sends it. `fragment_id` names the fragment of the
         widget that fired, as the frontend sends it: the server then reruns that fragment only (unless it asks for
-        the whole page), and the page keeps what the fragment did not draw. Asked for the whole page, a fragment run
-        that ends first is one the server pushed unasked: it is drawn, and the reading goes on.
-        """
+        the whole page), and the page keeps what the fragment did not draw (asked for the whole page, a fragment
+        run is one the server pushed unasked: drawn, and the reading goes on)."""
         await self.websocket.send(self._rerun_message(widgets, page_name=page_name, fragment_id=fragment_id))
         seen_at = None
         fragment_run = False
@@ -364,9 +363,8 @@ class StreamlitSession:
                 self.auto_reruns[forward.auto_rerun.fragment_id] = forward.auto_rerun.interval
             elif kind == "script_finished" and forward.script_finished != EARLY_FOR_RERUN and (
                     fragment_run or forward.script_finished != FRAGMENT_RUN):
-                if fragment_run and not fragment_id:
-                    continue   # a fragment run the server pushed (the store watch's) before it read this request
-                return seen_at
+                if not fragment_run or fragment_id:   # else the store watch's push, ahead of this request
+                    return seen_at
 
     async def rerun_fragment(self, fragment_id: str, *, timeout: float = 60) -> bool:
         """The rerun a `run_every` fragment asks for, as the frontend sends it when the interval passes. Reads until
