@@ -44,6 +44,9 @@ class PollingWatch:
     def every_second(self, callback: Callable[[], None]) -> None:
         """No thread here to call it from: pages poll."""
 
+    def on_drop(self, callback: Callable[[], None]) -> None:
+        """Nothing listens here, so nothing drops: `callback` is never called."""
+
     def close(self) -> None:
         pass
 
@@ -64,6 +67,7 @@ class NotifyWatch:
         self._rooms: dict[int, tuple] = {}
         self._callbacks: list[Moved] = []
         self._periodic: list[Callable[[], None]] = []
+        self._dropped: list[Callable[[], None]] = []
         self._unread: set[int] = set()   # rooms whose read after a notification failed: read again each second
         self._epoch = 0
         self._lock = threading.Lock()
@@ -97,6 +101,21 @@ class NotifyWatch:
         long as it listens: the pages' pushes are checked there without a thread of their own."""
         with self._lock:
             self._periodic.append(callback)
+
+    def on_drop(self, callback: Callable[[], None]) -> None:
+        """Call `callback()` in the listener thread when a connection it listened on drops: until it listens
+        again no move is heard and no every_second callback runs."""
+        with self._lock:
+            self._dropped.append(callback)
+
+    def _drop(self) -> None:
+        with self._lock:
+            callbacks = list(self._dropped)
+        for callback in callbacks:
+            try:
+                callback()
+            except Exception:   # noqa: BLE001 - a failed callback must not stop the listener reconnecting
+                _LOG.warning("a live room's drop callback failed", exc_info=True)
 
     def _tick(self) -> None:
         with self._lock:
@@ -161,8 +180,11 @@ class NotifyWatch:
                                 self._moved(sorted(moved))
                         self._tick()
             except psycopg.Error:
+                was_listening = self.listening.is_set()
                 self.listening.clear()
                 self._bump(None)
+                if was_listening:
+                    self._drop()
                 self._stop.wait(RECONNECT_S)
 
     def _heard(self, notes) -> set[int]:

@@ -14,11 +14,10 @@ from ui.context import get_catalogue
 from ui.sims.embed import platform_query
 
 POLL_S = 0.5            # how often a page looks for a move: well inside the 1 s a closed question must take
-# ...where the process's listener reruns the room's pages and beats for them (ui.live.push): the tick is a fallback.
-# A page whose process stops beating for it (BEATS_LATE_S) beats itself on its next tick: 6.5 s + 8 s stays inside
-# the 15 s a seat counts as present (PRESENT_S). At 500 seats the ticks were a third of a core at 5 s.
-PUSHED_POLL_S = 8.0
-REDRAW_AFTER_S = 2.0   # a move's draw this old is drawn once more by a page's tick (a lost draw's safety net)
+# ...where the process's listener reruns the room's pages, beats for them, draws each pushed move once more, and
+# pushes every page when it drops so each polls from then on (ui.live.push): the tick is a last resort. At 500
+# seats the ticks were a third of a core at 5 s, and a quarter of the server's work during a Close at 8 s.
+PUSHED_POLL_S = 30.0
 WAITING_POLL_S = 2.0    # a candidate waiting for a session to start
 ROOM_PARAM = "live"     # the room's link to its sim run carries the session, so a new tab follows the room too
 

@@ -31,7 +31,8 @@ from ui.context import get_catalogue, get_store
 from ui.instructor.access import sign_in
 from ui.live import registry
 from ui.live.clock import room_clock
-from ui.live.common import POLL_S, REDRAW_AFTER_S, K, drill_of, question_of, scenario_link
+from ui.live.common import POLL_S, K, drill_of, question_of, scenario_link
+from ui.live.push import REDRAW_AFTER_S
 from ui.live.report import render_scoreboard, room_distribution
 from ui.safe import escape_markdown
 

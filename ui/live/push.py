@@ -4,7 +4,14 @@ When the process hears that a room moved (drills.live_watch, PostgreSQL NOTIFY),
 older step have their room part rerun by the server (ui.runtime.fragment_push), so a Close reaches every page at once
 instead of each browser polling twice a second to find out. A page gone from the server is forgotten. A push
 the page has not drawn within PUSH_RETRY_S is sent again each second until PUSHES have gone (the listener looks
-every second; by then the page's own 5 s tick looks for itself), and a push that fails outright marks its page lost: that page polls from then on (ui.live.seat), since nothing else would tell it.
+every second; by then the page's own tick looks for itself), and a push that fails outright marks its page lost:
+that page polls from then on (ui.live.seat), since nothing else would tell it.
+
+The process also does what each page's tick did every few seconds, so the ticks can be rare (at 500 seats they
+were a quarter of the server's work during a Close): it beats for the seats (beat), draws each pushed move once
+more REDRAW_AFTER_S after the room's pages here settled, since a run the server finished can still fail to reach
+its browser (recheck), and when its listener drops it pushes every page once, so each finds the push off and
+polls, and beats for itself, from then on (dropped).
 """
 from __future__ import annotations
 
@@ -23,6 +30,7 @@ PUSH_RETRY_S = 1.0   # a pushed page that has not drawn the move by then is push
 PUSHES = 5           # pushes of one move to a page (one a second) before its own tick is left to find it
 PUSH_AT_ONCE = 2     # pushed runs a process has drawing at a time; the rest of the room waits its turn (moved)
 BEATS_LATE_S = HEARTBEAT_S + 1.5   # beat() runs on the listener's second: this late, its pages beat for themselves
+REDRAW_AFTER_S = 2.0   # a pushed move drawn this long ago, its room settled here, is drawn once more (recheck)
 
 
 class RoomPages:
@@ -43,6 +51,8 @@ class RoomPages:
         self._flying: dict[tuple[int, str], float] = {}   # pushed and not yet finished drawing: when pushed
         self._lost: set[str] = set()   # browser sessions a push could not reach: their pages poll
         self._drawn_at: dict[tuple[int, str], float] = {}   # (room, browser session) -> when its part last drew
+        self._once: set[tuple[int, str]] = set()   # asked for a one-off push (a recheck, a drop): never retried
+        self._recheck: dict[tuple[int, str], float] = {}   # drew a pushed move: when, for its one more draw
 
     def drew(self, room: int, page: FragmentPage | None, step: int) -> None:
         """`page` (None outside a server's fragment: nothing to push to) has just drawn `room` at `step`."""
@@ -51,9 +61,14 @@ class RoomPages:
         with self._lock:
             self._rooms.setdefault(room, {})[page.session_id] = (page, step)
             self._drawn_at[(room, page.session_id)] = self._clock()
-            asked = self._asked.get((room, page.session_id))
+            key = (room, page.session_id)
+            asked = self._asked.get(key)
             if asked is not None and asked[0] == step:
-                del self._asked[(room, page.session_id)]
+                del self._asked[key]
+                if key in self._once:
+                    self._once.discard(key)
+                elif asked[1] is not None:   # a move it was pushed: drawn once more when the room has settled
+                    self._recheck[key] = self._clock()
 
     def drawing(self, room: int, page: FragmentPage | None, read: Callable[[], tuple]) -> tuple:
         """The version of `room` a run of `page` is to draw (`read()`: the listener's, else the store's), with
@@ -81,10 +96,31 @@ class RoomPages:
             behind = [(s, p) for s, (p, drawn) in self._rooms.get(room, {}).items() if drawn != step]
             for session_id, page in behind:   # asked once: a second notification of this step asks no more
                 self._rooms[room][session_id] = (page, step)
-                asked = self._asked.get((room, session_id))
-                if asked is None or asked[1] is not None:   # not waiting in the queue already: it joins it
-                    self._queue.append((room, session_id))   # (pushed for an older move: pushed for this one too)
-                self._asked[(room, session_id)] = (step, None, 1)
+                self._ask((room, session_id), step)
+        self._pump()
+
+    def _ask(self, key: tuple[int, str], step: int, *, once: bool = False) -> None:
+        """Queue a push of that page for `step` (the lock held); `once`: a one-off, never pushed again."""
+        asked = self._asked.get(key)
+        if asked is None or asked[1] is not None:   # not waiting in the queue already: it joins it
+            self._queue.append(key)   # (pushed for an older move: pushed for this one too)
+        self._asked[key] = (step, None, 1)
+        self._recheck.pop(key, None)   # this push draws it afresh
+        if once:
+            self._once.add(key)
+        else:
+            self._once.discard(key)
+
+    def dropped(self) -> None:
+        """The listener lost its connection: no move is heard and nobody beats for the seats until it is back.
+        Push every page once (paced, as a move is), so each run finds the push off and the page polls, and beats
+        for itself, from then on (ui.live.seat) instead of waiting for its rare tick to find out."""
+        with self._lock:
+            for room, found in self._rooms.items():
+                for session_id, (_, step) in found.items():
+                    if (room, session_id) not in self._asked:   # a page with a push on its way finds out in it
+                        self._ask((room, session_id), step, once=True)
+            self._beat_at, self._beaten = None, set()
         self._pump()
 
     def finished(self, room: int, page: FragmentPage | None) -> None:
@@ -128,8 +164,9 @@ class RoomPages:
                    if at is not None and now - at >= PUSH_RETRY_S * tries]
             again: dict[int, list] = {}
             for room, session_id, step, tries in due:
-                if tries >= PUSHES:   # pushed every second up to its own tick: the tick finds it, polls from then on
-                    del self._asked[(room, session_id)]
+                if tries >= PUSHES or (room, session_id) in self._once:   # a one-off, or pushed every second up
+                    del self._asked[(room, session_id)]   # to its own tick: the tick finds it, polls from then on
+                    self._once.discard((room, session_id))
                     continue
                 self._asked[(room, session_id)] = (step, self._asked[(room, session_id)][1], tries + 1)
                 found = self._rooms.get(room, {}).get(session_id)
@@ -139,8 +176,22 @@ class RoomPages:
             _LOG.warning("live room %s: %d pages had not drawn the move %.1f s after it was pushed: pushed again",
                       room, len(pages), PUSH_RETRY_S)
             self._push(room, pages)
+        self._recheck_due(now)
         self._pump()
         return sum(len(p) for p in again.values())
+
+    def _recheck_due(self, now: float) -> None:
+        """Queue the one more draw of each page that drew a pushed move REDRAW_AFTER_S ago, once every page of its
+        room here has drawn what it was pushed: a second draw while they still draw the move slows theirs (at
+        500 seats it doubled the time to the last page)."""
+        with self._lock:
+            busy = {room for room, _ in self._asked}
+            due = [key for key, at in self._recheck.items() if now - at >= REDRAW_AFTER_S and key[0] not in busy]
+            for key in due:
+                del self._recheck[key]
+                found = self._rooms.get(key[0], {}).get(key[1])
+                if found is not None:
+                    self._ask(key, found[1], once=True)
 
     def _push(self, room: int, pages: list[tuple[str, FragmentPage]]) -> None:
         gone, failed = [], []
@@ -157,6 +208,8 @@ class RoomPages:
                 for session_id in gone:
                     self._rooms.get(room, {}).pop(session_id, None)
                     self._asked.pop((room, session_id), None)
+                    self._once.discard((room, session_id))
+                    self._recheck.pop((room, session_id), None)
                     self._lost.discard(session_id)
                 for session_id in gone + failed:
                     self._flying.pop((room, session_id), None)

@@ -32,6 +32,7 @@ def _process_watch(target: str) -> tuple:
                     watch.on_move(pages.moved)
                     watch.every_second(pages.retry)
                     watch.every_second(lambda: pages.beat(store.live_heartbeats))
+                    watch.on_drop(pages.dropped)
                 found = _WATCHES[target] = (watch, pages)
     return found
 

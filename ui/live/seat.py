@@ -22,9 +22,9 @@ from ui.drill.lockin import FINISHED, REFUSED, locked_line, render_question
 from ui.drill.reveal import render_reveals
 from ui.faults import is_store_fault
 from ui.live import registry
-from ui.live.common import (LIVE_ROOM, POLL_S, PUSHED_POLL_S, REDRAW_AFTER_S, WAITING_POLL_S, K, drill_of,
-                            question_of, scenario_link)
+from ui.live.common import LIVE_ROOM, POLL_S, PUSHED_POLL_S, WAITING_POLL_S, K, drill_of, question_of, scenario_link
 from ui.live.join import seat_candidate
+from ui.live.push import REDRAW_AFTER_S
 from ui.live.report import closed_report, room_distribution, session_at
 from ui.runtime import fragment_push
 from ui.safe import escape_markdown
@@ -35,6 +35,7 @@ LIVE_DREW = K("drew")   # (session, step) a candidate's room part last drew, and
 LIVE_REPORTED = K("reported")   # (session, question) lock-ins this session has told the room of
 LIVE_BEAT = K("beat")   # when this page last told the store its seat is still here (store clock)
 LIVE_TICK_SAW = K("tick_saw")   # (session, step) the room was at when this page's tick last looked
+LIVE_PUSHED = K("pushed")   # the session whose page's tick was set slow, the process pushing its moves
 
 CLOSED_UNANSWERED = "This question closed before you locked in."   # a seat with no answer counted by the close
 
@@ -83,6 +84,11 @@ def _seat_part(session_id: int, seat) -> None:
     pages = registry.pages(store.path)
     pages.seated(session_id, page, seat.candidate_id)
     try:
+        if (fragment_run() and st.session_state.get(LIVE_PUSHED) == session_id
+                and not registry.pushes(store, page.session_id if page else None)):
+            # Pushed by a process whose listener dropped (RoomPages.dropped): its slow tick would find that late,
+            # so the whole page runs now and ticks every POLL_S, beating for itself, until the push is back.
+            st.rerun(scope="app")
         _draw_room_part(store, pages, page, session_id, seat)
     finally:
         pages.finished(session_id, page)   # the next page of the room waiting for its push is pushed
@@ -243,6 +249,7 @@ def _seat_tick(session_id: int, seat) -> None:
     page = drew[2] if drew is not None and drew[0] == session_id else None
     pushed = registry.pushes(store, page.session_id if page else None)
     every = PUSHED_POLL_S if pushed else POLL_S
+    st.session_state[LIVE_PUSHED] = session_id if pushed else None
 
     @st.fragment(run_every=every)
     def tick() -> None:
@@ -269,16 +276,18 @@ def _seat_tick(session_id: int, seat) -> None:
             return   # drawn inline in the page's own run, just after the part: nothing can be missed yet
         if pushed and not registry.pushes(store, page.session_id):
             st.rerun(scope="app")   # the push stopped (the listener lost its connection, a push failed): poll now
+        if not pushed and page is not None and registry.pushes(store, page.session_id):
+            st.rerun(scope="app")   # the push is back (the listener connected again): tick slowly again
         step = registry.room_version(store, session_id)[0]
         saw = st.session_state.get(LIVE_TICK_SAW)
         if step == drew[1]:
-            if page is not None and saw is not None and saw[0] == session_id and saw[1] != step:
-                # The room moved since this tick last looked, and the part drew the move in a run of its own (pushed
-                # by the listener, or asked for by a tick). A run the server finished can still fail to reach the
-                # browser (the bench's 200-seat room lost 2 of 200 so, with nothing left to notice it): the part
-                # is drawn once more, so a lost draw costs the seat a tick or two, never the move. Not while the
-                # move is fresh, nor while this process still has pages of the room to draw it on: a second draw
-                # then would slow theirs (at 500 seats it doubled the time to the last page).
+            if page is not None and not pushed and saw is not None and saw[0] == session_id and saw[1] != step:
+                # The room moved since this tick last looked, and the part drew the move in a run this tick asked
+                # for. A run the server finished can still fail to reach the browser (the bench's 200-seat room
+                # lost 2 of 200 so, with nothing left to notice it): the part is drawn once more, so a lost draw
+                # costs the seat a tick or two, never the move. Not while the move is fresh, nor while this
+                # process still has pages of the room to draw it on. (A pushed move's one more draw is the
+                # process's own: RoomPages._recheck_due.)
                 pages = registry.pages(store.path)
                 if pages.drawn_for(session_id, page.session_id) < REDRAW_AFTER_S or not pages.settled(session_id):
                     return   # looked at again on the next tick
