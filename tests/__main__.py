@@ -57,15 +57,16 @@ def _pinned(lock_file: Path) -> dict:
 DEBIAN_COMMANDS = {"node": "nodejs", "npm": "npm"}
 
 
-MAIN_WORKERS = 3    # the whole selection: its walks spend much of their time waiting on servers and browsers
+MAIN_WORKERS = 2    # a worker a core: on three, the heavy walks starved each other's browsers (see parallel)
 PLAIN_WORKERS = 2   # the AppTest pass computes all the time: a worker a core
 
 
 def parallel(argv: list[str], workers: int) -> list[str]:
     """pytest-xdist workers, each taking whole files (a file's module fixtures, such as one app server for every
-    page, stay in one worker). On two cores the whole selection runs on three: two workers left both cores half
-    idle (user+system CPU about equal to the wall time), while servers started, browsers loaded and fault windows
-    ran out; three took the main pass from 903-915 s to 772 s on this 2-core machine. Files go out in the
+    page, stay in one worker). Three workers took the main pass on this 2-core machine from 903-915 s to 772-913 s,
+    but when three browser walks met at the start (load average 17), Chromium was starved for over a minute: one
+    of two clean CI runs lost three walks to Playwright's 60 s waits (a click never found its button stable), so
+    the main pass is back on two. Files go out in the
     collection's order, the heavy ones first (tests/conftest.py), rather than pytest-xdist's most-tests-first,
     which leaves a one-test walk of minutes for last on one worker while the others idle. `-n 0` (or any -n
     given) overrides it; one core runs serially."""
