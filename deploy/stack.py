@@ -6,8 +6,9 @@ supervisord restarts any service that dies; Stack.stop() (or SIGTERM to supervis
 """
 from __future__ import annotations
 
+import functools
+import itertools
 import os
-import random
 import secrets
 import shlex
 import shutil
@@ -46,9 +47,9 @@ WEBSOCKET_PING_S = 20
 # race once cost a CI run "Port N is not available". Each pytest-xdist worker draws from a slice of its own.
 _PORT_FLOOR, _PORT_SLICES = 10_000, 8
 _handed_out: set[int] = set()
-_draw = random.SystemRandom()
 
 
+@functools.cache
 def _ephemeral_floor() -> int:
     try:
         return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
@@ -77,8 +78,8 @@ def free_port() -> int:
     """A port nothing listens on, not handed out before by this process, and outside the ephemeral range."""
     ports = _port_slice()
     for _ in range(2):
-        start = _draw.randrange(len(ports))
-        for port in (*ports[start:], *ports[:start]):
+        start = secrets.randbelow(len(ports))
+        for port in itertools.chain(ports[start:], ports[:start]):
             if port not in _handed_out and _bindable(port):
                 _handed_out.add(port)
                 return port

@@ -111,11 +111,7 @@ class NotifyWatch:
     def _drop(self) -> None:
         with self._lock:
             callbacks = list(self._dropped)
-        for callback in callbacks:
-            try:
-                callback()
-            except Exception:   # noqa: BLE001 - a failed callback must not stop the listener reconnecting
-                _LOG.warning("a live room's drop callback failed", exc_info=True)
+        _call_each(callbacks, "a live room's drop callback failed")
 
     def _tick(self) -> None:
         with self._lock:
@@ -123,11 +119,7 @@ class NotifyWatch:
             unread = sorted(self._unread)
         if unread and self._read is not None:
             self._moved(unread)
-        for callback in callbacks:
-            try:
-                callback()
-            except Exception:   # noqa: BLE001 - a failed check must not stop the listener
-                _LOG.warning("a live room's periodic check failed", exc_info=True)
+        _call_each(callbacks, "a live room's periodic check failed")
 
     def _bump(self, session_id: int | None) -> None:
         with self._lock:
@@ -201,6 +193,16 @@ class NotifyWatch:
     def close(self) -> None:
         self._stop.set()
         self._thread.join(timeout=WAIT_S + 1)
+
+
+def _call_each(callbacks: list[Callable[[], None]], failed: str) -> None:
+    """Call each of `callbacks` in the listener thread: one that fails is logged, and stops neither the others
+    nor the listener."""
+    for callback in callbacks:
+        try:
+            callback()
+        except Exception:   # noqa: BLE001 - see the docstring
+            _LOG.warning(failed, exc_info=True)
 
 
 def watch_for(store) -> PollingWatch | NotifyWatch:

@@ -274,10 +274,10 @@ def _seat_tick(session_id: int, seat) -> None:
         if not fragment_run():
             st.session_state[LIVE_TICK_SAW] = (session_id, drew[1])   # the page's own run drew the part with it
             return   # drawn inline in the page's own run, just after the part: nothing can be missed yet
-        if pushed and not registry.pushes(store, page.session_id):
-            st.rerun(scope="app")   # the push stopped (the listener lost its connection, a push failed): poll now
-        if not pushed and page is not None and registry.pushes(store, page.session_id):
-            st.rerun(scope="app")   # the push is back (the listener connected again): tick slowly again
+        if page is not None and pushed != registry.pushes(store, page.session_id):
+            # The push stopped (the listener lost its connection, a push failed): poll now. Or it is back (the
+            # listener connected again): tick slowly again. The page's own run sets the tick's speed.
+            st.rerun(scope="app")
         step = registry.room_version(store, session_id)[0]
         saw = st.session_state.get(LIVE_TICK_SAW)
         if step == drew[1]:
