@@ -1,6 +1,9 @@
-"""Chromium: a candidate walks each whole drill of the catalogue, as a person would, and sees every question scored.
+"""Chromium: a candidate walks each whole drill of the catalogue, as a person would, sees every question scored,
+then retakes it with new numbers.
 
-Every question is locked, every reveal opened, the rubric scored; the results table must list them all.
+Every question is locked in the attempt's own draw (read from the draw the page names), every reveal opened once
+and only after its part's lock-ins (the follow-up's after its own), the rubric scored; the first break's worked
+answer states the attempt's own figure, the results table lists every question, and a retake draws other numbers.
 """
 from __future__ import annotations
 
@@ -11,9 +14,10 @@ import re
 import pytest
 
 from drills.loader import load_catalogue
-from drills.schema import section_title
-from tests.browser import (finish_attempt, lock_in, open_lock_ins, start_drill, wait_for_app, wait_for_run_done,
-                           without_numbers)
+from drills.schema import NumericQuestion, section_title
+from drills.variants import in_variant
+from tests.browser import (finish_attempt, lock_in, open_lock_ins, resume_code_on, start_drill, wait_for_app,
+                           wait_for_run_done, without_numbers)
 
 pytestmark = pytest.mark.browser
 
@@ -29,12 +33,17 @@ def _reveal(page, label: str) -> None:
 
 
 def _walk_part(page, loaded, part) -> None:
+    if part.questions and part.reveal:
+        assert page.get_by_role("button", name=re.compile("^Reveal:")).first.is_disabled(), \
+            f"{part.id}: the worked answer waits for the lock-ins"
     for question in part.questions:
         lock_in(page, loaded, question)
     for section in part.reveal:
         _reveal(page, f"Reveal: {section_title(section)}")
     if part.followup:
         page.get_by_role("heading", name="The follow-up").wait_for()
+        assert page.get_by_role("button", name="Reveal: The follow-up answer").is_disabled(), \
+            f"{part.id}: the follow-up's answer waits for its own lock-ins"
         for question in part.followup.questions:
             lock_in(page, loaded, question)
         _reveal(page, "Reveal: The follow-up answer")
@@ -59,15 +68,35 @@ def _results_csv(page) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(text)))
 
 
-def walk_every_part(page, loaded) -> None:
-    """Lock and reveal every part in order, from the first part's page to the 'Score yourself' step."""
+def _draw(page) -> int:
+    """The draw the drill page names in its caption: the attempt's own numbers."""
+    found = re.search(r"draw (\d+): this attempt draws its own numbers", page.locator("[data-testid=stMain]").inner_text())
+    assert found, "every attempt draws its own numbers"
+    return int(found.group(1))
+
+
+def _first_break_figures(loaded, part) -> dict[str, float]:
+    return {q.id: loaded.truth(q.id) for q in part.questions if isinstance(q, NumericQuestion) and q.answer is not None}
+
+
+def walk_every_part(page, loaded):
+    """Lock and reveal every part in order, from the first part's page to the 'Score yourself' step, in the draw
+    the page names; that draw is returned. The first break's worked answer must state the draw's own figure."""
+    first_break = next((p for p in loaded.drill.parts if p.kind == "break"), None)
     for index, part in enumerate(loaded.drill.parts):
         if index:
             _next(page, part.title)
         else:
             page.get_by_role("heading", name=part.title, exact=True).wait_for()
+            wait_for_run_done(page)
+            loaded = in_variant(loaded, _draw(page))
         _walk_part(page, loaded, part)
+        if part is first_break:
+            shown = page.locator("[data-testid=stMain]").inner_text()
+            worked, figure = next(iter(_first_break_figures(loaded, part).items()))
+            assert f"{figure:,.0f}" in shown, f"{worked}: the worked answer states this attempt's own figure"
     _next(page, "Score yourself")
+    return loaded
 
 
 def test_the_catalogue_offers_every_drill_walked_here():
@@ -81,9 +110,10 @@ def test_a_candidate_walks_the_whole_drill(module_app_server, page, drill_id):
     page.set_default_timeout(60_000)
     loaded = load_catalogue().drills[drill_id]
     drill = loaded.drill
-    start_drill(page, module_app_server.url, drill.title, handle=f"walker-{drill_id}")
+    token = start_drill(page, module_app_server.url, drill.title, handle=f"walker-{drill_id}")
+    code = resume_code_on(page)
 
-    walk_every_part(page, loaded)
+    seen = walk_every_part(page, loaded)
     for skill in drill.rubric:
         page.get_by_role("radiogroup", name=skill.name).get_by_text(drill.level_label("strong"), exact=True).click()
     page.get_by_role("button", name="Save my scores").click()
@@ -104,3 +134,12 @@ def test_a_candidate_walks_the_whole_drill(module_app_server, page, drill_id):
     answered = [row for row in rows if row["Your answer"] not in ("", "—", "skipped")]
     assert len(answered) == len(expected), "every question was locked with a real answer"
     page.screenshot(path=f"/tmp/full_drill_results_{drill_id}.png", full_page=True)
+
+    retake = start_drill(page, module_app_server.url, drill.title, handle=f"walker-{drill_id}", code=code)
+    assert retake != token
+    page.get_by_role("heading", name=drill.parts[0].title, exact=True).wait_for()
+    wait_for_run_done(page)
+    again = in_variant(loaded, _draw(page))
+    assert again.values != seen.values, "a retake draws new numbers"
+    first_break = next(p for p in drill.parts if p.kind == "break")
+    assert _first_break_figures(again, first_break) != _first_break_figures(seen, first_break)
