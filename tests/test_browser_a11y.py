@@ -103,11 +103,23 @@ def faint_focus(page, tabs: int = FOCUS_TABS) -> list[str]:
     return missing
 
 
+# Resolves once nothing on the page has changed for `quiet` ms (or after `cap` ms, when a clock keeps ticking).
+_QUIET = """([quiet, cap]) => new Promise((done) => {
+  let timer;
+  const finish = () => { observer.disconnect(); clearTimeout(limit); done(true); };
+  const observer = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(finish, quiet); });
+  observer.observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
+  timer = setTimeout(finish, quiet);
+  const limit = setTimeout(finish, cap);
+})"""
+
+
 def settle(page) -> None:
     wait_for_app(page)
-    # A widget's code loads on first use (a skeleton till then); charts draw after the run ends.
+    # A widget's code loads on first use (a skeleton till then); charts draw after the run ends: the page is
+    # checked once its drawing has stopped, rather than after a fixed pause.
     page.wait_for_function("() => !document.querySelector('[data-testid=stMain] [data-testid=stSkeleton]')")
-    page.wait_for_timeout(700)
+    page.evaluate(_QUIET, [250, 5000])
 
 
 @pytest.fixture(scope="module")
