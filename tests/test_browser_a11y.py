@@ -114,8 +114,9 @@ _QUIET = """([quiet, cap]) => new Promise((done) => {
 })"""
 
 
-def settle(page) -> None:
-    wait_for_app(page)
+def settle(page, *, resized: bool = False) -> None:
+    if not resized:   # a resize applies CSS media queries and runs no script: there is no run to wait for
+        wait_for_app(page)
     # A widget's code loads on first use (a skeleton till then); charts draw after the run ends: the page is
     # checked once its drawing has stopped, rather than after a fixed pause.
     page.wait_for_function("() => !document.querySelector('[data-testid=stMain] [data-testid=stSkeleton]')")
@@ -146,9 +147,10 @@ def sweep(page, url: str, source: str) -> dict[str, list[dict]]:
         # queries (ui/a11y.py, ui/drill/browser_clock.py), which a resize applies as an opening at that width would.
         now = page.viewport_size["width"]
         for width in (now, *(w for w in WIDTHS if w != now)):
-            if width != page.viewport_size["width"]:
+            resized = width != page.viewport_size["width"]
+            if resized:
                 page.set_viewport_size(VIEWPORTS[width])
-            settle(page)
+            settle(page, resized=resized)
             key = f"{label} [{width}px]"
             found[key] = blocking_violations(page, source)
             if label in RING_PAGES:
