@@ -325,6 +325,42 @@ def test_every_postgresql_connection_carries_keepalives_and_a_user_timeout(pg_ur
         store.close()
 
 
+def test_a_reveal_while_postgresql_is_stopped_is_the_outage_page_and_records_nothing(app_test, monkeypatch, hung_pg):
+    """A Reveal press during the hang (recorded in the button's callback) comes back as the outage page saying it
+    was not recorded; once PostgreSQL answers, the section is still closed, and one more press opens it."""
+    from ui.context import get_store
+    from ui.drill.reveal import reveal_button, skip_button
+    from ui.faults import OUTAGE_TITLE
+
+    monkeypatch.setenv("FAULTLINES_DB", hung_pg.url)
+    at = app_test("app.py").run()
+    at.text_input(key="candidate_handle").input("ada")
+    at.button(key="start_button::one_tenant").click().run()
+    at.selectbox(key="part_select").set_value("board").run()
+    at.button(key=skip_button("board")).click().run()   # the board's questions skipped: its reveal opens
+    press = reveal_button("board", "worked")
+    assert not at.button(key=press).disabled
+    hung_pg.freeze()
+    at.button(key=press).click().run(timeout=120)
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == [OUTAGE_TITLE]
+    assert "Reveal was not recorded" in at.error[0].value
+    hung_pg.thaw()
+
+    def back():
+        at.run(timeout=60)   # the outage page's own check, as its fragment runs it
+        return OUTAGE_TITLE not in [t.value for t in at.title]
+
+    _until(back, tries=20, pause_s=1.0)
+    store = get_store()
+    attempt = store.attempt_by_token(at.query_params["attempt"])
+    assert store.reveals(attempt.id) == {}, "the refused press recorded nothing"
+    at.button(key=press).click().run(timeout=60)
+    assert not at.exception, at.exception
+    assert list(store.reveals(attempt.id)) == [("board", "worked")]
+    assert not [b for b in at.button if b.label.startswith("Reveal:")], "one press opened the board's one section"
+
+
 def test_a_lock_in_while_postgresql_is_stopped_is_the_outage_page_and_not_locked_in(app_test, monkeypatch, hung_pg):
     """A press during the hang comes back as the outage page saying it was not locked in; after SIGCONT the
     page comes back by itself with the typed value, and the next press is stored."""

@@ -14,6 +14,7 @@ from bench.load_ws import Page, ProtocolError, StoreAnswers, drive, run_blocking
 from bench.stack import Stack
 from drills.backends import open_store
 from drills.loader import load_catalogue
+from drills.schema import section_title
 
 
 def _element(page: Page, path: list[int], kind: str, **fields) -> None:
@@ -129,12 +130,16 @@ def test_a_lock_in_is_one_run_of_its_question_and_the_skip_count_and_the_last_on
                 session.page.widget("selectbox", "Part")   # drawn by the page's run, kept by the fragment's
                 seen.append((session.run_fragments, skip_count(session.page),
                              session.page.widget("button", re.compile("^Reveal:")).disabled, session.runs - runs))
-            return seen
+            runs = session.runs
+            await session.rerun([click(session.page.widget("button", re.compile("^Reveal:")))], timeout=60)
+            headings = [m.body for m in session.page.of_kind("markdown") if m.body.startswith("### ")]
+            reveals = [b.label for b in session.page.of_kind("button") if b.label.startswith("Reveal:")]
+            return seen, (session.runs - runs, headings, reveals)
         finally:
             await session.close()
 
     with Stack(1, database=pg_url, proxy=False) as stack:
-        seen = run_blocking(walk(stack.url))
+        seen, (reveal_runs, headings, reveals) = run_blocking(walk(stack.url))
 
     board = load_catalogue().drills["one_tenant"].drill.part("board")
     count = len(board.questions)
@@ -147,3 +152,8 @@ def test_a_lock_in_is_one_run_of_its_question_and_the_skip_count_and_the_last_on
         assert skip == [f"Skip {left} question{'s' if left > 1 else ''}"] and shut
     # The last lock-in's fragment run sees the gate open and reruns the whole page: the reveal opens, no skip left.
     assert seen[-1][:3] == ((), [], False)
+    # One Reveal press is one run (recorded in the button's callback, not by a second run started from the first),
+    # and that run draws the section and offers the next one, if any.
+    assert reveal_runs == 1, f"one Reveal press took {reveal_runs} runs"
+    assert f"### {section_title(board.reveal[0])}" in headings
+    assert reveals == [f"Reveal: {section_title(section)}" for section in board.reveal[1:2]]

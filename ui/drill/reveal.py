@@ -11,7 +11,8 @@ from drills.schema import Part, section_title
 from drills.store import AnswerEntry, AttemptFinished, LockRefused
 from ui import keys
 from ui.drill.attempt_view import AttemptView
-from ui.context import fragment_run
+from ui.context import fail_fast_when_down, fragment_run, note_store_outage
+from ui.faults import is_store_fault
 from ui.drill.lockin import FINISHED_ELSEWHERE, render_question
 from ui.runtime import seam
 
@@ -127,6 +128,24 @@ def render_questions(view: AttemptView, part: Part) -> bool:
     return view.all_answered(part.questions)
 
 
+def _reveal_button(view: AttemptView, part_id: str, section: str, label: str, gate_open: bool) -> None:
+    st.button(label, key=reveal_button(part_id, section), disabled=not gate_open, type="primary",
+              on_click=_on_reveal, args=(view, part_id, section))
+
+
+def _on_reveal(view: AttemptView, part_id: str, section: str) -> None:
+    """The Reveal button's callback: record the reveal before the page's run, so that one run draws the section
+    (a record made in the run itself took a second run to show it). A finished attempt records nothing."""
+    try:
+        fail_fast_when_down()
+        view.store.record_reveal(view.attempt.id, part_id, section)
+    except Exception as error:
+        if not is_store_fault(error):
+            raise
+        # The page's run sees the outage and draws the outage page; the section stays closed until pressed again.
+        note_store_outage(error, refused="Your last Reveal was not recorded: press it again once the drill is back.")
+
+
 def render_reveals(view: AttemptView, part: Part, gate_open: bool) -> bool:
     """Revealed sections as text, then one button for the next; returns True once all are open."""
     if not part.reveal:
@@ -139,10 +158,7 @@ def render_reveals(view: AttemptView, part: Part, gate_open: bool) -> bool:
             st.markdown(view.text(section.text))
             _lab_links(section.labs)
             continue
-        if st.button(f"Reveal: {title}", key=reveal_button(part.id, section.stage), disabled=not gate_open,
-                     type="primary"):
-            view.store.record_reveal(view.attempt.id, part.id, section.stage)
-            st.rerun()
+        _reveal_button(view, part.id, section.stage, f"Reveal: {title}", gate_open)
         if not gate_open:
             st.caption("Lock in every question above, or skip to the answer, to open this.")
         return False
@@ -166,10 +182,7 @@ def render_followup(view: AttemptView, part: Part) -> None:
         _lab_links(followup.labs)
         return
     gate_open = view.all_answered(followup.questions)
-    if st.button("Reveal: The follow-up answer", key=reveal_button(part.id, FOLLOWUP), disabled=not gate_open,
-                 type="primary"):
-        view.store.record_reveal(view.attempt.id, part.id, FOLLOWUP)
-        st.rerun()
+    _reveal_button(view, part.id, FOLLOWUP, "Reveal: The follow-up answer", gate_open)
     if not gate_open:
         st.caption("Lock in every follow-up question, or skip to the follow-up answer, to open this.")
 
