@@ -68,32 +68,37 @@ def _results_csv(page) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(text)))
 
 
-def _draw(page) -> int:
-    """The draw the drill page names in its caption: the attempt's own numbers."""
+def _in_own_draw(page, loaded):
+    """The drill as this attempt draws it, once its first part has drawn: in the draw its caption names."""
+    page.get_by_role("heading", name=loaded.drill.parts[0].title, exact=True).wait_for()
+    wait_for_run_done(page)
     found = re.search(r"draw (\d+): this attempt draws its own numbers", page.locator("[data-testid=stMain]").inner_text())
     assert found, "every attempt draws its own numbers"
-    return int(found.group(1))
+    return in_variant(loaded, int(found.group(1)))
 
 
-def _first_break_figures(loaded, part) -> dict[str, float]:
-    return {q.id: loaded.truth(q.id) for q in part.questions if isinstance(q, NumericQuestion) and q.answer is not None}
+def _first_break(drill):
+    return next((p for p in drill.parts if p.kind == "break"), None)
+
+
+def _first_break_figures(loaded) -> dict[str, float]:
+    return {q.id: loaded.truth(q.id) for q in _first_break(loaded.drill).questions
+            if isinstance(q, NumericQuestion) and q.answer is not None}
 
 
 def walk_every_part(page, loaded):
     """Lock and reveal every part in order, from the first part's page to the 'Score yourself' step, in the draw
     the page names; that draw is returned. The first break's worked answer must state the draw's own figure."""
-    first_break = next((p for p in loaded.drill.parts if p.kind == "break"), None)
+    first_break = _first_break(loaded.drill)
     for index, part in enumerate(loaded.drill.parts):
         if index:
             _next(page, part.title)
         else:
-            page.get_by_role("heading", name=part.title, exact=True).wait_for()
-            wait_for_run_done(page)
-            loaded = in_variant(loaded, _draw(page))
+            loaded = _in_own_draw(page, loaded)
         _walk_part(page, loaded, part)
         if part is first_break:
             shown = page.locator("[data-testid=stMain]").inner_text()
-            worked, figure = next(iter(_first_break_figures(loaded, part).items()))
+            worked, figure = next(iter(_first_break_figures(loaded).items()))
             assert f"{figure:,.0f}" in shown, f"{worked}: the worked answer states this attempt's own figure"
     _next(page, "Score yourself")
     return loaded
@@ -137,9 +142,6 @@ def test_a_candidate_walks_the_whole_drill(module_app_server, page, drill_id):
 
     retake = start_drill(page, module_app_server.url, drill.title, handle=f"walker-{drill_id}", code=code)
     assert retake != token
-    page.get_by_role("heading", name=drill.parts[0].title, exact=True).wait_for()
-    wait_for_run_done(page)
-    again = in_variant(loaded, _draw(page))
+    again = _in_own_draw(page, loaded)
     assert again.values != seen.values, "a retake draws new numbers"
-    first_break = next(p for p in drill.parts if p.kind == "break")
-    assert _first_break_figures(again, first_break) != _first_break_figures(seen, first_break)
+    assert _first_break_figures(again) != _first_break_figures(seen)
