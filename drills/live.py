@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from drills import scoring
 from drills.store.live import CLOSED, ENDED, OPEN, LiveStep, Seat
@@ -80,10 +81,19 @@ class NumericRoom:
         """The distinct truths (one unless seats drew different variants)."""
         return tuple(sorted({g.truth for g in self.guesses}))
 
-    @property
+    @cached_property
     def ranges_held(self) -> tuple[int, int]:
         ranged = [g for g in self.guesses if g.in_range is not None]
         return sum(1 for g in ranged if g.in_range), len(ranged)
+
+    @cached_property
+    def first_row(self) -> Mapping[tuple, int]:
+        """(value, low, high) -> the row of its first guess: after a Close every page of the room finds its own
+        guess in the one room its process shares, so the search is made once, not once a page."""
+        rows: dict[tuple, int] = {}
+        for row, g in enumerate(self.guesses):
+            rows.setdefault((g.value, g.low, g.high), row)
+        return rows
 
 
 def numeric_room(question: NumericQuestion, part_id: str, seats: Sequence[Seat], graders: Mapping[int, Grader],
@@ -149,8 +159,7 @@ def for_viewer(room: NumericRoom | ChoiceRoom, answers: Mapping[int, Mapping[str
         return room
     if isinstance(room, ChoiceRoom):
         return replace(room, options=tuple(replace(o, own=o.option_id == answer.choice) for o in room.options))
-    mine = next((i for i, g in enumerate(room.guesses) if (g.value, g.low, g.high) == (answer.value, answer.low,
-                                                                                     answer.high)), None)
+    mine = room.first_row.get((answer.value, answer.low, answer.high))
     if mine is None:
         return room
     guesses = room.guesses   # sliced around the one marked: every page of a room of hundreds does this at a Close

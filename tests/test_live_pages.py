@@ -100,6 +100,9 @@ def test_an_instructor_runs_a_break_for_the_room_and_it_is_recorded_as_live_atte
     assert "2 guesses of 2 in the room · 1 of 1 ranges held the truth" in _texts(bo)
     ana.run()
     assert "2 guesses of 2" in _texts(ana) and "Truth" not in _texts(ana)
+    card = [m.value for m in ana.markdown if "Your guess" in m.value]
+    assert len(card) == 1 and "150" in card[0] and "2 guesses of 2 in the room" in card[0], \
+        f"a closed seat's guess and the room's answers are one element, not two: {card}"
     prof.run()
     assert "closed (all locked in)" in [m.value for m in prof.metric]
     assert "Bo" not in _texts(ana), "no other name on a candidate's page"

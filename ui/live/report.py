@@ -5,7 +5,7 @@ question's report for every page of the room (ui.live.shared) and draws it with 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import streamlit as st
 
@@ -55,6 +55,7 @@ class RoomReport:
     strip: Strip | None   # a numeric question's strip, shared by every page
     graders: dict   # attempt id -> its live.Grader (the drill in its variant), for each seat read
     notes: tuple[int, int] = (0, 0)   # a notes question: (seats that wrote notes, seats)
+    texts: dict = field(default_factory=dict)   # the seats' drill texts, made once (ui.live.seat.ClosedSeat.text)
 
 
 def _report(question, session: LiveSession, read: tuple, *, closed: bool) -> RoomReport:
@@ -91,11 +92,12 @@ def closed_report(store, session: LiveSession, present: int, question, loaded) -
 
 
 def room_distribution(store, session: LiveSession, loaded, question, *, own_attempt: int | None,
-                       present: int, footer: str = "") -> None:
+                       present: int, footer: str = "", lead: str = "") -> None:
     """The room's locked answers to `question`: as they stand now while it is open, as of its close after.
 
-    The title, the counts and `footer` are one element and the chart another: after a Close every page of the
-    room draws this at once, and each element is a message the server builds and sends to every page."""
+    `lead` (markdown, no user text), the title, the counts and `footer` are one element and the chart another:
+    after a Close every page of the room draws this at once, and each element is a message the server builds and
+    sends to every page."""
     closed = session.state != OPEN
     if closed:
         report = closed_report(store, session, present, question, loaded)
@@ -104,7 +106,7 @@ def room_distribution(store, session: LiveSession, loaded, question, *, own_atte
     room = live.for_viewer(report.room, report.answers, own_attempt, until=report.until) if report.room else None
     chart = None
     if isinstance(room, live.NumericRoom):
-        hits, ranges = room.ranges_held
+        hits, ranges = report.room.ranges_held   # the room's, the same for every viewer: counted once a report
         counts = (f"{len(room.guesses)} {'guess' if len(room.guesses) == 1 else 'guesses'} of {room.seats} in the "
                   "room" + (f", {room.skipped} skipped" if room.skipped else "")
                   + (f" · {hits} of {ranges} ranges held the truth" if ranges and closed else ""))
@@ -118,7 +120,8 @@ def room_distribution(store, session: LiveSession, loaded, question, *, own_atte
         count, seats = report.notes
         counts = f"{count} of {seats} wrote notes; each rates their own against the worked answer."
     # Numbers and the page's own sentences only: no user text goes into this markdown.
-    st.markdown("  \n".join(["**The room's answers**", f":gray[{counts}]"] + ([f":gray[{footer}]"] if footer else [])))
+    st.markdown((f"{lead}\n\n" if lead else "")
+                + "  \n".join(["**The room's answers**", f":gray[{counts}]"] + ([f":gray[{footer}]"] if footer else [])))
     if chart is not None:
         st.plotly_chart(chart, key=_chart_key(question.id), width="stretch")
 

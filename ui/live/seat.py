@@ -158,15 +158,18 @@ def _draw_seat_part(store, session: LiveSession, seat, drawn: tuple) -> None:
         return
     revealed = session.state == REVEALED
     shown = replace(view, disclosed=view.disclosed | {question.id}) if revealed else view
-    if shared:
-        shared.draw(question)
-    elif question.id in view.answers:   # never the form: the question is closed
+    footer = "" if revealed else "The worked answer opens for everyone when your instructor reveals it."
+    if shared:   # the seat's answer and the room's in one card: an element fewer for every page of the room
+        with st.container(border=True):
+            room_distribution(store, session, loaded, question, own_attempt=seat.attempt_id, present=drawn[1],
+                               footer=footer, lead=shared.lead(question))
+        return   # shared only while closed: the worked answer opens once revealed, from the seat's own view
+    if question.id in view.answers:   # never the form: the question is closed
         render_question(shown, question, part.id)
     else:
         st.caption(CLOSED_UNANSWERED)
     room_distribution(store, session, loaded, question, own_attempt=seat.attempt_id, present=drawn[1],
-                       footer="" if revealed else "The worked answer opens for everyone when your instructor "
-                                                  "reveals it.")
+                       footer=footer)
     if revealed:
         _worked_answer(shown, loaded, question)
 
@@ -178,16 +181,22 @@ class ClosedSeat:
     loaded: LoadedDrill   # the seat's drill in its variant and its simulations' runs, as AttemptView.load
     sim_values: SimTruths   # builds them (here the report's grader's, so the runs are once per process)
     answer: LockedAnswer | None   # the seat's answer to the closed question, None if it locked none in time
+    texts: dict   # (id of the variant's drill, template) -> its text: the report's, shared by the room's pages
 
-    text = AttemptView.text   # a drill text in the seat's variant: the view's one rule (no model run unless read)
+    def text(self, template: str) -> str:
+        """A drill text in the seat's variant, by the view's one rule (no model run unless read), made once per
+        variant for the whole room (the report keeps the drills, so an id stays theirs while it is kept)."""
+        key = (id(self.loaded), template)
+        found = self.texts.get(key)
+        if found is None:
+            found = self.texts[key] = AttemptView.text(self, template)
+        return found
 
-    def draw(self, question) -> None:
-        """The locked answer as render_question shows it once locked (the prompt, then the guess), in one block."""
+    def lead(self, question) -> str:
+        """The locked answer as render_question shows it once locked (the prompt, then the guess), as markdown."""
         if self.answer is None:
-            st.caption(CLOSED_UNANSWERED)
-            return
-        with st.container(border=True):
-            st.markdown(f"**{self.text(question.prompt)}**\n\n{locked_line(question, self.answer, self.text)}")
+            return f":gray[{CLOSED_UNANSWERED}]"
+        return f"**{self.text(question.prompt)}**\n\n{locked_line(question, self.answer, self.text)}"
 
 
 def _closed_seat(store, session: LiveSession, loaded, question, seat, *, present: int) -> ClosedSeat | None:
@@ -201,7 +210,7 @@ def _closed_seat(store, session: LiveSession, loaded, question, seat, *, present
     answer = live.counted(report.answers, seat.attempt_id, question.id, report.until)
     if grader is None or (answer is not None and (answer.skipped or answer.hint_cost)):
         return None
-    return ClosedSeat(grader.loaded, grader.sim_values, answer)
+    return ClosedSeat(grader.loaded, grader.sim_values, answer, report.texts)
 
 
 def _late_locks(loaded, session: LiveSession) -> None:
