@@ -4,6 +4,8 @@ Nothing about correctness shows before the lock; the truth appears once the answ
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from drills import answers as checks
@@ -68,11 +70,13 @@ FINISHED_ELSEWHERE = ("This attempt has been finished (perhaps in another tab), 
                       "locked in or scored. Reload to see it read-only.")
 
 
-def render_question(view: AttemptView, question, part_id: str, rerun: tuple[str, ...] = ()) -> None:
+def render_question(view: AttemptView, question, part_id: str, rerun: tuple[str, ...] = (), *,
+                    then: Callable[[], None] | None = None) -> None:
     """One question: the form while open, the locked answer (and the truth once disclosed) after.
 
     `rerun` names the fragments a Lock in reruns (the question's own and what counts its open questions);
-    empty, the press reruns whatever it would by default."""
+    empty, the press reruns whatever it would by default. `then` draws more into the question's card, last
+    (the live room's answers)."""
     with st.container(border=True):
         st.markdown(f"**{view.text(question.prompt)}**")
         answer = view.answers.get(question.id)
@@ -106,6 +110,8 @@ def render_question(view: AttemptView, question, part_id: str, rerun: tuple[str,
             _locked(view, question, answer, show_truth=show_truth)
             if outcome is not None and outcome[0] == STORED:
                 st.success("Locked in.", icon=":material/lock:")   # here, not a toast: a toast covers other controls
+        if then is not None:
+            then()
 
 
 def _replay(view: AttemptView, question: NumericQuestion, answer: LockedAnswer | None) -> dict[str, str] | None:

@@ -159,17 +159,19 @@ def _draw_seat_part(store, session: LiveSession, seat, drawn: tuple) -> None:
     revealed = session.state == REVEALED
     shown = replace(view, disclosed=view.disclosed | {question.id}) if revealed else view
     footer = "" if revealed else "The worked answer opens for everyone when your instructor reveals it."
-    if shared:   # the seat's answer and the room's in one card: an element fewer for every page of the room
+
+    def room(lead: str = "") -> None:   # the room's answers, in the card of the seat's own answer
+        room_distribution(store, session, loaded, question, own_attempt=seat.attempt_id, present=drawn[1],
+                           footer=footer, lead=lead)
+
+    if shared or question.id not in view.answers:
+        # The lead and the room's answers in one element: at a Close every page of the room draws this card
         with st.container(border=True):
-            room_distribution(store, session, loaded, question, own_attempt=seat.attempt_id, present=drawn[1],
-                               footer=footer, lead=shared.lead(question))
-        return   # shared only while closed: the worked answer opens once revealed, from the seat's own view
-    if question.id in view.answers:   # never the form: the question is closed
-        render_question(shown, question, part.id)
-    else:
-        st.caption(CLOSED_UNANSWERED)
-    room_distribution(store, session, loaded, question, own_attempt=seat.attempt_id, present=drawn[1],
-                       footer=footer)
+            room(shared.lead(question) if shared else f":gray[{CLOSED_UNANSWERED}]")
+        if shared:
+            return   # shared only while closed: the worked answer opens once revealed, from the seat's own view
+    else:   # never the form: the question is closed
+        render_question(shown, question, part.id, then=room)
     if revealed:
         _worked_answer(shown, loaded, question)
 
