@@ -222,6 +222,9 @@ def test_a_seat_gone_quiet_is_away_and_a_late_lock_in_on_a_closed_form_is_refuse
     assert "1 guess of 2 in the room" in _texts(ana)
     _lock(bo, "160")   # bo's form was drawn while the question was open
     assert "came after the question closed, so it was not counted" in _texts(bo)
+    card = [m.value for m in bo.markdown if "closed before you locked in" in m.value]
+    assert len(card) == 1 and "At the peak, how many jobs are running" in card[0] and "1 guess of 2" in card[0], \
+        f"a seat with no answer counted sees which question closed, with the room's answers: {card}"
     store = AttemptStore(db_path)
     try:
         assert "jobs_in_flight" not in store.answers(bo_seat.attempt_id)

@@ -167,7 +167,7 @@ def _draw_seat_part(store, session: LiveSession, seat, drawn: tuple) -> None:
     if shared or question.id not in view.answers:
         # The lead and the room's answers in one element: at a Close every page of the room draws this card
         with st.container(border=True):
-            room(shared.lead(question) if shared else f":gray[{CLOSED_UNANSWERED}]")
+            room(shared.lead(question) if shared else _unanswered(view.text, question))
         if shared:
             return   # shared only while closed: the worked answer opens once revealed, from the seat's own view
     else:   # never the form: the question is closed
@@ -197,8 +197,13 @@ class ClosedSeat:
     def lead(self, question) -> str:
         """The locked answer as render_question shows it once locked (the prompt, then the guess), as markdown."""
         if self.answer is None:
-            return f":gray[{CLOSED_UNANSWERED}]"
+            return _unanswered(self.text, question)
         return f"**{self.text(question.prompt)}**\n\n{locked_line(question, self.answer, self.text)}"
+
+
+def _unanswered(text, question) -> str:
+    """A closed question the seat did not lock in, as markdown: which question, and that it closed first."""
+    return f"**{text(question.prompt)}**\n\n:gray[{CLOSED_UNANSWERED}]"
 
 
 def _closed_seat(store, session: LiveSession, loaded, question, seat, *, present: int) -> ClosedSeat | None:
