@@ -164,15 +164,12 @@ def _draw_seat_part(store, session: LiveSession, seat, drawn: tuple) -> None:
         room_distribution(store, session, loaded, question, own_attempt=seat.attempt_id, present=drawn[1],
                            footer=footer, lead=lead)
 
-    if shared or question.id not in view.answers:
-        # The lead and the room's answers in one element: at a Close every page of the room draws this card
+    if shared is None and question.id in view.answers:   # never the form: the question is closed
+        render_question(shown, question, part.id, then=room)
+    else:   # the lead and the room's answers in one element: at a Close every page of the room draws this card
         with st.container(border=True):
             room(shared.lead(question) if shared else _unanswered(view.text, question))
-        if shared:
-            return   # shared only while closed: the worked answer opens once revealed, from the seat's own view
-    else:   # never the form: the question is closed
-        render_question(shown, question, part.id, then=room)
-    if revealed:
+    if revealed:   # never with `shared`, which is only while closed
         _worked_answer(shown, loaded, question)
 
 
