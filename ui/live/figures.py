@@ -1,4 +1,5 @@
-"""Plotly figures of the live room: a strip of guesses with their 80% ranges, and the share of each option.
+"""Plotly figures of the live room: a strip of guesses with their 80% ranges (bars of counts in a big room), and
+the share of each option.
 
 No names reach a figure: a guess is a number, its range and whether it is the viewer's own.
 Option texts come from drill content, html-escaped anyway since Plotly labels understand a few tags.
@@ -16,6 +17,7 @@ from drills.live import ChoiceRoom, NumericRoom
 from ui.instructor.figures import short_prompt
 
 OWN, OTHERS, TRUTH = "#d84315", "#546e7a", "#2e7d32"
+STRIP_ROWS = 40   # a room of more guesses shows them as bars of counts: a row each would make a chart pages tall
 
 
 @functools.cache
@@ -43,21 +45,27 @@ class SpecFigure(go.Figure):
 class Strip:
     """The room's strip of a numeric question, row by row in the room's order (a dot, its 80% range, its hover
     text) with the layout and the truth line. After a Close it is built once per process; each page only picks
-    out its own guess (numeric_figure)."""
+    out its own guess (numeric_figure). Over STRIP_ROWS guesses, `counts` is the room's guesses as one histogram
+    trace every page shares, and a page's own guess is a mark on its baseline."""
     x: tuple[float, ...]
     y: tuple[int, ...]
     plus: tuple[float, ...]
     minus: tuple[float, ...]
     hover: tuple[str, ...]
     layout: dict
+    counts: dict | None = None
 
 
 def numeric_strip(room: NumericRoom, *, show_truth: bool) -> Strip:
     guesses = room.guesses
     truths = room.truths if show_truth else ()
+    crowd = len(guesses) > STRIP_ROWS
     layout = {
-        "height": max(220, 26 * len(guesses) + 120), "margin": {"l": 20, "r": 20, "t": 40, "b": 40},
-        "xaxis": {"title": {"text": html.escape(room.unit)}}, "yaxis": {"visible": False}, "showlegend": True,
+        "height": 340 if crowd else max(220, 26 * len(guesses) + 120),
+        "margin": {"l": 20 if not crowd else 50, "r": 20, "t": 40, "b": 40},
+        "xaxis": {"title": {"text": html.escape(room.unit)}},
+        "yaxis": {"title": {"text": "guesses"}, "rangemode": "tozero"} if crowd else {"visible": False},
+        "showlegend": True, "bargap": 0.05,
         "legend": {"orientation": "h", "y": -0.25},
         # what fig.add_vline draws: a dashed line across the plot, its label above it
         "shapes": [{"type": "line", "x0": t, "x1": t, "xref": "x", "y0": 0, "y1": 1, "yref": "y domain",
@@ -72,7 +80,9 @@ def numeric_strip(room: NumericRoom, *, show_truth: bool) -> Strip:
         hover=tuple(format_quantity(g.value, room.unit) + (
             f" (80% range {format_quantity(g.low, room.unit)} – {format_quantity(g.high, room.unit)})"
             if g.low is not None else "") for g in guesses),
-        layout=layout)
+        layout=layout,
+        counts={"type": "histogram", "x": [g.value for g in guesses], "nbinsx": 30, "name": "the room's guesses",
+                "marker": {"color": OTHERS}, "hovertemplate": "%{x}: %{y} guesses<extra></extra>"} if crowd else None)
 
 
 def numeric_figure(room: NumericRoom, *, show_truth: bool, strip: Strip | None = None) -> go.Figure:
@@ -83,6 +93,10 @@ def numeric_figure(room: NumericRoom, *, show_truth: bool, strip: Strip | None =
     room draws this strip at once, and validating a few hundred points made it most of a page's run."""
     strip = strip or numeric_strip(room, show_truth=show_truth)
     mine = [i for i, g in enumerate(room.guesses) if g.own]
+    if strip.counts is not None:   # the room's guesses as counts, the viewer's own marked on the baseline
+        own = _strip_trace(strip, lambda column: [column[i] for i in mine], own=True)
+        own.update(y=[0] * len(mine), cliponaxis=False)
+        return SpecFigure({"data": [strip.counts, own] if mine else [strip.counts], "layout": strip.layout})
     traces = []
     if len(mine) < len(room.guesses):
         traces.append(_strip_trace(strip, lambda column: _without(column, mine), own=False))
