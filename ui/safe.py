@@ -12,11 +12,11 @@ WORD_JOINER = "\u2060"   # invisible, and no letter of a link's or an icon's nam
 # text after backslash escapes are undone, so escaping cannot stop them: a word joiner after each colon and
 # inside each "www." breaks the pattern and shows the same text. E-mail addresses are left as they are (a mail
 # link at most), so an account's address reads and copies as itself.
-_LINK_OR_ICON = re.compile(r"(\\:)|(www)(?=\\\.)", re.IGNORECASE)
+_LINK_OR_ICON = re.compile(r"\\:|www(?=\\\.)", re.IGNORECASE)   # in the escaped text: "\:" and "www\."
 
 
 def escape_markdown(text: str) -> str:
     """Backslash-escape every character markdown (or Streamlit's extensions) would interpret, and break the
     patterns of links and icons markdown would draw from the text anyway."""
     escaped = _MARKDOWN_SPECIALS.sub(r"\\\1", str(text))
-    return _LINK_OR_ICON.sub(lambda m: (m.group(1) or m.group(2)) + WORD_JOINER, escaped)
+    return _LINK_OR_ICON.sub(lambda found: found.group(0) + WORD_JOINER, escaped)

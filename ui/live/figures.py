@@ -62,7 +62,7 @@ def numeric_strip(room: NumericRoom, *, show_truth: bool) -> Strip:
     crowd = len(guesses) > STRIP_ROWS
     layout = {
         "height": 340 if crowd else max(220, 26 * len(guesses) + 120),
-        "margin": {"l": 20 if not crowd else 50, "r": 20, "t": 40, "b": 40},
+        "margin": {"l": 50 if crowd else 20, "r": 20, "t": 40, "b": 40},
         "xaxis": {"title": {"text": html.escape(room.unit)}},
         "yaxis": {"title": {"text": "guesses"}, "rangemode": "tozero"} if crowd else {"visible": False},
         "showlegend": True, "bargap": 0.05,
