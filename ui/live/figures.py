@@ -82,7 +82,8 @@ def numeric_strip(room: NumericRoom, *, show_truth: bool) -> Strip:
             if g.low is not None else "") for g in guesses),
         layout=layout,
         counts={"type": "histogram", "x": [g.value for g in guesses], "nbinsx": 30, "name": "the room's guesses",
-                "marker": {"color": OTHERS}, "hovertemplate": "%{x}: %{y} guesses<extra></extra>"} if crowd else None)
+                "marker": {"color": OTHERS},
+                "hovertemplate": "%{x}: %{y} of the room's guesses<extra></extra>"} if crowd else None)
 
 
 def numeric_figure(room: NumericRoom, *, show_truth: bool, strip: Strip | None = None) -> go.Figure:
