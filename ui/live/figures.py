@@ -65,7 +65,7 @@ def numeric_strip(room: NumericRoom, *, show_truth: bool) -> Strip:
         "margin": {"l": 50 if crowd else 20, "r": 20, "t": 40, "b": 40},
         "xaxis": {"title": {"text": html.escape(room.unit)}},
         "yaxis": {"title": {"text": "guesses"}, "rangemode": "tozero"} if crowd else {"visible": False},
-        "showlegend": True, "bargap": 0.05,
+        "showlegend": True, **({"bargap": 0.05} if crowd else {}),
         "legend": {"orientation": "h", "y": -0.25},
         # what fig.add_vline draws: a dashed line across the plot, its label above it
         "shapes": [{"type": "line", "x0": t, "x1": t, "xref": "x", "y0": 0, "y1": 1, "yref": "y domain",

@@ -195,12 +195,17 @@ class ClosedSeat:
         """The locked answer as render_question shows it once locked (the prompt, then the guess), as markdown."""
         if self.answer is None:
             return _unanswered(self.text, question)
-        return f"**{self.text(question.prompt)}**\n\n{locked_line(question, self.answer, self.text)}"
+        return _with_prompt(self.text, question, locked_line(question, self.answer, self.text))
 
 
 def _unanswered(text, question) -> str:
     """A closed question the seat did not lock in, as markdown: which question, and that it closed first."""
-    return f"**{text(question.prompt)}**\n\n:gray[{CLOSED_UNANSWERED}]"
+    return _with_prompt(text, question, f":gray[{CLOSED_UNANSWERED}]")
+
+
+def _with_prompt(text, question, line: str) -> str:
+    """The question's prompt in bold, then `line` (markdown), as a closed seat's card leads."""
+    return f"**{text(question.prompt)}**\n\n{line}"
 
 
 def _closed_seat(store, session: LiveSession, loaded, question, seat, *, present: int) -> ClosedSeat | None:
