@@ -48,8 +48,9 @@ def test_a_board_lock_in_is_one_run_and_the_skip_count_follows(app_server, page)
         box = page.get_by_label(re.compile("^Best guess")).first
         box.fill(f"{10 + locked}")
         box.press("Enter")
-        page.wait_for_function("n => document.querySelectorAll('[data-testid=stAlertContentSuccess]').length >= 1",
-                               arg=locked)
+        # Wait for this lock-in's own line: the first lock-in's "Locked in." stays on the page, so waiting for a
+        # success alert alone lets the second lock-in be read before its run has drawn.
+        page.get_by_text(re.compile("Your guess:")).nth(locked - 1).wait_for()
         wait_for_app(page)
         assert len(runs) - before == 1 and len(runs[-1]) == 1, \
             f"lock-in {locked} took runs {runs[before:]}: not one run of one fragment"
