@@ -256,6 +256,20 @@ def run(params: Params, seed: int = 1) -> Result:
                     while other and other[0] <= now:
                         pop(other)
                     chosen = first if len(leaves) <= len(other) else second
+                elif len(choice) == 3:          # written out too: the page's widest setting is 3 of 16
+                    first, second, third = choice
+                    leaves, other, last = leaves_at[first], leaves_at[second], leaves_at[third]
+                    while leaves and leaves[0] <= now:
+                        pop(leaves)
+                    while other and other[0] <= now:
+                        pop(other)
+                    while last and last[0] <= now:
+                        pop(last)
+                    chosen, fewest = first, len(leaves)
+                    if len(other) < fewest:
+                        chosen, fewest = second, len(other)
+                    if len(last) < fewest:
+                        chosen = third
                 elif len(choice) == 1:
                     chosen = choice[0]
                 elif choice:
