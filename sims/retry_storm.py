@@ -32,6 +32,7 @@ from __future__ import annotations
 import heapq
 import math
 import random
+from collections import Counter
 from dataclasses import dataclass
 
 import simpy
@@ -296,12 +297,7 @@ def run(params: Params, seed: int = 1) -> Result:
 
 def per_second(result: Result, kinds: tuple[str, ...] = ("probe", "parked", "fresh")) -> dict[int, int]:
     """Calls reaching the provider in each whole second (only seconds with calls)."""
-    counts: dict[int, int] = {}
-    for moment, _, kind, to_provider, _ in result.calls:
-        if to_provider and kind in kinds:
-            second = int(moment)
-            counts[second] = counts.get(second, 0) + 1
-    return counts
+    return Counter(int(moment) for moment, _, kind, to_provider, _ in result.calls if to_provider and kind in kinds)
 
 
 def peak_calls_per_s(result: Result) -> int:
@@ -309,12 +305,20 @@ def peak_calls_per_s(result: Result) -> int:
 
 
 def peak_second(result: Result) -> int | None:
-    counts = per_second(result)
+    return _peak_second(per_second(result))
+
+
+def _peak_second(counts: dict[int, int]) -> int | None:
+    """The busiest second of `counts` (per_second), the earliest of a tie."""
     return max(counts, key=lambda s: (counts[s], -s)) if counts else None
 
 
 def seconds_over_limit(result: Result) -> int:
-    return sum(1 for n in per_second(result).values() if n > result.params.provider_limit_per_s)
+    return _over(per_second(result), result.params.provider_limit_per_s)
+
+
+def _over(counts: dict[int, int], limit: int) -> int:
+    return sum(1 for n in counts.values() if n > limit)
 
 
 def parked_total(params: Params) -> int:
@@ -347,16 +351,17 @@ def littles_law(result: Result) -> tuple[float, float]:
 
 def summary(result: Result) -> dict:
     p = result.params
-    peak_at = peak_second(result)
+    counts = per_second(result)   # once: a summary is read for every seed of a spread and every demo attempt
+    peak_at = _peak_second(counts)
     return {
         "processes": p.processes,
         "in_flight_per_process": p.in_flight_per_process,
         "jitter": p.jitter,
-        "peak_calls_per_s": peak_calls_per_s(result),
+        "peak_calls_per_s": max(counts.values(), default=0),
         "provider_limit_per_s": p.provider_limit_per_s,
         "peak_at_s_after_recovery": None if peak_at is None else round(peak_at - p.outage_s, 1),
         "parked_calls_in_peak_second": per_second(result, ("probe", "parked")).get(peak_at, 0),
-        "seconds_over_limit": seconds_over_limit(result),
+        "seconds_over_limit": _over(counts, p.provider_limit_per_s),
         "calls_to_provider": sum(1 for c in result.calls if c[3]),
         "calls_to_fallback": sum(1 for c in result.calls if not c[3]),
     }
