@@ -44,5 +44,6 @@ class GradedSeedStore(StorePart):
         ids = sorted(set(attempt_ids))
         if not ids:
             return {}
-        marks = ", ".join("?" * len(ids))
-        return dict(self._all(f"SELECT attempt_id, seed FROM graded_seeds WHERE attempt_id IN ({marks})", ids))
+        # One array parameter, not a placeholder per id: a live room's Close asks for every seat's at once, and
+        # psycopg parsed a 500-placeholder query afresh each time (a new length is a new query to its cache).
+        return dict(self._all("SELECT attempt_id, seed FROM graded_seeds WHERE attempt_id = ANY(?)", [ids]))

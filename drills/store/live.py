@@ -244,8 +244,7 @@ class LiveStore(StorePart):
         ids = list(attempt_ids)
         if not ids:
             return set()
-        rows = self._all(f"SELECT attempt_id FROM live_presence WHERE attempt_id IN ({', '.join(['?'] * len(ids))})",
-                         ids)
+        rows = self._all("SELECT attempt_id FROM live_presence WHERE attempt_id = ANY(?)", [ids])
         return {r[0] for r in rows}
 
     def live_account_seated(self, session_id: int, account_id: int) -> bool:
