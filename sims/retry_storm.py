@@ -297,7 +297,9 @@ def run(params: Params, seed: int = 1) -> Result:
 
 def per_second(result: Result, kinds: tuple[str, ...] = ("probe", "parked", "fresh")) -> dict[int, int]:
     """Calls reaching the provider in each whole second (only seconds with calls)."""
-    return Counter(int(moment) for moment, _, kind, to_provider, _ in result.calls if to_provider and kind in kinds)
+    # A plain dict, as before: a second without calls is missing (a KeyError), not a Counter's silent 0.
+    return dict(Counter(int(moment) for moment, _, kind, to_provider, _ in result.calls
+                        if to_provider and kind in kinds))
 
 
 def peak_calls_per_s(result: Result) -> int:
