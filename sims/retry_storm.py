@@ -303,7 +303,11 @@ def per_second(result: Result, kinds: tuple[str, ...] = ("probe", "parked", "fre
 
 
 def peak_calls_per_s(result: Result) -> int:
-    return max(per_second(result).values(), default=0)
+    return _peak_calls(per_second(result))
+
+
+def _peak_calls(counts: dict[int, int]) -> int:
+    return max(counts.values(), default=0)
 
 
 def peak_second(result: Result) -> int | None:
@@ -359,7 +363,7 @@ def summary(result: Result) -> dict:
         "processes": p.processes,
         "in_flight_per_process": p.in_flight_per_process,
         "jitter": p.jitter,
-        "peak_calls_per_s": max(counts.values(), default=0),
+        "peak_calls_per_s": _peak_calls(counts),
         "provider_limit_per_s": p.provider_limit_per_s,
         "peak_at_s_after_recovery": None if peak_at is None else round(peak_at - p.outage_s, 1),
         "parked_calls_in_peak_second": per_second(result, ("probe", "parked")).get(peak_at, 0),
